@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* th_util.c: helpers shared by the project's test programs. */
+#include "th_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+char *th_sibling_path(const char *name)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n < 0)
+        return NULL;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash == NULL) {
+        errno = ENOENT;
+        return NULL;
+    }
+    *slash = '\0';
+    size_t len = strlen(self) + 1 + strlen(name) + 1;
+    char *path = malloc(len);
+    if (path == NULL)
+        return NULL;
+    snprintf(path, len, "%s/%s", self, name);
+    return path;
+}
+
+int th_count(const char *haystack, const char *needle)
+{
+    int count = 0;
+    if (haystack == NULL || needle == NULL || *needle == '\0')
+        return 0;
+    for (const char *p = strstr(haystack, needle); p != NULL;
+         p = strstr(p + strlen(needle), needle))
+        count++;
+    return count;
+}
+
+/* A growable capture buffer for one output stream of the child. */
+struct th_buf {
+    char *data;
+    size_t len, cap;
+};
+
+static int th_buf_append(struct th_buf *b, const char *src, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = realloc(b->data, cap);
+        if (p == NULL)
+            return -ENOMEM;
+        b->data = p;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, src, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+static double th_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void th_child(char *const argv[], char *const env_add[], int pout[2],
+                     int perr[2])
+{
+    setpgid(0, 0);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) {
+        dup2(devnull, 0);
+        close(devnull);
+    }
+    dup2(pout[1], 1);
+    dup2(perr[1], 2);
+    close(pout[0]);
+    close(pout[1]);
+    close(perr[0]);
+    close(perr[1]);
+    for (int i = 0; env_add != NULL && env_add[i] != NULL; i++)
+        putenv(env_add[i]);
+    execvp(argv[0], argv);
+    fprintf(stderr, "th_run: cannot execute %s: %s\n", argv[0],
+            strerror(errno));
+    _exit(127);
+}
+
+int th_run(char *const argv[], char *const env_add[], int timeout_s,
+           int *status, char **out, char **err)
+{
+    int pout[2] = {-1, -1}, perr[2] = {-1, -1};
+    struct th_buf bufs[2] = {{0}, {0}};
+    int rc = 0, wstatus = 0;
+    if (argv == NULL || argv[0] == NULL)
+        return -EINVAL;
+    if (pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0) {
+        rc = -errno;
+        goto fail;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        rc = -errno;
+        goto fail;
+    }
+    if (pid == 0)
+        th_child(argv, env_add, pout, perr);
+    setpgid(pid, pid); /* either side may win the race; both set it */
+    close(pout[1]);
+    close(perr[1]);
+    pout[1] = perr[1] = -1;
+
+    struct pollfd pfd[2] = {{pout[0], POLLIN, 0}, {perr[0], POLLIN, 0}};
+    pout[0] = perr[0] = -1; /* owned by pfd[] from here on */
+    double deadline = timeout_s > 0 ? th_now() + timeout_s : 0;
+    int open_streams = 2;
+    while (open_streams > 0) {
+        int wait_ms = -1;
+        if (timeout_s > 0) {
+            double left = deadline - th_now();
+            if (left <= 0) {
+                kill(-pid, SIGKILL);
+                rc = -ETIMEDOUT;
+                break;
+            }
+            wait_ms = (int)(left * 1000) + 1;
+        }
+        int n = poll(pfd, 2, wait_ms);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = -errno;
+            kill(-pid, SIGKILL);
+            break;
+        }
+        for (int i = 0; i < 2; i++) {
+            if (pfd[i].fd < 0 || pfd[i].revents == 0)
+                continue;
+            char chunk[4096];
+            ssize_t got = read(pfd[i].fd, chunk, sizeof(chunk));
+            if (got > 0) {
+                if (th_buf_append(&bufs[i], chunk, (size_t)got) < 0) {
+                    rc = -ENOMEM;
+                    kill(-pid, SIGKILL);
+                    open_streams = 0;
+                    break;
+                }
+            } else if (got == 0 || errno != EINTR) {
+                close(pfd[i].fd);
+                pfd[i].fd = -1;
+                open_streams--;
+            }
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (pfd[i].fd >= 0)
+            close(pfd[i].fd);
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+        ;
+    /* Grandchildren left in the group must not outlive the test. */
+    kill(-pid, SIGKILL);
+    if (status != NULL)
+        *status = wstatus;
+fail:
+    for (int i = 0; i < 2; i++) {
+        if (pout[i] >= 0)
+            close(pout[i]);
+        if (perr[i] >= 0)
+            close(perr[i]);
+    }
+    char **dst[2] = {out, err};
+    for (int i = 0; i < 2; i++) {
+        if (dst[i] != NULL) {
+            if (bufs[i].data == NULL)
+                bufs[i].data = calloc(1, 1);
+            *dst[i] = bufs[i].data;
+        } else {
+            free(bufs[i].data);
+        }
+    }
+    return rc;
+}
