@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+static void t(void **s)
+{
+    (void)s;
+}
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(t)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
