@@ -79,9 +79,11 @@ static int raise_comm(MPI_Comm comm, const struct swin_err *e)
     int code = swin_err_to_code(e);
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
     PMPI_Comm_get_errhandler(comm, &eh);
-    if (eh == MPI_ERRORS_ARE_FATAL)
+    if (eh == MPI_ERRORS_ARE_FATAL) {
         fprintf(stderr, "storage-win: %s\n", e->msg);
-    else if (eh != MPI_ERRORS_RETURN && eh != MPI_ERRHANDLER_NULL)
+        PMPI_Abort(comm, e->mpi_class);
+    }
+    if (eh != MPI_ERRORS_RETURN && eh != MPI_ERRHANDLER_NULL)
         PMPI_Errhandler_free(&eh);
     PMPI_Comm_call_errhandler(comm, code);
     return code;
@@ -92,9 +94,11 @@ static int raise_win(MPI_Win win, const struct swin_err *e)
     int code = swin_err_to_code(e);
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
     PMPI_Win_get_errhandler(win, &eh);
-    if (eh == MPI_ERRORS_ARE_FATAL)
+    if (eh == MPI_ERRORS_ARE_FATAL) {
         fprintf(stderr, "storage-win: %s\n", e->msg);
-    else if (eh != MPI_ERRORS_RETURN && eh != MPI_ERRHANDLER_NULL)
+        PMPI_Abort(MPI_COMM_WORLD, e->mpi_class);
+    }
+    if (eh != MPI_ERRORS_RETURN && eh != MPI_ERRHANDLER_NULL)
         PMPI_Errhandler_free(&eh);
     PMPI_Win_call_errhandler(win, code);
     return code;

@@ -175,6 +175,7 @@ static void sc_persist(const char *dir, int run)
         MPI_Win_unlock(from, win);
         for (int i = 0; i < 64; i++)
             CHECK((uint8_t)got[i] == swin_pat(3, from, 100 + (size_t)i));
+        MPI_Barrier(MPI_COMM_WORLD); /* everyone has read before we write */
         for (size_t i = 0; i < len; i++)
             b[i] = (char)swin_pat(4, me, i);
     }
