@@ -67,7 +67,7 @@ TESTS += storage-win/tests/test_swin_pcaf.sh
 # make bench: storage vs memory windows, sync cost sweep (table + CSV).
 swin-bench: storage-win/bench/swin_bench storage-win/libmpi-storagewin.la
 	MPI_RUN='$(abs_top_builddir)/test/mpi-run' sh $(top_srcdir)/storage-win/bench/swin_bench.sh \
-	    $(abs_top_builddir)/storage-win/bench/swin_bench $(abs_top_builddir)/storage-win
+	    $(abs_top_builddir)/storage-win/bench/swin_bench $(abs_top_builddir)/storage-win/bench-results
 BENCH_TARGETS += swin-bench
 .PHONY: swin-bench
 endif
