@@ -2,19 +2,18 @@
 /*
  * swin_bench: storage windows against memory windows.
  *
- *   swin_bench rma    [--shm DIR] [--disk DIR] [--reps R] [--max BYTES] [--csv F]
- *       (2 ranks) put/get latency and bandwidth, contiguous and strided, as
- *       the EPCC CAF microbenchmarks do them through OpenCoarrays (one
- *       lock/op/unlock per access): memory window (MPI_Win_allocate), the
- *       same over MPI_Win_create (the MPICH path storage windows take), and
- *       storage windows on DIR (/dev/shm) and on disk without durable syncs,
- *       plus storage on disk with a durable MPI_Win_sync at the target after
- *       every operation.  Ratios are against the memory window.
- *   swin_bench stream [--shm DIR] [--disk DIR] [--n DOUBLES] [--reps R] [--csv F]
- *       mSTREAM analogue: copy/scale/add/triad on arrays inside a memory
- *       window and inside storage windows (each rank on its own window).
- *   swin_bench sync   [--disk DIR] [--sizes MiB,...] [--dirty N,...] [--reps R] [--csv F]
- *       Durable-sync time against the number of dirty pages, for several
+ *   swin_bench rma    [--shm DIR] [--disk DIR] [--reps R] [--max BYTES] [--csv
+ * F] (2 ranks) put/get latency and bandwidth, contiguous and strided, as the
+ * EPCC CAF microbenchmarks do them through OpenCoarrays (one lock/op/unlock per
+ * access): memory window (MPI_Win_allocate), the same over MPI_Win_create (the
+ * MPICH path storage windows take), and storage windows on DIR (/dev/shm) and
+ * on disk without durable syncs, plus storage on disk with a durable
+ * MPI_Win_sync at the target after every operation.  Ratios are against the
+ * memory window. swin_bench stream [--shm DIR] [--disk DIR] [--n DOUBLES]
+ * [--reps R] [--csv F] mSTREAM analogue: copy/scale/add/triad on arrays inside
+ * a memory window and inside storage windows (each rank on its own window).
+ *   swin_bench sync   [--disk DIR] [--sizes MiB,...] [--dirty N,...] [--reps R]
+ * [--csv F] Durable-sync time against the number of dirty pages, for several
  *       window sizes (run with SWIN_TRACK=msync for the untracked baseline).
  *
  * Every number is the median of R repetitions; progress goes to stderr,
@@ -54,8 +53,9 @@ static double median(double *v, int n)
 }
 
 enum kind { K_MEM, K_MEMC, K_SHM, K_DISK, K_DISK_SYNC, K_COUNT };
-static const char *const kind_name[] = {"memory", "memory-create", "storage-shm",
-                                        "storage-disk", "storage-disk+sync"};
+static const char *const kind_name[] = {"memory", "memory-create",
+                                        "storage-shm", "storage-disk",
+                                        "storage-disk+sync"};
 
 struct win {
     MPI_Win win;
@@ -64,8 +64,7 @@ struct win {
     char path[4096];
 };
 
-static void win_open(struct win *w, enum kind k, MPI_Aint size,
-                     const char *tag)
+static void win_open(struct win *w, enum kind k, MPI_Aint size, const char *tag)
 {
     MPI_Info info = MPI_INFO_NULL;
     memset(w, 0, sizeof(*w));
@@ -74,8 +73,7 @@ static void win_open(struct win *w, enum kind k, MPI_Aint size,
             MPI_Abort(MPI_COMM_WORLD, 1);
         memset(w->own, 0, (size_t)size);
         w->base = w->own;
-        MPI_Win_create(w->own, size, 1, MPI_INFO_NULL, MPI_COMM_WORLD,
-                       &w->win);
+        MPI_Win_create(w->own, size, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w->win);
         return;
     }
     if (k != K_MEM) {
@@ -159,11 +157,15 @@ static void bench_rma(void)
         win_open(&w[k], (enum kind)k, wsize, "rma");
     if (me == 0) {
         printf("# put/get, rank 0 -> rank 1, lock/op/unlock per access, "
-               "median of all single operations over %d rounds; ratio = time / memory-window time\n",
+               "median of all single operations over %d rounds; ratio = time / "
+               "memory-window time\n",
                reps);
         printf("%-4s %-4s %9s", "op", "pat", "bytes");
         for (int k = 0; k < K_COUNT; k++)
             printf(" %17s", kind_name[k]);
+        printf("\n%-4s %-4s %9s", "", "", "");
+        for (int k = 0; k < K_COUNT; k++)
+            printf(" %17s", "us (ratio)");
         printf("   us(mem)  MB/s(mem)\n");
         if (csv)
             fprintf(csv, "bench,op,pattern,bytes,window,median_us,mb_per_s,"
@@ -201,7 +203,7 @@ static void bench_rma(void)
                     const char *pat = strided ? "str" : "cont";
                     printf("%-4s %-4s %9ld", op, pat, bytes);
                     for (int k = 0; k < K_COUNT; k++)
-                        printf(" %9.2fx%7.3f", med[k] * 1e6,
+                        printf(" %9.2f (%5.3f)", med[k] * 1e6,
                                med[k] / med[K_MEM]);
                     printf(" %9.2f %10.1f\n", med[K_MEM] * 1e6,
                            (double)bytes / med[K_MEM] / 1e6);
@@ -231,18 +233,26 @@ static void bench_stream(void)
     static const int nbytes[] = {16, 16, 24, 24};
     enum kind kinds[] = {K_MEM, K_SHM, K_DISK};
     double res[3][4];
-    double *v = calloc((size_t)reps, sizeof(double));
+    double *v = calloc((size_t)reps * 3 * 4, sizeof(double));
+    struct win w[3];
+    double *arr[3][3];
     for (int ki = 0; ki < 3; ki++) {
-        struct win w;
-        win_open(&w, kinds[ki], wsize, "stream");
-        double *a = (double *)w.base, *b = a + n, *c = b + n;
+        win_open(&w[ki], kinds[ki], wsize, "stream");
+        arr[ki][0] = (double *)w[ki].base;
+        arr[ki][1] = arr[ki][0] + n;
+        arr[ki][2] = arr[ki][1] + n;
         for (size_t i = 0; i < n; i++) {
-            a[i] = 1.0;
-            b[i] = 2.0;
-            c[i] = 0.0;
+            arr[ki][0][i] = 1.0;
+            arr[ki][1][i] = 2.0;
+            arr[ki][2][i] = 0.0;
         }
-        for (int kk = 0; kk < 4; kk++) {
-            for (int r = 0; r < reps; r++) {
+    }
+    /* Rounds outermost, window kinds interleaved inside, so that load
+     * drifts on the shared machine hit every kind alike. */
+    for (int r = 0; r < reps; r++)
+        for (int kk = 0; kk < 4; kk++)
+            for (int ki = 0; ki < 3; ki++) {
+                double *a = arr[ki][0], *b = arr[ki][1], *c = arr[ki][2];
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();
                 switch (kk) {
@@ -266,16 +276,17 @@ static void bench_stream(void)
                 double dt = MPI_Wtime() - t0, worst;
                 MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX,
                               MPI_COMM_WORLD);
-                v[r] = worst;
+                v[(ki * 4 + kk) * reps + r] = worst;
             }
+    for (int ki = 0; ki < 3; ki++) {
+        for (int kk = 0; kk < 4; kk++)
             /* Aggregate bandwidth of all ranks. */
             res[ki][kk] = (double)nbytes[kk] * (double)n * np /
-                          median(v, reps) / 1e6;
-        }
-        win_close(&w);
-        if (me == 0)
-            fprintf(stderr, "stream: %s done\n", kind_name[kinds[ki]]);
+                          median(v + (ki * 4 + kk) * reps, reps) / 1e6;
+        win_close(&w[ki]);
     }
+    if (me == 0)
+        fprintf(stderr, "stream: done\n");
     if (me == 0) {
         printf("# mSTREAM analogue: %d ranks, %zu doubles per array, median "
                "of %d, aggregate MB/s (ratio to memory)\n",
@@ -289,7 +300,8 @@ static void bench_stream(void)
         for (int kk = 0; kk < 4; kk++) {
             printf("%-7s", kern[kk]);
             for (int ki = 0; ki < 3; ki++) {
-                printf(" %14.1f (%6.3f)", res[ki][kk], res[ki][kk] / res[0][kk]);
+                printf(" %14.1f (%6.3f)", res[ki][kk],
+                       res[ki][kk] / res[0][kk]);
                 if (csv)
                     fprintf(csv, "stream,%s,%s,%.1f,%.4f\n", kern[kk],
                             kind_name[kinds[ki]], res[ki][kk],
@@ -331,8 +343,8 @@ static void bench_sync(void)
         if (me == 0 && si == 0)
             printf("# durable MPI_Win_sync on disk (%s), tracking %s, median "
                    "of %d, ms\n%10s %12s %12s %14s\n",
-                   disk_dir, mode, reps, "window_MiB", "dirty_pages",
-                   "sync_ms", "pages_written");
+                   disk_dir, mode, reps, "window_MiB", "dirty_pages", "sync_ms",
+                   "pages_written");
         for (int di = 0; di < nd; di++) {
             long k = dirty[di] < pages ? dirty[di] : pages;
             uint64_t written = 0;
@@ -354,12 +366,11 @@ static void bench_sync(void)
             double m = median(v, reps), worst;
             MPI_Reduce(&m, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
             if (me == 0) {
-                printf("%10ld %12ld %12.3f %14llu\n", sizes[si], k,
-                       worst * 1e3, (unsigned long long)written);
+                printf("%10ld %12ld %12.3f %14llu\n", sizes[si], k, worst * 1e3,
+                       (unsigned long long)written);
                 if (csv)
-                    fprintf(csv, "sync,%s,%ld,%ld,%.4f,%llu\n", mode,
-                            sizes[si], k, worst * 1e3,
-                            (unsigned long long)written);
+                    fprintf(csv, "sync,%s,%ld,%ld,%.4f,%llu\n", mode, sizes[si],
+                            k, worst * 1e3, (unsigned long long)written);
                 fflush(stdout);
             }
         }

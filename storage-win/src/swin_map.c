@@ -85,9 +85,19 @@ void swin_stats_add(swin_stats_t *dst, const swin_stats_t *src)
     dst->last_sync_seconds = src->last_sync_seconds;
 }
 
+#ifndef UFFD_USER_MODE_ONLY
+#define UFFD_USER_MODE_ONLY 1
+#endif
+
 static int uffd_open(void)
 {
-    int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+    /* Write-protect faults are resolved by the kernel (WP_ASYNC) and never
+     * reach us, so user-mode-only is enough, and it is what an unprivileged
+     * process may open when vm.unprivileged_userfaultfd is 0. */
+    int fd = (int)syscall(SYS_userfaultfd,
+                          O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
+    if (fd < 0 && errno == EINVAL)
+        fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return -errno;
     struct uffdio_api api = {
