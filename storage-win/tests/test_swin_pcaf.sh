@@ -57,23 +57,57 @@ run() {
     return $st
 }
 
-# Baseline: plain OpenCoarrays, nothing preloaded.
-"$MPI_RUN" -n 4 -t 90 "$prog" >"$tmp/plain.raw" 2>"$tmp/plain.err" ||
-    { cat "$tmp/plain.err"; echo "ERROR: the example fails without the library"; exit 99; }
-grep '^image ' "$tmp/plain.raw" | sort >"$tmp/plain.out"
+# Baseline: plain OpenCoarrays, nothing preloaded, twice: on Debian's
+# MPICH 4.0.2 some remote gets of plain OpenCoarrays are wrong and vary from
+# run to run (see README, "Known problems"), so results are compared with
+# plain only when plain itself is reproducible.
+for i in 1 2; do
+    "$MPI_RUN" -n 4 -t 90 "$prog" >"$tmp/plain$i.raw" 2>"$tmp/plain$i.err" ||
+        { cat "$tmp/plain$i.err"; echo "ERROR: the example fails without the library"; exit 99; }
+    grep '^image ' "$tmp/plain$i.raw" | sort >"$tmp/plain$i.out"
+done
+cp "$tmp/plain1.out" "$tmp/plain.out"
 [ "$(grep -c 'fresh coarrays' "$tmp/plain.out")" -eq 4 ] || fail "plain run output: $(cat "$tmp/plain.out")"
+plain_stable=0
+cmp -s "$tmp/plain1.out" "$tmp/plain2.out" && plain_stable=1
+[ "$plain_stable" -eq 1 ] || echo "note: plain OpenCoarrays gave different results in two runs; comparing the run structure only"
 
-# Unset and false: untouched behaviour.
-run unset -u PCAF_ENABLED || fail "PCAF unset: exit status $st"
-cmp -s "$tmp/plain.out" "$tmp/unset.out" || fail "PCAF unset: output differs from plain OpenCoarrays"
-run false PCAF_ENABLED=false PCAF_PATH="$tmp/never" || fail "PCAF false: exit status $st"
-cmp -s "$tmp/plain.out" "$tmp/false.out" || fail "PCAF_ENABLED=false: output differs from plain OpenCoarrays"
+# same_as_plain NAME: NAME.out matches plain (fully when plain is stable).
+same_as_plain() {
+    if [ "$plain_stable" -eq 1 ]; then
+        cmp -s "$tmp/plain.out" "$tmp/$1.out"
+    else
+        sed 's/, values .*//' "$tmp/plain.out" >"$tmp/plain.shape"
+        sed 's/, values .*//' "$tmp/$1.out" >"$tmp/$1.shape"
+        cmp -s "$tmp/plain.shape" "$tmp/$1.shape"
+    fi
+}
+
+# Unset and false: untouched behaviour (no storage window is made: the
+# library logs every one it makes at SWIN_LOG_LEVEL=2).
+run unset -u PCAF_ENABLED SWIN_LOG_LEVEL=2 || fail "PCAF unset: exit status $st"
+if ! same_as_plain unset; then
+    # Plain can be irreproducible even when two runs agreed: one more try.
+    echo "note: PCAF unset differed from plain once; running again"
+    run unset -u PCAF_ENABLED SWIN_LOG_LEVEL=2 || fail "PCAF unset: exit status $st"
+    same_as_plain unset || fail "PCAF unset: output differs from plain OpenCoarrays"
+fi
+! grep -q '^storage-win: ' "$tmp/unset.err" || fail "PCAF unset made storage windows: $(grep '^storage-win: ' "$tmp/unset.err" | head -2)"
+run false PCAF_ENABLED=false PCAF_PATH="$tmp/never" SWIN_LOG_LEVEL=2 || fail "PCAF false: exit status $st"
+if ! same_as_plain false; then
+    echo "note: PCAF_ENABLED=false differed from plain once; running again"
+    run false PCAF_ENABLED=false PCAF_PATH="$tmp/never" SWIN_LOG_LEVEL=2 || fail "PCAF false: exit status $st"
+    same_as_plain false || fail "PCAF_ENABLED=false: output differs from plain OpenCoarrays"
+fi
+! grep -q '^storage-win: ' "$tmp/false.err" || fail "PCAF_ENABLED=false made storage windows"
 [ -z "$(ls -A "$tmp/cwd")" ] || fail "files appeared without PCAF: $(ls "$tmp/cwd")"
 [ ! -e "$tmp/never" ] || fail "PCAF_ENABLED=false created PCAF_PATH"
 
 # Enabled: files per image and coarray, same results, restored next run.
 mkdir "$tmp/pc"
-run pc1 PCAF_ENABLED=true PCAF_PATH="$tmp/pc" || fail "PCAF run 1: exit status $st"
+run pc1 PCAF_ENABLED=true PCAF_PATH="$tmp/pc" SWIN_LOG_LEVEL=2 || fail "PCAF run 1: exit status $st"
+[ "$(grep -c 'storage-win: storage window' "$tmp/pc1.err")" -eq 16 ] ||
+    fail "PCAF run 1: expected 16 storage windows in the log, got $(grep -c 'storage-win: storage window' "$tmp/pc1.err")"
 # The program checks its coarrays against values worked out by hand.  (Plain
 # OpenCoarrays on Debian's MPICH 4.0.2 gets some of them wrong: MPI_Get on
 # MPI_Win_allocate windows smaller than a page ignores the displacement; see
