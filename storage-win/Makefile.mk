@@ -33,7 +33,8 @@ pkgconfig_DATA += storage-win/mpi-storagewin.pc
 
 # The MPI program the storage tests drive, and the benchmark.
 check_PROGRAMS += storage-win/tests/swin_mpi_helper
-storage_win_tests_swin_mpi_helper_SOURCES = storage-win/tests/swin_mpi_helper.c
+storage_win_tests_swin_mpi_helper_SOURCES = storage-win/tests/swin_mpi_helper.c \
+	storage-win/tests/swin_pattern.h
 storage_win_tests_swin_mpi_helper_CPPFLAGS = $(SWIN_CPPFLAGS)
 storage_win_tests_swin_mpi_helper_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 storage_win_tests_swin_mpi_helper_LDADD = storage-win/libmpi-storagewin.la $(MPI_LIBS)
@@ -54,7 +55,8 @@ storage_win_tests_test_swin_track_CPPFLAGS = $(SWIN_CPPFLAGS)
 storage_win_tests_test_swin_track_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) $(CMOCKA_CFLAGS)
 storage_win_tests_test_swin_track_LDADD = storage-win/libswin_core.la test/libth.la $(MPI_LIBS) $(CMOCKA_LIBS)
 storage_win_tests_test_swin_track_LDFLAGS = $(AM_LDFLAGS) -no-install
-storage_win_tests_test_swin_storage_SOURCES = storage-win/tests/test_swin_storage.c
+storage_win_tests_test_swin_storage_SOURCES = storage-win/tests/test_swin_storage.c \
+	storage-win/tests/swin_pattern.h
 storage_win_tests_test_swin_storage_CPPFLAGS = $(SWIN_CPPFLAGS)
 storage_win_tests_test_swin_storage_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 storage_win_tests_test_swin_storage_LDADD = test/libth.la $(CMOCKA_LIBS)
@@ -69,5 +71,5 @@ swin-bench: storage-win/bench/swin_bench storage-win/libmpi-storagewin.la
 	MPI_RUN='$(abs_top_builddir)/test/mpi-run' sh $(top_srcdir)/storage-win/bench/swin_bench.sh \
 	    $(abs_top_builddir)/storage-win/bench/swin_bench $(abs_top_builddir)/storage-win/bench-results
 BENCH_TARGETS += swin-bench
-.PHONY: swin-bench
 endif
+.PHONY: swin-bench
