@@ -192,8 +192,13 @@ int swin_map_open(struct swin_map *m, const struct swin_cfg *cfg,
         swin_err_set(e, MPI_ERR_NO_MEM, "out of memory");
         return -1;
     }
-    int existed = access(cfg->filename, F_OK) == 0;
-    m->fd = open(cfg->filename, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    /* O_EXCL tells reliably whether this call created the file (several
+     * ranks may open one file at once); only a creator removes it again
+     * when the allocation fails. */
+    m->fd = open(cfg->filename, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    m->created = m->fd >= 0;
+    if (m->fd < 0 && errno == EEXIST)
+        m->fd = open(cfg->filename, O_RDWR | O_CLOEXEC);
     if (m->fd < 0) {
         int err = errno;
         swin_err_set(e, swin_errno_class(err),
@@ -202,7 +207,6 @@ int swin_map_open(struct swin_map *m, const struct swin_cfg *cfg,
                      cfg->filename, strerror(err));
         return -1;
     }
-    m->created = !existed;
     struct stat sb;
     if (fstat(m->fd, &sb) != 0) {
         int err = errno;

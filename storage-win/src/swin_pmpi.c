@@ -162,11 +162,12 @@ static void register_win(struct swin_win *w)
 
 /* Decide whether this allocation is ours: an alloc_type key, or PCAF. */
 static int prepare_cfg(MPI_Info info, MPI_Aint size, MPI_Comm comm,
-                       struct swin_cfg *cfg, struct swin_err *e, int *managed)
+                       int allow_pcaf, struct swin_cfg *cfg, struct swin_err *e,
+                       int *managed)
 {
     *managed = 0;
     int rc = swin_cfg_from_info(info, cfg, e);
-    int pcaf = swin_pcaf_enabled();
+    int pcaf = allow_pcaf ? swin_pcaf_enabled() : 0;
     if (cfg->type_given || pcaf != 0)
         *managed = 1;
     if (rc != 0)
@@ -194,7 +195,8 @@ EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
     struct swin_win *w = NULL;
     int managed;
 
-    if (prepare_cfg(info, size, comm, &cfg, &e, &managed) == 0 && cfg.storage) {
+    if (prepare_cfg(info, size, comm, 1, &cfg, &e, &managed) == 0 &&
+        cfg.storage) {
         if (size < 0)
             swin_err_set(&e, MPI_ERR_SIZE, "storage window: negative size");
         else if (disp_unit <= 0)
@@ -281,12 +283,11 @@ EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
     int managed, rank, nranks;
     long page = sysconf(_SC_PAGESIZE);
 
-    if (prepare_cfg(info, size, comm, &cfg, &e, &managed) == 0 && cfg.storage &&
-        (size < 0 || disp_unit <= 0))
+    if (prepare_cfg(info, size, comm, 0, &cfg, &e, &managed) == 0 &&
+        cfg.storage && (size < 0 || disp_unit <= 0))
         swin_err_set(&e, size < 0 ? MPI_ERR_SIZE : MPI_ERR_DISP,
                      "storage window: invalid size or disp_unit");
-    /* PCAF is about MPI_Win_allocate only. */
-    if (!managed || (cfg.pcaf && !cfg.type_given)) {
+    if (!managed) {
         swin_cfg_clear(&cfg);
         return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr,
                                         win);
