@@ -122,6 +122,20 @@ run pc2 PCAF_ENABLED=true PCAF_PATH="$tmp/pc" || fail "PCAF run 2: exit status $
     fail "PCAF run 2 did not restore run 1: $(cat "$tmp/pc2.out")"
 [ "$(grep -c 'run 2 done, values OK' "$tmp/pc2.out")" -eq 4 ] || fail "PCAF run 2: wrong values"
 
+# Sync points: sync all / sync images make every coarray durable (logged at
+# SWIN_LOG_LEVEL=3); PCAF_SYNCFREQ far longer than the run leaves exactly
+# one rate-limited sync per coarray plus the final one at free.
+mkdir "$tmp/pcf"
+run pcf0 PCAF_ENABLED=true PCAF_PATH="$tmp/pcf" SWIN_LOG_LEVEL=3 || fail "sync log run: exit status $st"
+n0=$(grep -c "^storage-win: durable sync of " "$tmp/pcf0.err")
+rm -f "$tmp/pcf"/*
+run pcf1 PCAF_ENABLED=true PCAF_PATH="$tmp/pcf" PCAF_SYNCFREQ=36000000 SWIN_LOG_LEVEL=3 ||
+    fail "PCAF_SYNCFREQ run: exit status $st"
+n1=$(grep -c "^storage-win: durable sync of " "$tmp/pcf1.err")
+echo "durable syncs: $n0 without a rate limit, $n1 with PCAF_SYNCFREQ=36000000 (16 coarrays)"
+[ "$n1" -eq 32 ] || fail "PCAF_SYNCFREQ: expected 32 durable syncs (16 coarrays x (first sync point + free)), got $n1"
+[ "$n0" -gt "$n1" ] || fail "sync points: expected more than $n1 durable syncs without a rate limit, got $n0"
+
 # One shared file per image, own prefix, rate-limited syncs.
 mkdir "$tmp/pcs"
 for i in 1 2; do
