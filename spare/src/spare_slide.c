@@ -13,8 +13,11 @@
  * dimension outside a set J of k-1 other dimensions (J varies freely).
  * From each slab node that hosts a rank (and from p, whose rank must move)
  * the ranks along the line in direction d shift by one node, until the
- * first idle node absorbs the last of them.  The option is not applicable
- * when a line meets a failed node or the edge of a mesh first.  Slab nodes
+ * first idle node absorbs the last of them; failed nodes on the way are
+ * skipped (the rank before one moves over it to the next healthy node), so
+ * that, as in the paper, a third 1D failure can always slide along the
+ * direction not used yet.  The option is not applicable when a line meets
+ * the edge of a mesh (or goes all round a torus) before an idle node.  Slab nodes
  * that are idle or failed start no line.  Nodes left empty by the shift
  * become idle and serve later failures (the "gap" of the paper's hybrid
  * method).  With k = ndims this is the paper's qD sliding of the whole
@@ -79,8 +82,10 @@ static long slide_plan(spare_map_t *m, long p, long prank, int i, int dir,
                 if (nxt == q)
                     return -1; /* a full ring without an idle node */
                 long occ = m->node_rank[nxt];
-                if (occ == SPARE_NODE_FAILED)
-                    return -1;
+                if (occ == SPARE_NODE_FAILED) {
+                    cur = nxt; /* ranks slide over a failed node */
+                    continue;
+                }
                 m->cand_rank[n] = carry;
                 m->cand_to[n] = nxt;
                 n++;
