@@ -26,7 +26,18 @@ spare_spare_sim_LDADD = spare/libspare.la -lm
 
 EXTRA_DIST += spare/README.md spare/man/spare-sim.1.md spare/man/libspare.3.md \
 	spare/scripts/spare-plots.sh spare/scripts/spare-study24.sh \
-	spare/tests/test_spare_golden.sh $(SPARE_SCENARIOS) $(SPARE_EXPECTED)
+	spare/tests/test_spare_golden.sh spare/spare.pc.in $(SPARE_GOLDEN)
+SPARE_GOLDEN = \
+	spare/scenarios/0d-allreduce.scn spare/scenarios/0d-allreduce.expected \
+	spare/scenarios/0d-side-mesh.scn spare/scenarios/0d-side-mesh.expected \
+	spare/scenarios/0d-torus.scn spare/scenarios/0d-torus.expected \
+	spare/scenarios/1d-barrier.scn spare/scenarios/1d-barrier.expected \
+	spare/scenarios/1d-fig7.scn spare/scenarios/1d-fig7.expected \
+	spare/scenarios/2d-2d21.scn spare/scenarios/2d-2d21.expected \
+	spare/scenarios/3d-qd.scn spare/scenarios/3d-qd.expected \
+	spare/scenarios/hybrid-3d1d0d.scn spare/scenarios/hybrid-3d1d0d.expected \
+	spare/scenarios/hybrid-all-fig9.scn spare/scenarios/hybrid-all-fig9.expected \
+	spare/scenarios/hybrid-minus2d.scn spare/scenarios/hybrid-minus2d.expected
 FORMAT_FILES += $(spare_libspare_la_SOURCES) $(spare_spare_sim_SOURCES) \
 	spare/include/spare.h
 
