@@ -78,8 +78,7 @@ typedef struct spare_topo spare_topo_t;
  *         than 2^31 nodes; -ENOMEM.
  */
 SPARE_API int spare_topo_create(int ndims, const int *sizes, const int *torus,
-                                int sides, int thickness,
-                                spare_topo_t **topop);
+                                int sides, int thickness, spare_topo_t **topop);
 
 /**
  * @brief Parse a topology description and create it.
@@ -182,9 +181,9 @@ SPARE_API int spare_method_format(const spare_method_t *m, char *buf,
 
 /** Communication patterns whose link loads are counted. */
 typedef enum spare_pattern_kind {
-    SPARE_PAT_STAR = 0,       /**< 2q+1-point stencil (5P in 2-D, 7P in 3-D) */
-    SPARE_PAT_9P = 1,         /**< 9-point stencil (2-D only) */
-    SPARE_PAT_ALLREDUCE_RD = 2, /**< recursive-doubling allreduce */
+    SPARE_PAT_STAR = 0, /**< 2q+1-point stencil (5P in 2-D, 7P in 3-D) */
+    SPARE_PAT_9P = 1,   /**< 9-point stencil (2-D only) */
+    SPARE_PAT_ALLREDUCE_RD = 2,  /**< recursive-doubling allreduce */
     SPARE_PAT_BARRIER_DISSEM = 3 /**< dissemination barrier */
 } spare_pattern_kind_t;
 
@@ -248,8 +247,7 @@ typedef struct spare_subst {
  */
 SPARE_API int spare_map_create(const spare_topo_t *topo,
                                const spare_method_t *method,
-                               const spare_pattern_t *pat,
-                               spare_map_t **mapp);
+                               const spare_pattern_t *pat, spare_map_t **mapp);
 
 /** @brief Destroy a map (NULL is accepted). */
 SPARE_API void spare_map_destroy(spare_map_t *map);
@@ -300,8 +298,8 @@ SPARE_API int spare_map_collisions(const spare_map_t *map);
  * @brief Messages on one directed link in one phase.
  * @return the count, or -EINVAL.
  */
-SPARE_API int spare_map_link_load(const spare_map_t *map, int phase,
-                                  long node, int dim, int dir);
+SPARE_API int spare_map_link_load(const spare_map_t *map, int phase, long node,
+                                  int dim, int dir);
 
 /**
  * @brief The mapping after an ordered list of failures, for applications.

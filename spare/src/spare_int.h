@@ -23,10 +23,10 @@ struct spare_pattern {
     const spare_topo_t *topo;
     int nphases;
     long nmsgs;
-    int *phase;    /* per message */
-    long *src;     /* per message (ranks) */
+    int *phase; /* per message */
+    long *src;  /* per message (ranks) */
     long *dst;
-    long *off;     /* CSR: messages touching each rank, nranks + 1 */
+    long *off; /* CSR: messages touching each rank, nranks + 1 */
     long *idx;
 };
 
@@ -40,8 +40,8 @@ struct spare_map {
     int broken;
     long slide1d[SPARE_MAX_DIMS];   /* 1D slidings per dimension */
     long side0d[SPARE_MAX_DIMS][2]; /* 0D choices per dimension and side */
-    long *idle;     /* idle healthy nodes, nidle of them */
-    long *idle_pos; /* position in idle[] or -1 */
+    long *idle;                     /* idle healthy nodes, nidle of them */
+    long *idle_pos;                 /* position in idle[] or -1 */
     long nidle;
     /* link loads (nphases * nlinks) and per phase a histogram of loads */
     int *load;

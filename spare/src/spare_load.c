@@ -204,10 +204,11 @@ int spare_load_alloc(spare_map_t *map)
     free(per);
     map->hist_cap = (int)cap + 1;
     map->load = calloc((size_t)(nl * p->nphases), sizeof(int));
-    map->hist = calloc((size_t)map->hist_cap * (size_t)p->nphases,
-                       sizeof(long));
+    map->hist =
+        calloc((size_t)map->hist_cap * (size_t)p->nphases, sizeof(long));
     map->maxload = calloc((size_t)p->nphases, sizeof(int));
-    map->stamp = calloc((size_t)(p->nmsgs > 0 ? p->nmsgs : 1), sizeof(unsigned));
+    map->stamp =
+        calloc((size_t)(p->nmsgs > 0 ? p->nmsgs : 1), sizeof(unsigned));
     if (!map->load || !map->hist || !map->maxload || !map->stamp)
         return -ENOMEM;
     return 0;

@@ -34,8 +34,8 @@ int spare_map_create(const spare_topo_t *topo, const spare_method_t *method,
                      const spare_pattern_t *pat, spare_map_t **mapp)
 {
     if (!topo || !method || !mapp || method->count < 1 ||
-        method->count > topo->ndims + 1 || (pat && pat->topo != topo &&
-                                            pat->topo->nranks != topo->nranks))
+        method->count > topo->ndims + 1 ||
+        (pat && pat->topo != topo && pat->topo->nranks != topo->nranks))
         return -EINVAL;
     for (int i = 0; i < method->count; i++)
         if (method->degree[i] < 0 || method->degree[i] > topo->ndims ||

@@ -72,8 +72,8 @@ static long parse_long(const char *s, const char *what, long lo, long hi)
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno || end == s || *end || v < lo || v > hi) {
-        fprintf(stderr, "%s: bad %s '%s' (expected %ld..%ld)\n", prog, what,
-                s, lo, hi);
+        fprintf(stderr, "%s: bad %s '%s' (expected %ld..%ld)\n", prog, what, s,
+                lo, hi);
         exit(2);
     }
     return v;
@@ -110,13 +110,13 @@ static void progress(void *arg, long done, long total)
             if (dec == p->last_decile && done == total && dec == 10)
                 return;
             p->last_decile = dec;
-            fprintf(stderr, "%s: %s %ld/%ld (%.0f%%) %.1f s\n", prog,
-                    p->label, done, total, 100 * frac, e);
+            fprintf(stderr, "%s: %s %ld/%ld (%.0f%%) %.1f s\n", prog, p->label,
+                    done, total, 100 * frac, e);
         }
     }
 }
 
-static const char *colors[] = {"#888888", "black", "#1f77b4", "#d62728",
+static const char *colors[] = {"#888888", "black",   "#1f77b4", "#d62728",
                                "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
 
 int main(int argc, char **argv)
@@ -297,8 +297,9 @@ int main(int argc, char **argv)
                 strerror(errno));
         return 1;
     }
-    fprintf(out, "# spare-sim dims=%s alloc=%s pattern=%s%s mode=%s "
-                 "max_failures=%ld",
+    fprintf(out,
+            "# spare-sim dims=%s alloc=%s pattern=%s%s mode=%s "
+            "max_failures=%ld",
             dims, alloc, pattern, periodic ? " periodic" : "", mode_s, maxf);
     if (mode == SPARE_STUDY_RANDOM)
         fprintf(out, " samples=%ld seed=%" PRIu64, samples, seed);
@@ -333,8 +334,7 @@ int main(int argc, char **argv)
         };
         rc = spare_study_run(&cfg, &res[i]);
         if (rc < 0) {
-            fprintf(stderr, "%s: study failed: %s\n", prog,
-                    spare_strerror(rc));
+            fprintf(stderr, "%s: study failed: %s\n", prog, spare_strerror(rc));
             return 1;
         }
         spare_study_result_t *r = res[i];
@@ -424,11 +424,10 @@ int main(int argc, char **argv)
                 for (int f = 0; f <= maxf; f++)
                     if (res[i]->cases[f])
                         xx[m++] = f;
-                snprintf(names[ns], sizeof(names[ns]), "%s %s", name,
-                         what[w]);
-                s[ns] = (struct svg_series){names[ns], xx, y, m,
-                                            i == 0 ? 4.0 : 1.5, w == 1,
-                                            colors[i % 8]};
+                snprintf(names[ns], sizeof(names[ns]), "%s %s", name, what[w]);
+                s[ns] = (struct svg_series){
+                    names[ns], xx,           y, m, i == 0 ? 4.0 : 1.5,
+                    w == 1,    colors[i % 8]};
                 ns++;
             }
         }
@@ -460,17 +459,16 @@ int main(int argc, char **argv)
             x[f - 1] = f;
             for (int k = 0; k <= nd; k++) {
                 double *y = ys + (size_t)n * (size_t)k;
-                y[f - 1] = which == 0 ? (tot ? 100.0 * r->used[f * NDEG + k] /
-                                                   tot
-                                             : 0)
-                                      : (acc_all ? 100.0 * acc[k] / acc_all
-                                                 : 0);
+                y[f - 1] = which == 0
+                               ? (tot ? 100.0 * r->used[f * NDEG + k] / tot : 0)
+                               : (acc_all ? 100.0 * acc[k] / acc_all : 0);
             }
         }
         for (int k = 0; k <= nd; k++) {
             snprintf(names[k], sizeof(names[k]), "%dD sliding", k);
-            s[k] = (struct svg_series){names[k], x, ys + (size_t)n * k,
-                                       (int)maxf, 2.0, 0, colors[(k + 2) % 8]};
+            s[k] =
+                (struct svg_series){names[k], x, ys + (size_t)n * k, (int)maxf,
+                                    2.0,      0, colors[(k + 2) % 8]};
         }
         rc = svg_chart_write(path, title, "number of failed nodes",
                              which == 0 ? "selection rate (%)"

@@ -34,8 +34,7 @@ static void print_map(FILE *out, const spare_topo_t *t, const spare_map_t *m)
 {
     int nd = spare_topo_ndims(t);
     if (nd == 2) {
-        fputs("map (rank per node; F failed, . idle; row y, column x):\n",
-              out);
+        fputs("map (rank per node; F failed, . idle; row y, column x):\n", out);
         int c[2];
         for (c[1] = 0; c[1] < spare_topo_size(t, 1); c[1]++) {
             for (c[0] = 0; c[0] < spare_topo_size(t, 0); c[0]++) {

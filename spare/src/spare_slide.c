@@ -17,8 +17,8 @@
  * skipped (the rank before one moves over it to the next healthy node), so
  * that, as in the paper, a third 1D failure can always slide along the
  * direction not used yet.  The option is not applicable when a line meets
- * the edge of a mesh (or goes all round a torus) before an idle node.  Slab nodes
- * that are idle or failed start no line.  Nodes left empty by the shift
+ * the edge of a mesh (or goes all round a torus) before an idle node.  Slab
+ * nodes that are idle or failed start no line.  Nodes left empty by the shift
  * become idle and serve later failures (the "gap" of the paper's hybrid
  * method).  With k = ndims this is the paper's qD sliding of the whole
  * hyperplane; with k = 1 it is 1D sliding of one row.

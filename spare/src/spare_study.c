@@ -237,8 +237,8 @@ int spare_study_run(const spare_study_config_t *cfg,
     }
     int started = 0;
     for (; started < cfg->threads; started++)
-        if (pthread_create(&ws[started].tid, NULL, worker_main,
-                           &ws[started]) != 0)
+        if (pthread_create(&ws[started].tid, NULL, worker_main, &ws[started]) !=
+            0)
             break;
     if (started == 0) {
         rc = -EAGAIN;

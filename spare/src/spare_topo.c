@@ -36,8 +36,8 @@ const char *spare_strerror(int err)
     }
 }
 
-int spare_topo_create(int ndims, const int *sizes, const int *torus,
-                      int sides, int thickness, spare_topo_t **topop)
+int spare_topo_create(int ndims, const int *sizes, const int *torus, int sides,
+                      int thickness, spare_topo_t **topop)
 {
     if (!topop || !sizes || ndims < 2 || ndims > SPARE_MAX_DIMS)
         return -EINVAL;
@@ -222,8 +222,8 @@ int spare_topo_is_spare(const spare_topo_t *topo, long node)
     return 0;
 }
 
-int spare_topo_route(const spare_topo_t *topo, long src, long dst,
-                     long *links, int max)
+int spare_topo_route(const spare_topo_t *topo, long src, long dst, long *links,
+                     int max)
 {
     if (!topo || src < 0 || dst < 0 || src >= topo->nnodes ||
         dst >= topo->nnodes || max < 0 || (max > 0 && !links))

@@ -57,8 +57,7 @@ static void test_1d_on_2d21_gives_two_plus_f(void **state)
         assert_true(r->cases[f] > 0);
         assert_int_equal(r->unrecoverable[f], 0);
         assert_int_equal(r->worst[f], 2 + f);
-        assert_int_equal(r->used[f * (SPARE_MAX_DIMS + 1) + 1],
-                         r->cases[f]);
+        assert_int_equal(r->used[f * (SPARE_MAX_DIMS + 1) + 1], r->cases[f]);
     }
     assert_true(r->unrecoverable[4] > 0);
     spare_study_result_free(r);
@@ -141,8 +140,7 @@ static void scenario(const char *dims, const int (*fail)[2], int n, int *out)
     assert_int_equal(spare_map_create(t, &me, p, &m), 0);
     for (int i = 0; i < n; i++) {
         assert_int_equal(
-            spare_map_fail_node(m, spare_topo_node_index(t, fail[i]), NULL),
-            0);
+            spare_map_fail_node(m, spare_topo_node_index(t, fail[i]), NULL), 0);
         out[i] = spare_map_collisions(m);
     }
     spare_map_destroy(m);
@@ -192,15 +190,12 @@ static void test_0d_single_failure_worst_case(void **state)
 static void test_random_study_is_reproducible(void **state)
 {
     (void)state;
-    spare_study_result_t *a =
-        study("8x8x6", "3D(2,1)", "hybrid(all)", SPARE_STUDY_RANDOM, 20, 40,
-              7, 1);
-    spare_study_result_t *b =
-        study("8x8x6", "3D(2,1)", "hybrid(all)", SPARE_STUDY_RANDOM, 20, 40,
-              7, 3);
-    spare_study_result_t *c =
-        study("8x8x6", "3D(2,1)", "hybrid(all)", SPARE_STUDY_RANDOM, 20, 40,
-              8, 2);
+    spare_study_result_t *a = study("8x8x6", "3D(2,1)", "hybrid(all)",
+                                    SPARE_STUDY_RANDOM, 20, 40, 7, 1);
+    spare_study_result_t *b = study("8x8x6", "3D(2,1)", "hybrid(all)",
+                                    SPARE_STUDY_RANDOM, 20, 40, 7, 3);
+    spare_study_result_t *c = study("8x8x6", "3D(2,1)", "hybrid(all)",
+                                    SPARE_STUDY_RANDOM, 20, 40, 8, 2);
     int differ = 0;
     for (int f = 1; f <= 20; f++) {
         assert_int_equal(a->cases[f], 40);

@@ -17,8 +17,7 @@
 #include "spare.h"
 
 /* Star stencil messages, generated independently of the library. */
-static long star_msgs(const spare_topo_t *t, int periodic, long *src,
-                      long *dst)
+static long star_msgs(const spare_topo_t *t, int periodic, long *src, long *dst)
 {
     int nd = spare_topo_ndims(t), rs[SPARE_MAX_DIMS];
     long P = spare_topo_ranks(t), n = 0;
@@ -195,8 +194,7 @@ static void test_nine_point_and_collective_patterns(void **state)
     assert_int_equal(spare_map_link_load(m, 7, 0, 0, 0), -EINVAL);
     spare_map_destroy(m);
     spare_pattern_destroy(p);
-    assert_int_equal(spare_pattern_create(t, SPARE_PAT_ALLREDUCE_RD, 0, &p),
-                     0);
+    assert_int_equal(spare_pattern_create(t, SPARE_PAT_ALLREDUCE_RD, 0, &p), 0);
     assert_int_equal(spare_pattern_phases(p), 7);
     long expect = 0;
     for (long b = 1; b < 72; b <<= 1)

@@ -22,8 +22,7 @@ static struct fx mk(const char *dims, const char *alloc, const char *method)
     struct fx f;
     spare_method_t me;
     assert_int_equal(spare_topo_parse(dims, alloc, &f.t), 0);
-    assert_int_equal(
-        spare_method_parse(method, spare_topo_ndims(f.t), &me), 0);
+    assert_int_equal(spare_method_parse(method, spare_topo_ndims(f.t), &me), 0);
     assert_int_equal(spare_map_create(f.t, &me, NULL, &f.m), 0);
     return f;
 }
@@ -155,9 +154,8 @@ static void test_1d_keeps_slidings_uneven_and_handles_three(void **state)
         c[0] = 5;
         c[1] = 3;
     }
-    assert_int_equal(spare_map_fail_node(f.m, spare_topo_node_index(f.t, c),
-                                         &s3),
-                     0);
+    assert_int_equal(
+        spare_map_fail_node(f.m, spare_topo_node_index(f.t, c), &s3), 0);
     assert_int_equal(s3.degree, 1);
     assert_int_not_equal(s3.dim, s1.dim);
     check_invariants(&f);
@@ -274,8 +272,8 @@ static void test_random_failures_keep_a_bijection(void **state)
         for (long k = 0; k < nsp; k++) {
             seed = seed * 1103515245u + 12345u;
             long r = (long)((seed >> 8) % (unsigned)spare_topo_ranks(f.t));
-            int rc = spare_map_fail_node(f.m, spare_map_rank_node(f.m, r),
-                                         NULL);
+            int rc =
+                spare_map_fail_node(f.m, spare_map_rank_node(f.m, r), NULL);
             assert_int_equal(rc, 0); /* 0D is last: never lost */
             check_invariants(&f);
         }
@@ -288,8 +286,8 @@ static void test_apply_matches_incremental_failures(void **state)
 {
     (void)state;
     struct fx f = mk("8x7", "2D(2,1)", "hybrid(all)");
-    long failed[] = {at(f.t, 2, 2), at(f.t, 4, 4), at(f.t, 1, 5),
-                     at(f.t, 5, 0), at(f.t, 0, 0)};
+    long failed[] = {at(f.t, 2, 2), at(f.t, 4, 4), at(f.t, 1, 5), at(f.t, 5, 0),
+                     at(f.t, 0, 0)};
     size_t nf = sizeof(failed) / sizeof(failed[0]);
     for (size_t i = 0; i < nf; i++)
         assert_int_equal(spare_map_fail_node(f.m, failed[i], NULL), 0);
@@ -330,8 +328,7 @@ int main(void)
         cmocka_unit_test(test_0d_takes_nearest_spare_alternating_sides),
         cmocka_unit_test(test_1d_shifts_the_row_toward_the_spare),
         cmocka_unit_test(test_1d_keeps_slidings_uneven_and_handles_three),
-        cmocka_unit_test(
-            test_2d_moves_whole_columns_and_handles_one_on_2d11),
+        cmocka_unit_test(test_2d_moves_whole_columns_and_handles_one_on_2d11),
         cmocka_unit_test(test_qd_handles_as_many_failures_as_spare_sides),
         cmocka_unit_test(test_hybrid_descends_and_uses_every_spare),
         cmocka_unit_test(test_random_failures_keep_a_bijection),

@@ -58,8 +58,7 @@ static void test_percentage_formula_matches_counted_spares(void **state)
                          0);
         double n = (double)spare_topo_nodes(t);
         double counted = (double)spare_topo_spares(t) / n;
-        double est =
-            spare_alloc_ratio(cases[i].q, cases[i].r, cases[i].s, n);
+        double est = spare_alloc_ratio(cases[i].q, cases[i].r, cases[i].s, n);
         assert_true(fabs(counted - est) < 1e-9);
         /* and the spare flag agrees with the count */
         long flagged = 0;
@@ -82,13 +81,18 @@ static void test_bad_topologies_are_rejected(void **state)
 {
     (void)state;
     spare_topo_t *t = NULL;
-    static const char *bad[][2] = {
-        {"", "2D(1,1)"},         {"10", "1D(1,1)"},
-        {"10x", "2D(1,1)"},      {"10x1", "2D(1,1)"},
-        {"10x10", "3D(1,1)"},    {"10x10", "2D(3,1)"},
-        {"10x10", "2D(1,10)"},   {"10x10", "2D(1,0)"},
-        {"10x10", "2D(1,1"},     {"axb", "2D(1,1)"},
-        {"2x2x2x2x2x2x2", "7D(1,1)"}, {"10x10", "2D(1,1)x"}};
+    static const char *bad[][2] = {{"", "2D(1,1)"},
+                                   {"10", "1D(1,1)"},
+                                   {"10x", "2D(1,1)"},
+                                   {"10x1", "2D(1,1)"},
+                                   {"10x10", "3D(1,1)"},
+                                   {"10x10", "2D(3,1)"},
+                                   {"10x10", "2D(1,10)"},
+                                   {"10x10", "2D(1,0)"},
+                                   {"10x10", "2D(1,1"},
+                                   {"axb", "2D(1,1)"},
+                                   {"2x2x2x2x2x2x2", "7D(1,1)"},
+                                   {"10x10", "2D(1,1)x"}};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         assert_int_equal(spare_topo_parse(bad[i][0], bad[i][1], &t), -EINVAL);
     int sizes[2] = {65536, 65536};
@@ -182,10 +186,18 @@ static void test_method_names(void **state)
     spare_method_format(&m, buf, sizeof(buf));
     assert_string_equal(buf, "1D");
     assert_int_equal(spare_method_format(&m, buf, 2), -ENOSPC);
-    static const char *bad[] = {"3D",           "hybrid(1D+2D)", "hybrid(2D+2D)",
-                                "hybrid(-3D)",  "hybrid(",       "hybrid(all",
-                                "D",            "1",             "hybrid()",
-                                "hybrid(2D+)",  "hybrid(-1D-1D)", "0D "};
+    static const char *bad[] = {"3D",
+                                "hybrid(1D+2D)",
+                                "hybrid(2D+2D)",
+                                "hybrid(-3D)",
+                                "hybrid(",
+                                "hybrid(all",
+                                "D",
+                                "1",
+                                "hybrid()",
+                                "hybrid(2D+)",
+                                "hybrid(-1D-1D)",
+                                "0D "};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         assert_int_equal(spare_method_parse(bad[i], 2, &m), -EINVAL);
 }
