@@ -83,11 +83,10 @@ spare-study24: spare/spare-sim
 	SPARE_SIM=$(abs_top_builddir)/spare/spare-sim \
 	    sh $(top_srcdir)/spare/scripts/spare-study24.sh spare-study24
 CHECK_LONG_TARGETS += spare-study24
-.PHONY: spare-plots spare-study24
+
+endif
 
 clean-local: spare-clean-local
 spare-clean-local:
 	-rm -rf spare-plots spare-study24
-.PHONY: spare-clean-local
-
-endif
+.PHONY: spare-plots spare-study24 spare-clean-local

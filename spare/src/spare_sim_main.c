@@ -241,6 +241,11 @@ int main(int argc, char **argv)
     if (!dims || !alloc)
         die("%s", "--dims and --alloc are required (try --help)");
     spare_topo_t *topo;
+    spare_pattern_t *pat = NULL;
+    FILE *out = NULL, *rout = NULL;
+    spare_study_result_t *res[MAXM] = {0};
+    double *x = NULL, *ys = NULL;
+    int status = 1;
     int rc = spare_topo_parse(dims, alloc, &topo);
     if (rc < 0) {
         fprintf(stderr, "%s: bad node space '%s' with allocation '%s': %s\n",
@@ -279,23 +284,21 @@ int main(int argc, char **argv)
         die("%s", "--samples is required in random mode");
     if (maxf < 1)
         die("%s", "the allocation has no spare node");
-    spare_pattern_t *pat;
     rc = spare_pattern_create(topo, kind, periodic, &pat);
     if (rc < 0) {
         fprintf(stderr, "%s: pattern: %s\n", prog, spare_strerror(rc));
-        return 1;
+        goto out;
     }
-    FILE *out = stdout;
+    out = stdout;
     if (csv && strcmp(csv, "-") != 0 && !(out = fopen(csv, "w"))) {
         fprintf(stderr, "%s: cannot write %s: %s\n", prog, csv,
                 strerror(errno));
-        return 1;
+        goto out;
     }
-    FILE *rout = NULL;
     if (rates && !(rout = fopen(rates, "w"))) {
         fprintf(stderr, "%s: cannot write %s: %s\n", prog, rates,
                 strerror(errno));
-        return 1;
+        goto out;
     }
     fprintf(out,
             "# spare-sim dims=%s alloc=%s pattern=%s%s mode=%s "
@@ -312,7 +315,6 @@ int main(int argc, char **argv)
             fprintf(rout, ",acc_%dD", k);
         fputc('\n', rout);
     }
-    spare_study_result_t *res[MAXM] = {0};
     long total_cases = 0;
     for (int i = 0; i < nmeth; i++) {
         char name[64];
@@ -335,7 +337,7 @@ int main(int argc, char **argv)
         rc = spare_study_run(&cfg, &res[i]);
         if (rc < 0) {
             fprintf(stderr, "%s: study failed: %s\n", prog, spare_strerror(rc));
-            return 1;
+            goto out;
         }
         spare_study_result_t *r = res[i];
         long cases = 0;
@@ -376,25 +378,29 @@ int main(int argc, char **argv)
     }
     if (!quiet && nmeth > 1)
         fprintf(stderr, "%s: %ld evaluated cases in all\n", prog, total_cases);
-    if (out != stdout && fclose(out) != 0) {
+    FILE *o = out;
+    out = NULL;
+    if (o != stdout && fclose(o) != 0) {
         fprintf(stderr, "%s: writing %s: %s\n", prog, csv, strerror(errno));
-        return 1;
+        goto out;
     }
-    if (rout && fclose(rout) != 0) {
+    FILE *ro = rout;
+    rout = NULL;
+    if (ro && fclose(ro) != 0) {
         fprintf(stderr, "%s: writing %s: %s\n", prog, rates, strerror(errno));
-        return 1;
+        goto out;
     }
     char deftitle[256];
     snprintf(deftitle, sizeof(deftitle), "%s %s %s", dims, alloc, pattern);
     if (!title)
         title = deftitle;
     int n = (int)maxf + 1;
-    double *x = malloc(sizeof(double) * (size_t)n);
-    double *ys = malloc(sizeof(double) * (size_t)n * 3 * MAXM +
-                        sizeof(double) * (size_t)n * 2 * NDEG);
+    x = malloc(sizeof(double) * (size_t)n);
+    ys = malloc(sizeof(double) * (size_t)n * 3 * MAXM +
+                sizeof(double) * (size_t)n * 2 * NDEG);
     if (!x || !ys) {
         fprintf(stderr, "%s: out of memory\n", prog);
-        return 1;
+        goto out;
     }
     if (svg) {
         struct svg_series s[3 * MAXM];
@@ -418,8 +424,11 @@ int main(int argc, char **argv)
                     m++;
                 }
                 double *xx = malloc(sizeof(double) * (size_t)(m ? m : 1));
-                if (!xx)
-                    return 1;
+                if (!xx) {
+                    for (int k = 0; k < ns; k++)
+                        free((void *)s[k].x);
+                    goto out;
+                }
                 m = 0;
                 for (int f = 0; f <= maxf; f++)
                     if (res[i]->cases[f])
@@ -438,7 +447,7 @@ int main(int argc, char **argv)
         if (rc < 0) {
             fprintf(stderr, "%s: cannot write %s: %s\n", prog, svg,
                     strerror(-rc));
-            return 1;
+            goto out;
         }
     }
     for (int which = 0; which < 2; which++) {
@@ -477,14 +486,20 @@ int main(int argc, char **argv)
         if (rc < 0) {
             fprintf(stderr, "%s: cannot write %s: %s\n", prog, path,
                     strerror(-rc));
-            return 1;
+            goto out;
         }
     }
+    status = 0;
+out:
+    if (out && out != stdout)
+        fclose(out);
+    if (rout)
+        fclose(rout);
     free(x);
     free(ys);
     for (int i = 0; i < nmeth; i++)
         spare_study_result_free(res[i]);
     spare_pattern_destroy(pat);
     spare_topo_destroy(topo);
-    return 0;
+    return status;
 }
