@@ -70,23 +70,23 @@ endif
 # The golden scenarios and the command-line checks need only spare-sim.
 TESTS += spare/tests/test_spare_golden.sh
 
-# make spare-plots: the paper's Figures 8 and 10-15 (SVG, plus PNG when
-# gnuplot is installed) in spare-plots/.  SPARE_PLOT_SCALE=1 runs the paper's
+# make spare-plots: the paper's Figures 8 and 10-15 as SVG (written by
+# spare-sim, no gnuplot needed) in spare/plots/.  SPARE_PLOT_SCALE=1: the paper's
 # sample counts (about 20 minutes on 2 cores); the default is 0.1.
 spare-plots: spare/spare-sim
 	SPARE_SIM=$(abs_top_builddir)/spare/spare-sim \
-	    sh $(top_srcdir)/spare/scripts/spare-plots.sh spare-plots
+	    sh $(top_srcdir)/spare/scripts/spare-plots.sh spare/plots
 
 # make check-long: the paper's random study on 24x24x24 (3D(2,1)), with the
 # paper's number of cases, checked against its selection-rate result.
 spare-study24: spare/spare-sim
 	SPARE_SIM=$(abs_top_builddir)/spare/spare-sim \
-	    sh $(top_srcdir)/spare/scripts/spare-study24.sh spare-study24
+	    sh $(top_srcdir)/spare/scripts/spare-study24.sh spare/study24
 CHECK_LONG_TARGETS += spare-study24
 
 endif
 
 clean-local: spare-clean-local
 spare-clean-local:
-	-rm -rf spare-plots spare-study24
+	-rm -rf spare/plots spare/study24
 .PHONY: spare-plots spare-study24 spare-clean-local

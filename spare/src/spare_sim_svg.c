@@ -135,15 +135,18 @@ int svg_chart_write(const char *path, const char *title, const char *xlabel,
     xml_text(f, ylabel);
     fputs("</text>\n", f);
     for (int k = 0; k < ns; k++) {
-        fprintf(f,
-                "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\"%s "
-                "points=\"",
-                s[k].color ? s[k].color : "black", s[k].width,
-                s[k].dashed ? " stroke-dasharray=\"6,4\"" : "");
+        /* a path, not a polyline: some renderers close polylines */
+        fprintf(
+            f, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\"%s d=\"",
+            s[k].color ? s[k].color : "black", s[k].width,
+            s[k].dashed ? " stroke-dasharray=\"6,4\"" : "");
+        int first = 1;
         for (int i = 0; i < s[k].n; i++) {
             if (logx && s[k].x[i] <= 0)
                 continue;
-            fprintf(f, "%.1f,%.1f ", PX(s[k].x[i]), PY(s[k].y[i]));
+            fprintf(f, "%c%.1f,%.1f ", first ? 'M' : 'L', PX(s[k].x[i]),
+                    PY(s[k].y[i]));
+            first = 0;
         }
         fputs("\"/>\n", f);
         double ly = MT + 10 + 20.0 * k;
