@@ -233,7 +233,7 @@ typedef struct spare_subst {
     int dim;    /**< sliding dimension (kD, k>=1), -1 for 0D */
     int dir;    /**< +1 or -1 (kD, k>=1), 0 for 0D */
     long moved; /**< number of ranks that changed node */
-    long spare; /**< node that was idle and now hosts a rank, or -1 */
+    long spare; /**< 0D, 1D: the idle node that now hosts a rank; else -1 */
 } spare_subst_t;
 
 /**
