@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * test_spare_closed.c: the paper's closed forms, out of the exhaustive
+ * simulator (spare_study_run), and the worst-case constructions of its
+ * Figure 6 for 0D sliding.  Exhaustive runs enumerate every ordered
+ * sequence of failed nodes (SPARE_STUDY_ORDERS) unless stated.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "spare.h"
+
+static spare_study_result_t *study(const char *dims, const char *alloc,
+                                   const char *method, spare_study_mode_t mode,
+                                   int maxf, long samples, uint64_t seed,
+                                   int threads)
+{
+    spare_topo_t *t;
+    spare_pattern_t *p;
+    spare_study_config_t cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    assert_int_equal(spare_topo_parse(dims, alloc, &t), 0);
+    assert_int_equal(spare_pattern_create(t, SPARE_PAT_STAR, 0, &p), 0);
+    assert_int_equal(
+        spare_method_parse(method, spare_topo_ndims(t), &cfg.method), 0);
+    cfg.topo = t;
+    cfg.pattern = p;
+    cfg.mode = mode;
+    cfg.max_failures = maxf;
+    cfg.samples = samples;
+    cfg.seed = seed;
+    cfg.threads = threads;
+    spare_study_result_t *r = NULL;
+    assert_int_equal(spare_study_run(&cfg, &r), 0);
+    assert_non_null(r);
+    spare_pattern_destroy(p);
+    spare_topo_destroy(t);
+    return r;
+}
+
+/* 1D sliding on 2D(2,1): C_max = 2 + F, and three failures are always
+ * handled; a fourth may not be. */
+static void test_1d_on_2d21_gives_two_plus_f(void **state)
+{
+    (void)state;
+    spare_study_result_t *r =
+        study("7x7", "2D(2,1)", "1D", SPARE_STUDY_ORDERS, 4, 0, 0, 2);
+    assert_int_equal(r->worst[0], 1);
+    for (int f = 1; f <= 3; f++) {
+        assert_true(r->cases[f] > 0);
+        assert_int_equal(r->unrecoverable[f], 0);
+        assert_int_equal(r->worst[f], 2 + f);
+        assert_int_equal(r->used[f * (SPARE_MAX_DIMS + 1) + 1], r->cases[f]);
+    }
+    assert_true(r->unrecoverable[4] > 0);
+    spare_study_result_free(r);
+}
+
+/* 2D sliding on 2D(2,1): two failures with no collision beyond the
+ * failure-free count; not every third failure can be handled. */
+static void test_2d_on_2d21_handles_two_without_collision(void **state)
+{
+    (void)state;
+    spare_study_result_t *r =
+        study("7x6", "2D(2,1)", "2D", SPARE_STUDY_ORDERS, 3, 0, 0, 2);
+    for (int f = 0; f <= 2; f++) {
+        assert_true(r->cases[f] > 0);
+        assert_int_equal(r->worst[f], r->worst[0]);
+        assert_int_equal(r->worst[f], 1);
+    }
+    assert_int_equal(r->unrecoverable[1] + r->unrecoverable[2], 0);
+    assert_true(r->unrecoverable[3] > 0);
+    spare_study_result_free(r);
+}
+
+/* qD sliding on qD(q,1): up to q failures, no collision, one hop more. */
+static void test_qd_adds_one_hop_and_no_collision(void **state)
+{
+    (void)state;
+    spare_study_result_t *r =
+        study("5x5x4", "3D(3,1)", "3D", SPARE_STUDY_SETS, 3, 0, 0, 2);
+    for (int f = 1; f <= 3; f++) {
+        assert_true(r->cases[f] > 0);
+        assert_int_equal(r->worst[f], 1);
+        assert_int_equal(r->best[f], 1);
+    }
+    spare_study_result_free(r);
+    r = study("4x4x3x3", "4D(4,1)", "4D", SPARE_STUDY_SETS, 2, 0, 0, 2);
+    assert_int_equal(r->worst[1], 1);
+    assert_int_equal(r->worst[2], 1);
+    spare_study_result_free(r);
+    /* hops: after one 3D sliding every stencil message takes 1 or 2 */
+    spare_topo_t *t;
+    spare_method_t me;
+    assert_int_equal(spare_topo_parse("5x5x4", "3D(3,1)", &t), 0);
+    spare_method_parse("3D", 3, &me);
+    long *rn = malloc(sizeof(long) * (size_t)spare_topo_ranks(t));
+    assert_non_null(rn);
+    long two = 0;
+    for (long v = 0; v < spare_topo_nodes(t); v++) {
+        if (spare_topo_is_spare(t, v))
+            continue;
+        assert_int_equal(spare_map_apply(t, &me, &v, 1, rn), 0);
+        int rs[3] = {4, 4, 3};
+        for (long rk = 0; rk < spare_topo_ranks(t); rk++) {
+            int c[3] = {(int)(rk % 4), (int)(rk / 4 % 4), (int)(rk / 16)};
+            for (int d = 0; d < 3; d++) {
+                if (c[d] + 1 >= rs[d])
+                    continue;
+                long q = rk + (d == 0 ? 1 : d == 1 ? 4 : 16);
+                int h = spare_topo_route(t, rn[rk], rn[q], NULL, 0);
+                assert_in_range(h, 1, 2);
+                two += h == 2;
+            }
+        }
+    }
+    assert_true(two > 0); /* the gap costs a hop where it lies between */
+    free(rn);
+    spare_topo_destroy(t);
+}
+
+/* Collisions of a scenario on a 2-D space; returns the count after each
+ * failure in out[]. */
+static void scenario(const char *dims, const int (*fail)[2], int n, int *out)
+{
+    spare_topo_t *t;
+    spare_pattern_t *p;
+    spare_method_t me;
+    spare_map_t *m;
+    assert_int_equal(spare_topo_parse(dims, "2D(1,1)", &t), 0);
+    assert_int_equal(spare_pattern_create(t, SPARE_PAT_STAR, 0, &p), 0);
+    spare_method_parse("0D", 2, &me);
+    assert_int_equal(spare_map_create(t, &me, p, &m), 0);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(
+            spare_map_fail_node(m, spare_topo_node_index(t, fail[i]), NULL), 0);
+        out[i] = spare_map_collisions(m);
+    }
+    spare_map_destroy(m);
+    spare_pattern_destroy(p);
+    spare_topo_destroy(t);
+}
+
+/* Figure 6 (right): failures in a line next to the side of a mesh; the
+ * first three take the near spares, the rest all lie beyond the third one,
+ * and the four messages of each of them share one link: 4 (F - 3) for
+ * F >= 7.  (Here the spare column is the high side of dimension 0; by the
+ * symmetry of the stencil, this is the paper's picture turned and with the
+ * message directions reversed.) */
+static void test_0d_side_construction_gives_4_f_minus_3(void **state)
+{
+    (void)state;
+    int fail[8][2], out[8];
+    for (int i = 0; i < 8; i++) {
+        fail[i][0] = 15 - 2 * i; /* every other node of row 1 */
+        fail[i][1] = 1;
+    }
+    scenario("18x10", (const int(*)[2])fail, 8, out);
+    assert_int_equal(out[6], 4 * (7 - 3));
+    assert_int_equal(out[7], 4 * (8 - 3));
+    /* on a torus the spares alternate sides for ever: no such pile-up */
+    scenario("18tx10t", (const int(*)[2])fail, 8, out);
+    assert_true(out[7] < 4 * (8 - 3));
+}
+
+/* Exhaustive 0D on 2D(1,1), mesh: with one failure the worst case is 5.
+ * The four messages from the failed node's neighbours to the spare (in
+ * the failed node's row) cross the link next to the failed node, with the
+ * neighbour's own message.  The paper's closed form gives 2F+1 = 3 here;
+ * its Figure 4 shows the same five messages on one link.  See README. */
+static void test_0d_single_failure_worst_case(void **state)
+{
+    (void)state;
+    spare_study_result_t *r =
+        study("7x6", "2D(1,1)", "0D", SPARE_STUDY_ORDERS, 2, 0, 0, 2);
+    assert_int_equal(r->worst[1], 5);
+    assert_int_equal(r->best[1], 2); /* next to the spare column */
+    assert_true(r->worst[2] >= r->worst[1]);
+    spare_study_result_free(r);
+}
+
+/* Random studies depend on the seed only, not on the number of threads. */
+static void test_random_study_is_reproducible(void **state)
+{
+    (void)state;
+    spare_study_result_t *a = study("8x8x6", "3D(2,1)", "hybrid(all)",
+                                    SPARE_STUDY_RANDOM, 20, 40, 7, 1);
+    spare_study_result_t *b = study("8x8x6", "3D(2,1)", "hybrid(all)",
+                                    SPARE_STUDY_RANDOM, 20, 40, 7, 3);
+    spare_study_result_t *c = study("8x8x6", "3D(2,1)", "hybrid(all)",
+                                    SPARE_STUDY_RANDOM, 20, 40, 8, 2);
+    int differ = 0;
+    for (int f = 1; f <= 20; f++) {
+        assert_int_equal(a->cases[f], 40);
+        assert_int_equal(a->worst[f], b->worst[f]);
+        assert_int_equal(a->best[f], b->best[f]);
+        assert_true(a->sum[f] == b->sum[f]);
+        for (int k = 0; k <= SPARE_MAX_DIMS; k++)
+            assert_int_equal(a->used[f * (SPARE_MAX_DIMS + 1) + k],
+                             b->used[f * (SPARE_MAX_DIMS + 1) + k]);
+        differ |= a->sum[f] != c->sum[f];
+    }
+    /* the first two failures take 3D sliding (3D(2,1): two sides) */
+    assert_int_equal(a->used[1 * (SPARE_MAX_DIMS + 1) + 3], 40);
+    assert_int_equal(a->used[2 * (SPARE_MAX_DIMS + 1) + 3], 40);
+    assert_true(differ);
+    spare_study_result_free(a);
+    spare_study_result_free(b);
+    spare_study_result_free(c);
+}
+
+static void test_bad_study_configs_are_rejected(void **state)
+{
+    (void)state;
+    spare_study_config_t cfg;
+    spare_study_result_t *r = NULL;
+    memset(&cfg, 0, sizeof(cfg));
+    assert_int_equal(spare_study_run(&cfg, &r), -EINVAL);
+    assert_int_equal(spare_study_run(NULL, &r), -EINVAL);
+    spare_topo_t *t;
+    assert_int_equal(spare_topo_parse("5x5", "2D(1,1)", &t), 0);
+    cfg.topo = t;
+    cfg.max_failures = 1;
+    cfg.threads = 0;
+    spare_method_parse("0D", 2, &cfg.method);
+    assert_int_equal(spare_study_run(&cfg, &r), -EINVAL);
+    cfg.threads = 1;
+    cfg.mode = SPARE_STUDY_RANDOM;
+    cfg.samples = 0;
+    assert_int_equal(spare_study_run(&cfg, &r), -EINVAL);
+    cfg.mode = (spare_study_mode_t)7;
+    assert_int_equal(spare_study_run(&cfg, &r), -EINVAL);
+    assert_null(r);
+    spare_topo_destroy(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_1d_on_2d21_gives_two_plus_f),
+        cmocka_unit_test(test_2d_on_2d21_handles_two_without_collision),
+        cmocka_unit_test(test_qd_adds_one_hop_and_no_collision),
+        cmocka_unit_test(test_0d_side_construction_gives_4_f_minus_3),
+        cmocka_unit_test(test_0d_single_failure_worst_case),
+        cmocka_unit_test(test_random_study_is_reproducible),
+        cmocka_unit_test(test_bad_study_configs_are_rejected),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
