@@ -38,7 +38,7 @@ struct board_ent { /* delegatee table entry for one board */
 struct dlg_ranktab {
     dlg_ranktab_shape_t s;
     uint64_t ranks;
-    uint32_t per_node; /* ranks per node when all nodes are equal, else 0 */
+    uint32_t per_node; /* ranks per node when nodes are regular, else 0 */
     struct node_ent *node;
     struct deleg_ent *deleg;
     struct board_ent *board;
@@ -112,7 +112,15 @@ int dlg_ranktab_build(const dlg_ranktab_shape_t *s, dlg_ranktab_t **out)
         if (ne->count != t->node[0].count)
             equal = 0;
     }
-    t->per_node = equal ? t->node[0].count : 0;
+    /* Arithmetic node lookup when all nodes but the last are equal and the
+     * last is not larger (a job that does not fill its last node). */
+    uint32_t per = t->node[0].count;
+    int regular = per > 0;
+    for (uint32_t n = 1; regular && n < s->nodes; n++)
+        if (n + 1 < s->nodes ? t->node[n].count != per
+                             : t->node[n].count > per)
+            regular = 0;
+    t->per_node = regular ? per : 0;
     if (s->map == DLG_RANKS_CYCLIC && !equal) {
         dlg_ranktab_free(t);
         return -EINVAL; /* cyclic placement needs equal nodes */
@@ -138,6 +146,8 @@ int dlg_ranktab_lookup(const dlg_ranktab_t *t, uint64_t rank,
     } else if (t->per_node) {
         node = (uint32_t)(rank / t->per_node);
         in_node = (uint32_t)(rank % t->per_node);
+        if (node >= t->s.nodes) /* cannot happen: rank < ranks */
+            return -EINVAL;
     } else {
         uint32_t lo = 0, hi = t->s.nodes - 1;
         while (lo < hi) { /* last node whose first rank <= rank */
