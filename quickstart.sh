@@ -21,7 +21,7 @@ esac
 cd "$(dirname "$0")"
 top=$(pwd)
 
-packages="build-essential autoconf automake libtool pkg-config libcmocka-dev
+packages="build-essential autoconf automake libtool pkg-config libcmocka-dev gnuplot-nox
 libhwloc-dev hwloc libmpich-dev mpich procps"
 
 missing=

@@ -141,6 +141,7 @@ struct dlg_delegatee {
     uint64_t spin_ns;
     uint64_t live_ns;
     uint64_t next_live_check;
+    uint64_t sweeps;
     _Atomic int stop;
     struct dlg_op ops[DLG_MAX_OPS];
     uint8_t *stage; /* inline payload staging, inline_max bytes */
