@@ -38,8 +38,9 @@ bench-delegation: delegation/bench/dlg_bench delegation/bench/dlg_ranktab_report
 BENCH_TARGETS += bench-delegation
 .PHONY: bench-delegation
 
-EXTRA_DIST += delegation/README.md delegation/bench/run-bench.sh \
-	delegation/bench/plot.gp delegation/tests/test_delegation_onecore.sh
+EXTRA_DIST += delegation/README.md delegation/man/deleg.3.md delegation/bench/run-bench.sh \
+	delegation/bench/plot.gp delegation/tests/test_delegation_onecore.sh \
+	delegation/tests/dlg_test_ops.h
 FORMAT_FILES += delegation/include/deleg.h $(delegation_libdeleg_la_SOURCES)
 CLEANFILES += delegation/bench/*.csv delegation/bench/*.svg
 
