@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # delegation/Makefile.mk: libdeleg, its tests, tools and benchmarks.
 
+EXTRA_DIST += delegation/README.md delegation/man/deleg.3.md delegation/bench/run-bench.sh \
+	delegation/bench/plot.gp delegation/tests/test_delegation_onecore.sh \
+	delegation/tests/dlg_test_ops.h
+
 if BUILD_DELEGATION
 lib_LTLIBRARIES += delegation/libdeleg.la
 delegincludedir = $(includedir)
@@ -36,11 +40,7 @@ delegation_bench_dlg_ranktab_report_LDFLAGS = $(AM_LDFLAGS) -no-install
 bench-delegation: delegation/bench/dlg_bench delegation/bench/dlg_ranktab_report
 	$(SHELL) $(top_srcdir)/delegation/bench/run-bench.sh $(top_builddir)/delegation/bench
 BENCH_TARGETS += bench-delegation
-.PHONY: bench-delegation
 
-EXTRA_DIST += delegation/README.md delegation/man/deleg.3.md delegation/bench/run-bench.sh \
-	delegation/bench/plot.gp delegation/tests/test_delegation_onecore.sh \
-	delegation/tests/dlg_test_ops.h
 FORMAT_FILES += delegation/include/deleg.h $(delegation_libdeleg_la_SOURCES)
 CLEANFILES += delegation/bench/*.csv delegation/bench/*.svg
 
@@ -76,3 +76,5 @@ delegation_tests_test_delegation_ranktab_LDADD = $(DLG_TEST_LDADD)
 delegation_tests_test_delegation_ranktab_LDFLAGS = $(AM_LDFLAGS) -no-install
 endif
 endif
+
+.PHONY: bench-delegation

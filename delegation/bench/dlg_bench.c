@@ -67,23 +67,23 @@ static void relax(void)
 }
 
 static void out(const char *section, const char *name, const char *policy,
-                const char *mode, size_t bytes, double value,
-                const char *unit, const char *base, double ratio)
+                const char *mode, size_t bytes, double value, const char *unit,
+                const char *base, double ratio)
 {
     printf("%-10s %-22s %-9s %-7s %8zu %14.1f %-6s %-12s %7.2f\n", section,
            name, policy, mode, bytes, value, unit, base, ratio);
     fflush(stdout);
     if (csv)
-        fprintf(csv, "%s,%s,%s,%s,%zu,%.1f,%s,%s,%.3f\n", section, name,
-                policy, mode, bytes, value, unit, base, ratio);
+        fprintf(csv, "%s,%s,%s,%s,%zu,%.1f,%s,%s,%.3f\n", section, name, policy,
+                mode, bytes, value, unit, base, ratio);
 }
 
 /* ---------------- baselines ---------------- */
 
 /* Plain function call through a pointer (what a same-core library call
  * costs); the request is the same shape as the delegated one. */
-static int64_t __attribute__((noinline)) plain_fn(uint64_t a, const void *p,
-                                                  size_t n)
+static int64_t __attribute__((noinline))
+plain_fn(uint64_t a, const void *p, size_t n)
 {
     __asm__ __volatile__("" ::"r"(p) : "memory");
     return (int64_t)(a + n);
@@ -217,8 +217,8 @@ static void *srv_main(void *arg)
 static double bench_rt(dlg_client_t *c, void *buf, size_t n, dlg_bufmode_t m,
                        int iters)
 {
-    dlg_call_t call = {.op = OP_SINK, .buf = n ? buf : NULL, .len = n,
-                       .mode = m};
+    dlg_call_t call = {
+        .op = OP_SINK, .buf = n ? buf : NULL, .len = n, .mode = m};
     int64_t res;
     for (int i = 0; i < iters / 10 + 1; i++) /* warm up */
         if (dlg_call(c, &call, &res, NULL, NULL))
@@ -231,11 +231,11 @@ static double bench_rt(dlg_client_t *c, void *buf, size_t n, dlg_bufmode_t m,
 }
 
 /* Requests per second with up to `win` requests in flight. */
-static double bench_tput(dlg_client_t *c, void *buf, size_t n,
-                         dlg_bufmode_t m, int iters, int win)
+static double bench_tput(dlg_client_t *c, void *buf, size_t n, dlg_bufmode_t m,
+                         int iters, int win)
 {
-    dlg_call_t call = {.op = OP_SINK, .buf = n ? buf : NULL, .len = n,
-                       .mode = m};
+    dlg_call_t call = {
+        .op = OP_SINK, .buf = n ? buf : NULL, .len = n, .mode = m};
     dlg_ticket_t t[64];
     int head = 0, tail = 0, sent = 0;
     uint64_t t0 = now_ns();
@@ -276,12 +276,11 @@ static int iters_for(size_t n)
 }
 
 struct res {
-    double rt8[4];   /* per policy: 8 B round trip */
-    double idle[4];  /* idle delegatee CPU share */
+    double rt8[4];  /* per policy: 8 B round trip */
+    double idle[4]; /* idle delegatee CPU share */
 };
 
-static const size_t sizes_full[] = {8,     64,     512,     4096,
-                                    32768, 262144, 1048576};
+static const size_t sizes_full[] = {8, 64, 512, 4096, 32768, 262144, 1048576};
 static const size_t sizes_quick[] = {8, 4096, 1048576};
 
 static int run_policy(dlg_policy_t pol, struct res *R, double base_cl,
@@ -335,15 +334,14 @@ static int run_policy(dlg_policy_t pol, struct res *R, double base_cl,
             const char *bn = pol == DLG_POLICY_BLOCK ? "futex-pp" : "cline-pp";
             double bv = pol == DLG_POLICY_BLOCK ? base_fx : base_cl;
             fprintf(stderr, ", throughput\n");
-            out("latency", "round-trip", pn, mname, n, lat, "ns", bn,
-                lat / bv);
+            out("latency", "round-trip", pn, mname, n, lat, "ns", bn, lat / bv);
             for (int r = 0; r < reps; r++)
                 v[r] = bench_tput(c, buf, n, modes[mi], iters_for(n), 16);
             double tp = median(v, reps);
-            out("throughput", "req/s(win16)", pn, mname, n, tp, "req/s",
+            out("throughput", "req/s(win16)", pn, mname, n, tp, "req/s", "-",
+                0);
+            out("throughput", "MB/s(win16)", pn, mname, n, tp * n / 1e6, "MB/s",
                 "-", 0);
-            out("throughput", "MB/s(win16)", pn, mname, n, tp * n / 1e6,
-                "MB/s", "-", 0);
         }
     }
     /* Idle: the delegatee waits with one client attached and no request. */
@@ -389,8 +387,10 @@ int main(int argc, char **argv)
             shared_futex = 1;
             break;
         default:
-            fprintf(stderr, "usage: %s [-r REPS] [-n ITERS] [-o FILE.csv] "
-                            "[-q] [-x]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [-r REPS] [-n ITERS] [-o FILE.csv] "
+                    "[-q] [-x]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -416,9 +416,8 @@ int main(int argc, char **argv)
            layout.host[0], layout.board[0],
            shared_futex ? "process-shared" : "process-private",
            (unsigned long long)dlg_spin_bound_ns(), reps);
-    printf("%-10s %-22s %-9s %-7s %8s %14s %-6s %-12s %7s\n", "section",
-           "name", "policy", "mode", "bytes", "value", "unit", "baseline",
-           "ratio");
+    printf("%-10s %-22s %-9s %-7s %8s %14s %-6s %-12s %7s\n", "section", "name",
+           "policy", "mode", "bytes", "value", "unit", "baseline", "ratio");
     double v[1000];
     fprintf(stderr, "baselines: function call, cache-line ping-pong, futex "
                     "ping-pong\n");
@@ -464,8 +463,7 @@ int main(int argc, char **argv)
                 r_poll, r_poll);
         fprintf(csv, "target,block/futex-pp,block,-,8,%.3f,ratio,1.3,%.3f\n",
                 r_block, r_block);
-        fprintf(csv,
-                "target,adaptive/poll,adaptive,-,8,%.3f,ratio,1.5,%.3f\n",
+        fprintf(csv, "target,adaptive/poll,adaptive,-,8,%.3f,ratio,1.5,%.3f\n",
                 r_adapt, r_adapt);
         fclose(csv);
     }

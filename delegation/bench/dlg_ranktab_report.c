@@ -51,8 +51,10 @@ int main(int argc, char **argv)
     unsigned rpb = 64, bpd = 4, dpn = 1;
     const char *env = getenv("DLG_BOARD_SIZE");
     if (env && *env && parse_pos(env, &rpb)) {
-        fprintf(stderr, "dlg_ranktab_report: DLG_BOARD_SIZE=%s: expected a "
-                        "positive integer\n", env);
+        fprintf(stderr,
+                "dlg_ranktab_report: DLG_BOARD_SIZE=%s: expected a "
+                "positive integer\n",
+                env);
         return 2;
     }
     const char *csvpath = NULL;
@@ -64,9 +66,11 @@ int main(int argc, char **argv)
             continue;
         }
         if (opt == '?' || parse_pos(optarg, dst)) {
-            fprintf(stderr, "usage: %s [-b RANKS_PER_BOARD] "
-                            "[-B BOARDS_PER_DELEGATEE] [-d DELEGATEES_PER_NODE] "
-                            "[-o FILE.csv]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [-b RANKS_PER_BOARD] "
+                    "[-B BOARDS_PER_DELEGATEE] [-d DELEGATEES_PER_NODE] "
+                    "[-o FILE.csv]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -98,8 +102,10 @@ int main(int argc, char **argv)
             br[b] = (unsigned)(left < rpb ? left : rpb);
             left -= br[b];
         }
-        dlg_ranktab_shape_t s = {.nodes = nodes, .deleg_per_node = dpn,
-                                 .boards_per_deleg = bpd, .board_ranks = br};
+        dlg_ranktab_shape_t s = {.nodes = nodes,
+                                 .deleg_per_node = dpn,
+                                 .boards_per_deleg = bpd,
+                                 .board_ranks = br};
         dlg_ranktab_t *t;
         int rc = dlg_ranktab_build(&s, &t);
         if (rc) {

@@ -134,9 +134,9 @@ DLG_API uint64_t dlg_spin_bound_ns(void);
 /* Delegatee                                                           */
 /* ------------------------------------------------------------------ */
 
-#define DLG_MAX_OPS 256     /**< operation ids are 0..DLG_MAX_OPS-1 */
-#define DLG_MAX_ARGS 5      /**< 64-bit arguments per request */
-#define DLG_REPLY_MAX 40    /**< bytes of inline reply per completion */
+#define DLG_MAX_OPS    256  /**< operation ids are 0..DLG_MAX_OPS-1 */
+#define DLG_MAX_ARGS   5    /**< 64-bit arguments per request */
+#define DLG_REPLY_MAX  40   /**< bytes of inline reply per completion */
 #define DLG_INLINE_MAX 1024 /**< upper limit of inline_max */
 
 typedef struct dlg_delegatee dlg_delegatee_t;
@@ -291,14 +291,14 @@ DLG_API int dlg_client_detach(dlg_client_t *c);
 
 /** One request. */
 typedef struct {
-    unsigned op;                   /**< operation id */
-    unsigned nargs;                /**< used entries of args */
-    uint64_t args[DLG_MAX_ARGS];   /**< arguments */
-    void *buf;                     /**< buffer or NULL */
-    size_t len;                    /**< buffer length */
-    dlg_bufmode_t mode;            /**< buffer access mode */
-    unsigned dir;                  /**< DLG_BUF_IN / DLG_BUF_OUT bits */
-    dlg_policy_t policy;           /**< DEFAULT: the operation's policy */
+    unsigned op;                 /**< operation id */
+    unsigned nargs;              /**< used entries of args */
+    uint64_t args[DLG_MAX_ARGS]; /**< arguments */
+    void *buf;                   /**< buffer or NULL */
+    size_t len;                  /**< buffer length */
+    dlg_bufmode_t mode;          /**< buffer access mode */
+    unsigned dir;                /**< DLG_BUF_IN / DLG_BUF_OUT bits */
+    dlg_policy_t policy;         /**< DEFAULT: the operation's policy */
 } dlg_call_t;
 
 /** Ticket of a submitted request. */

@@ -139,7 +139,7 @@ int dlg_client_detach(dlg_client_t *c)
         c->cb->tail = 0;
         for (uint32_t k = 0; k < c->slots; k++) {
             atomic_store(&c->ring[k].seq, 0);
-            atomic_store(&c->compl[k].cw, 0);
+            atomic_store(&c->compl [k].cw, 0);
         }
     }
     free(c->consumed);
@@ -225,8 +225,8 @@ int dlg_submit(dlg_client_t *c, const dlg_call_t *call, dlg_ticket_t *t)
     if (mode == DLG_BUF_INLINE) {
         size_t first = (DLG_MAX_ARGS - call->nargs) * sizeof(uint64_t);
         if (len > first)
-            nslots += (unsigned)((len - first + DLG_CONT_BYTES - 1) /
-                                 DLG_CONT_BYTES);
+            nslots +=
+                (unsigned)((len - first + DLG_CONT_BYTES - 1) / DLG_CONT_BYTES);
     }
     if (c->head + nslots - c->low > c->slots) {
         reclaim(c);
@@ -246,7 +246,8 @@ int dlg_submit(dlg_client_t *c, const dlg_call_t *call, dlg_ticket_t *t)
     memcpy(d->args, call->args, call->nargs * sizeof(uint64_t));
     if (mode == DLG_BUF_INLINE)
         inline_scatter(c, d, tk, call->buf, len, call->nargs);
-    struct slotinfo *si = &((struct slotinfo *)c->consumed)[tk & (c->slots - 1)];
+    struct slotinfo *si =
+        &((struct slotinfo *)c->consumed)[tk & (c->slots - 1)];
     si->ticket1 = tk + 1;
     si->nslots = (uint8_t)nslots;
     dlg_policy_t pol = call->policy;
@@ -329,7 +330,7 @@ int dlg_wait(dlg_client_t *c, dlg_ticket_t t, dlg_policy_t policy,
     struct slotinfo *si = &((struct slotinfo *)c->consumed)[t & (c->slots - 1)];
     if (t >= c->head || si->ticket1 != t + 1)
         return -EINVAL;
-    struct dlg_compl *cp = &c->compl[t & (c->slots - 1)];
+    struct dlg_compl *cp = &c->compl [t & (c->slots - 1)];
     dlg_policy_t pol = policy ? policy : (dlg_policy_t)si->policy;
     int rc = wait_done(c, cp, dlg_done_mark(t), pol);
     if (rc)
@@ -381,7 +382,8 @@ void *dlg_heap_alloc(dlg_client_t *c, size_t n)
         errno = n ? ENOMEM : EINVAL;
         return NULL;
     }
-    uint64_t need = sizeof(struct hblk) + ((n + DLG_LINE - 1) & ~(uint64_t)(DLG_LINE - 1));
+    uint64_t need =
+        sizeof(struct hblk) + ((n + DLG_LINE - 1) & ~(uint64_t)(DLG_LINE - 1));
     for (uint8_t *p = c->heap; p < c->heap + c->heap_size;) {
         struct hblk *b = (struct hblk *)p;
         if (!b->used) {

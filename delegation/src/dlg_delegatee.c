@@ -14,7 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uint64_t)(a) - 1))
+#define ALIGN_UP(x, a) (((x) + (a)-1) & ~((uint64_t)(a)-1))
 
 static int attr_fill(const dlg_delegatee_attr_t *in, dlg_delegatee_attr_t *a)
 {
@@ -30,8 +30,8 @@ static int attr_fill(const dlg_delegatee_attr_t *in, dlg_delegatee_attr_t *a)
         a->inline_max = 256;
     if (!a->quantum)
         a->quantum = 1;
-    if (a->max_clients > 1024 || a->ring_slots < 4 ||
-        a->ring_slots > 65536 || (a->ring_slots & (a->ring_slots - 1)) ||
+    if (a->max_clients > 1024 || a->ring_slots < 4 || a->ring_slots > 65536 ||
+        (a->ring_slots & (a->ring_slots - 1)) ||
         a->inline_max > DLG_INLINE_MAX ||
         a->idle_policy > DLG_POLICY_ADAPTIVE || a->quantum > 65536)
         return -EINVAL;
@@ -45,9 +45,8 @@ static int attr_fill(const dlg_delegatee_attr_t *in, dlg_delegatee_attr_t *a)
 static uint64_t cblk_bytes(const dlg_delegatee_attr_t *a)
 {
     return ALIGN_UP(offsetof(struct dlg_cblk, ring_start) +
-                        (uint64_t)a->ring_slots *
-                            (sizeof(struct dlg_desc) +
-                             sizeof(struct dlg_compl)),
+                        (uint64_t)a->ring_slots * (sizeof(struct dlg_desc) +
+                                                   sizeof(struct dlg_compl)),
                     DLG_LINE);
 }
 
@@ -149,8 +148,8 @@ fail:
     return rc;
 }
 
-int dlg_delegatee_register(dlg_delegatee_t *dg, unsigned op,
-                           dlg_handler_fn fn, void *ctx, dlg_policy_t policy)
+int dlg_delegatee_register(dlg_delegatee_t *dg, unsigned op, dlg_handler_fn fn,
+                           void *ctx, dlg_policy_t policy)
 {
     if (!dg || op >= DLG_MAX_OPS || !fn || policy > DLG_POLICY_ADAPTIVE)
         return -EINVAL;
@@ -195,13 +194,11 @@ static void check_clients(dlg_delegatee_t *dg)
     struct dlg_hdr *h = dg->h;
     for (unsigned i = 0; i < h->max_clients; i++) {
         struct dlg_cblk *cb = dlg_cblk_at(h, i);
-        if (atomic_load_explicit(&cb->state, memory_order_acquire) !=
-            CS_ACTIVE)
+        if (atomic_load_explicit(&cb->state, memory_order_acquire) != CS_ACTIVE)
             continue;
         int rc = dlg_life_check(&cb->life);
         if (rc == -ENOTCONN &&
-            atomic_load_explicit(&cb->state, memory_order_acquire) !=
-                CS_ACTIVE)
+            atomic_load_explicit(&cb->state, memory_order_acquire) != CS_ACTIVE)
             continue; /* detached meanwhile */
         if (rc < 0)
             client_dead(dg, i, cb);
@@ -211,8 +208,8 @@ static void check_clients(dlg_delegatee_t *dg)
 /* Gather an inline payload: the free argument words of the header, then
  * the continuation slots (skipping their 4-byte seq). */
 static void inline_gather(uint8_t *dst, const struct dlg_desc *ring,
-                          uint32_t slots, uint64_t tail, const struct dlg_desc *d,
-                          size_t len)
+                          uint32_t slots, uint64_t tail,
+                          const struct dlg_desc *d, size_t len)
 {
     size_t first = (DLG_MAX_ARGS - d->nargs) * sizeof(uint64_t);
     size_t n = len < first ? len : first;
@@ -543,7 +540,7 @@ int dlg_req_reply(dlg_req_t *req, const void *data, size_t n)
         return -EINVAL;
     if (n > DLG_REPLY_MAX)
         return -EMSGSIZE;
-    memcpy(req->compl->reply, data, n);
+    memcpy(req->compl ->reply, data, n);
     req->rlen = (uint32_t)n;
     return 0;
 }

@@ -16,9 +16,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#define DLG_HIDDEN __attribute__((visibility("hidden")))
-#define DLG_LINE 64
-#define DLG_MAGIC 0x444c4752454731ULL /* "DLGREG1" */
+#define DLG_HIDDEN  __attribute__((visibility("hidden")))
+#define DLG_LINE    64
+#define DLG_MAGIC   0x444c4752454731ULL /* "DLGREG1" */
 #define DLG_VERSION 1u
 
 /* Region header written by dlg_region_create (first line of the mapping). */
@@ -42,8 +42,13 @@ struct dlg_region {
 /* Delegatee states (dlg_hdr.dg_state). */
 enum { DG_NONE = 0, DG_RUNNING = 1, DG_STOPPED = 2, DG_DEAD = 3 };
 /* Client slot states (dlg_cblk.state). */
-enum { CS_FREE = 0, CS_CLAIMED = 1, CS_ACTIVE = 2, CS_DETACHED = 3,
-       CS_DEAD = 4 };
+enum {
+    CS_FREE = 0,
+    CS_CLAIMED = 1,
+    CS_ACTIVE = 2,
+    CS_DETACHED = 3,
+    CS_DEAD = 4
+};
 
 /*
  * Ring descriptor: one cache line.  `seq` is written last (release) and is
@@ -124,7 +129,7 @@ struct dlg_req {
     size_t len;
     void *ptr;
     pid_t pid;
-    struct dlg_compl *compl;
+    struct dlg_compl * compl ;
     uint32_t rlen;
 };
 
@@ -153,11 +158,11 @@ struct dlg_client {
     struct dlg_hdr *h;
     struct dlg_cblk *cb;
     struct dlg_desc *ring;
-    struct dlg_compl *compl;
+    struct dlg_compl * compl ;
     int index;
     uint32_t slots;
-    uint64_t head;     /* next ticket */
-    uint64_t low;      /* oldest ticket whose slots are not yet free */
+    uint64_t head;  /* next ticket */
+    uint64_t low;   /* oldest ticket whose slots are not yet free */
     void *consumed; /* struct slotinfo per slot (dlg_client.c) */
     uint64_t spin_ns;
     uint64_t live_ns;
@@ -171,8 +176,8 @@ struct dlg_client {
 /* Layout helpers. */
 static inline struct dlg_cblk *dlg_cblk_at(struct dlg_hdr *h, unsigned i)
 {
-    return (struct dlg_cblk *)((char *)h + h->cblk_off + (uint64_t)i *
-                                                             h->cblk_size);
+    return (struct dlg_cblk *)((char *)h + h->cblk_off +
+                               (uint64_t)i * h->cblk_size);
 }
 static inline struct dlg_desc *dlg_cblk_ring(struct dlg_cblk *cb)
 {

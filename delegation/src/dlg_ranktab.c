@@ -16,20 +16,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct node_ent { /* node table entry */
+struct node_ent {   /* node table entry */
     uint32_t first; /* first global rank (block map) */
     uint32_t count; /* ranks on the node */
     uint32_t deleg; /* index of the node's first delegatee */
 };
 
-struct deleg_ent { /* delegatee table header */
+struct deleg_ent {   /* delegatee table header */
     uint32_t first;  /* first rank inside the node */
     uint32_t count;  /* ranks served */
     uint32_t board;  /* index of its first board */
     uint32_t nboard; /* boards */
 };
 
-struct board_ent { /* delegatee table entry for one board */
+struct board_ent {  /* delegatee table entry for one board */
     uint32_t first; /* first rank inside the node */
     uint32_t count; /* ranks on the board */
     uint32_t core;  /* offset of its board table in the core pool */
@@ -48,9 +48,8 @@ struct dlg_ranktab {
 
 int dlg_ranktab_build(const dlg_ranktab_shape_t *s, dlg_ranktab_t **out)
 {
-    if (!s || !out || !s->nodes || !s->deleg_per_node ||
-        !s->boards_per_deleg || (!s->ranks_per_board && !s->board_ranks) ||
-        s->map > DLG_RANKS_CYCLIC)
+    if (!s || !out || !s->nodes || !s->deleg_per_node || !s->boards_per_deleg ||
+        (!s->ranks_per_board && !s->board_ranks) || s->map > DLG_RANKS_CYCLIC)
         return -EINVAL;
     uint64_t nd = (uint64_t)s->nodes * s->deleg_per_node;
     uint64_t nb = nd * s->boards_per_deleg;
@@ -117,8 +116,7 @@ int dlg_ranktab_build(const dlg_ranktab_shape_t *s, dlg_ranktab_t **out)
     uint32_t per = t->node[0].count;
     int regular = per > 0;
     for (uint32_t n = 1; regular && n < s->nodes; n++)
-        if (n + 1 < s->nodes ? t->node[n].count != per
-                             : t->node[n].count > per)
+        if (n + 1 < s->nodes ? t->node[n].count != per : t->node[n].count > per)
             regular = 0;
     t->per_node = regular ? per : 0;
     if (s->map == DLG_RANKS_CYCLIC && !equal) {
@@ -199,10 +197,10 @@ void dlg_ranktab_mem(const dlg_ranktab_t *t, dlg_ranktab_mem_t *m)
     uint64_t client_hdr = sizeof(struct board_ent) + sizeof(struct deleg_ent);
     m->client_bytes = client_hdr + board_tab;
     /* A delegatee: the node table, its delegatee header and board entries. */
-    m->delegatee_bytes = (uint64_t)t->s.nodes * sizeof(struct node_ent) +
-                         sizeof(struct deleg_ent) +
-                         (uint64_t)t->s.boards_per_deleg *
-                             sizeof(struct board_ent);
+    m->delegatee_bytes =
+        (uint64_t)t->s.nodes * sizeof(struct node_ent) +
+        sizeof(struct deleg_ent) +
+        (uint64_t)t->s.boards_per_deleg * sizeof(struct board_ent);
     m->max_bytes = m->client_bytes > m->delegatee_bytes ? m->client_bytes
                                                         : m->delegatee_bytes;
 }

@@ -20,8 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int region_map(dlg_region_t *r, size_t size, int create,
-                      unsigned flags)
+static int region_map(dlg_region_t *r, size_t size, int create, unsigned flags)
 {
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
     if (p == MAP_FAILED)
@@ -76,8 +75,8 @@ int dlg_region_create(dlg_region_kind_t kind, const char *name, size_t size,
             snprintf(r->shm_name, sizeof(r->shm_name), "/deleg-%ld-%u",
                      (long)getpid(), atomic_fetch_add(&counter, 1));
         }
-        r->fd = shm_open(r->shm_name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-                         0600);
+        r->fd =
+            shm_open(r->shm_name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (r->fd < 0) {
             rc = -errno;
             goto fail;

@@ -32,8 +32,8 @@ static inline int64_t op_echo(dlg_req_t *req, void *ctx)
     for (unsigned i = 0; i < dlg_req_nargs(req); i++)
         s += (int64_t)dlg_req_args(req)[i];
     uint8_t head[DLG_REPLY_MAX];
-    size_t n = dlg_req_len(req) < sizeof(head) ? dlg_req_len(req)
-                                               : sizeof(head);
+    size_t n =
+        dlg_req_len(req) < sizeof(head) ? dlg_req_len(req) : sizeof(head);
     int rc = dlg_req_read(req, 0, head, n);
     if (rc)
         return rc;

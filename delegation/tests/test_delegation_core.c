@@ -33,22 +33,21 @@ static struct fx *fx_new(const dlg_delegatee_attr_t *a, unsigned rflags)
     assert_non_null(f);
     size_t need = dlg_region_need(a);
     assert_true(need > 0);
-    assert_int_equal(dlg_region_create(DLG_REGION_MEMFD, "t", need, rflags,
-                                       &f->r),
-                     0);
+    assert_int_equal(
+        dlg_region_create(DLG_REGION_MEMFD, "t", need, rflags, &f->r), 0);
     assert_int_equal(dlg_delegatee_create(f->r, a, &f->dg), 0);
-    assert_int_equal(dlg_delegatee_register(f->dg, OP_ECHO, op_echo, NULL,
-                                            DLG_POLICY_POLL),
-                     0);
-    assert_int_equal(dlg_delegatee_register(f->dg, OP_CSUM, op_csum, NULL,
-                                            DLG_POLICY_BLOCK),
-                     0);
+    assert_int_equal(
+        dlg_delegatee_register(f->dg, OP_ECHO, op_echo, NULL, DLG_POLICY_POLL),
+        0);
+    assert_int_equal(
+        dlg_delegatee_register(f->dg, OP_CSUM, op_csum, NULL, DLG_POLICY_BLOCK),
+        0);
     assert_int_equal(dlg_delegatee_register(f->dg, OP_FILL, op_fill, NULL,
                                             DLG_POLICY_ADAPTIVE),
                      0);
-    assert_int_equal(dlg_delegatee_register(f->dg, OP_PTR, op_ptr, NULL,
-                                            DLG_POLICY_DEFAULT),
-                     0);
+    assert_int_equal(
+        dlg_delegatee_register(f->dg, OP_PTR, op_ptr, NULL, DLG_POLICY_DEFAULT),
+        0);
     return f;
 }
 
@@ -120,8 +119,7 @@ static void delegatee_rejects_bad_attributes_and_env(void **state)
     (void)state;
     dlg_region_t *r;
     dlg_delegatee_t *dg;
-    assert_int_equal(dlg_region_create(DLG_REGION_MEMFD, NULL, 4096, 0, &r),
-                     0);
+    assert_int_equal(dlg_region_create(DLG_REGION_MEMFD, NULL, 4096, 0, &r), 0);
     assert_int_equal(dlg_delegatee_create(r, NULL, &dg), -ENOSPC);
     dlg_delegatee_attr_t a = {.ring_slots = 48};
     assert_int_equal(dlg_delegatee_create(r, &a, &dg), -EINVAL);
@@ -142,9 +140,9 @@ static void delegatee_rejects_bad_attributes_and_env(void **state)
     /* A second live delegatee on the same region is refused. */
     dlg_delegatee_t *dg2;
     assert_int_equal(dlg_delegatee_create(r, NULL, &dg2), -EBUSY);
-    assert_int_equal(dlg_delegatee_register(dg, DLG_MAX_OPS, op_echo, NULL,
-                                            DLG_POLICY_POLL),
-                     -EINVAL);
+    assert_int_equal(
+        dlg_delegatee_register(dg, DLG_MAX_OPS, op_echo, NULL, DLG_POLICY_POLL),
+        -EINVAL);
     assert_int_equal(dlg_delegatee_destroy(dg), 0);
     assert_int_equal(dlg_region_close(r), 0);
 }
@@ -161,8 +159,8 @@ static void call_passes_args_and_inline_payloads_of_every_size(void **state)
     for (size_t len = 0; len <= sizeof(buf); len++) {
         unsigned nargs = (unsigned)(len % (DLG_MAX_ARGS + 1));
         t_pattern(buf, len, (unsigned)len);
-        dlg_call_t call = {.op = OP_ECHO, .nargs = nargs, .buf = buf,
-                           .len = len};
+        dlg_call_t call = {
+            .op = OP_ECHO, .nargs = nargs, .buf = buf, .len = len};
         int64_t want = (int64_t)len;
         for (unsigned i = 0; i < nargs; i++) {
             call.args[i] = 1000 * (i + 1) + len;
@@ -184,8 +182,8 @@ static void call_passes_args_and_inline_payloads_of_every_size(void **state)
     assert_int_equal(st.bytes_zero_copy, 0);
     /* Beyond the inline limit an explicit inline request is refused. */
     uint8_t big[300];
-    dlg_call_t call = {.op = OP_ECHO, .buf = big, .len = sizeof(big),
-                       .mode = DLG_BUF_INLINE};
+    dlg_call_t call = {
+        .op = OP_ECHO, .buf = big, .len = sizeof(big), .mode = DLG_BUF_INLINE};
     dlg_ticket_t t;
     assert_int_equal(dlg_submit(c, &call, &t), -EMSGSIZE);
     assert_int_equal(dlg_client_detach(c), 0);
@@ -242,13 +240,12 @@ static void full_ring_refuses_then_recovers_out_of_order_waits(void **state)
         /* Consume newest first: space comes back only with the oldest. */
         for (int i = 7; i >= 0; i--) {
             int64_t res;
-            assert_int_equal(dlg_wait(c, t[i], DLG_POLICY_DEFAULT, &res, NULL,
-                                      NULL),
-                             0);
+            assert_int_equal(
+                dlg_wait(c, t[i], DLG_POLICY_DEFAULT, &res, NULL, NULL), 0);
             assert_int_equal(res, round * 100 + i);
-            assert_int_equal(dlg_wait(c, t[i], DLG_POLICY_DEFAULT, &res, NULL,
-                                      NULL),
-                             -EINVAL); /* consumed */
+            assert_int_equal(
+                dlg_wait(c, t[i], DLG_POLICY_DEFAULT, &res, NULL, NULL),
+                -EINVAL); /* consumed */
         }
         /* A multi-slot inline request wraps round the ring end. */
         uint8_t p[120];
@@ -312,9 +309,9 @@ static void sweeps_serve_clients_round_robin(void **state)
         assert_int_equal(pos, 14);
         for (int i = 0; i < 3; i++) {
             for (unsigned k = 0; k < count[i]; k++)
-                assert_int_equal(dlg_wait(c[i], t[i][k], DLG_POLICY_POLL,
-                                          NULL, NULL, NULL),
-                                 0);
+                assert_int_equal(
+                    dlg_wait(c[i], t[i][k], DLG_POLICY_POLL, NULL, NULL, NULL),
+                    0);
             assert_int_equal(dlg_client_detach(c[i]), 0);
         }
         fx_free(f);
@@ -339,8 +336,12 @@ static void same_address_space_moves_1mib_without_copy(void **state)
     call.op = OP_CSUM;
     assert_int_equal(roundtrip(f, c, &call, NULL, NULL),
                      (int64_t)t_csum_full(buf, n));
-    call = (dlg_call_t){.op = OP_FILL, .nargs = 1, .args = {9}, .buf = buf,
-                        .len = n, .dir = DLG_BUF_OUT};
+    call = (dlg_call_t){.op = OP_FILL,
+                        .nargs = 1,
+                        .args = {9},
+                        .buf = buf,
+                        .len = n,
+                        .dir = DLG_BUF_OUT};
     memset(buf, 0, n);
     assert_int_equal(roundtrip(f, c, &call, NULL, NULL), (int64_t)n);
     uint8_t *want = malloc(n);
@@ -378,8 +379,12 @@ static void xproc_mode_reads_and_writes_the_client(void **state)
                      (int64_t)t_csum_full(buf, n));
     call.op = OP_PTR;
     assert_int_equal(roundtrip(f, c, &call, NULL, NULL), 0); /* no pointer */
-    call = (dlg_call_t){.op = OP_FILL, .nargs = 1, .args = {4}, .buf = buf,
-                        .len = n, .dir = DLG_BUF_OUT};
+    call = (dlg_call_t){.op = OP_FILL,
+                        .nargs = 1,
+                        .args = {4},
+                        .buf = buf,
+                        .len = n,
+                        .dir = DLG_BUF_OUT};
     assert_int_equal(roundtrip(f, c, &call, NULL, NULL), (int64_t)n);
     t_pattern(want, n, 4);
     assert_memory_equal(buf, want, n);
@@ -387,10 +392,10 @@ static void xproc_mode_reads_and_writes_the_client(void **state)
     call.dir = DLG_BUF_IN;
     assert_int_equal(roundtrip(f, c, &call, NULL, NULL), -EPERM);
     /* An unmapped address fails cleanly. */
-    void *hole = mmap(NULL, 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-                      0);
-    call = (dlg_call_t){.op = OP_CSUM, .buf = hole, .len = 8192,
-                        .mode = DLG_BUF_XPROC};
+    void *hole =
+        mmap(NULL, 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    call = (dlg_call_t){
+        .op = OP_CSUM, .buf = hole, .len = 8192, .mode = DLG_BUF_XPROC};
     assert_int_equal(roundtrip(f, c, &call, NULL, NULL), -EFAULT);
     munmap(hole, 8192);
     dlg_stats_t st;
@@ -439,7 +444,9 @@ static void shared_heap_blocks_are_passed_by_reference(void **state)
     /* A heap-mode buffer outside the heap is refused. */
     uint8_t local[512];
     dlg_ticket_t t;
-    call = (dlg_call_t){.op = OP_CSUM, .buf = local, .len = sizeof(local),
+    call = (dlg_call_t){.op = OP_CSUM,
+                        .buf = local,
+                        .len = sizeof(local),
                         .mode = DLG_BUF_HEAP};
     assert_int_equal(dlg_submit(c, &call, &t), -EFAULT);
     assert_int_equal(dlg_client_detach(c), 0);
@@ -478,7 +485,7 @@ static void strerror_names_every_code(void **state)
 {
     (void)state;
     int codes[] = {-EOWNERDEAD, -ENOTCONN, -ENOSYS, -EAGAIN, -EMSGSIZE,
-                   -ETIMEDOUT, -EUSERS, -EPROTO, -ENOSPC, -EINVAL};
+                   -ETIMEDOUT,  -EUSERS,   -EPROTO, -ENOSPC, -EINVAL};
     for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
         const char *s = dlg_strerror(codes[i]);
         assert_non_null(s);

@@ -76,10 +76,8 @@ static void *delegatee_main(void *arg)
     a.ctx = r;
     int rc = dlg_delegatee_create(r->r, &a, &r->dg);
     if (rc == 0) {
-        dlg_delegatee_register(r->dg, OP_ECHO, op_echo, NULL,
-                               DLG_POLICY_POLL);
-        dlg_delegatee_register(r->dg, OP_CSUM, op_csum, NULL,
-                               DLG_POLICY_BLOCK);
+        dlg_delegatee_register(r->dg, OP_ECHO, op_echo, NULL, DLG_POLICY_POLL);
+        dlg_delegatee_register(r->dg, OP_CSUM, op_csum, NULL, DLG_POLICY_BLOCK);
         dlg_delegatee_register(r->dg, OP_FILL, op_fill, NULL,
                                DLG_POLICY_ADAPTIVE);
         if (r->die_handler)
@@ -184,7 +182,8 @@ static void *client_main(void *arg)
         } else { /* a small pipeline */
             dlg_ticket_t t[4];
             for (int i = 0; i < 4; i++) {
-                dlg_call_t p = {.op = OP_ECHO, .nargs = 1,
+                dlg_call_t p = {.op = OP_ECHO,
+                                .nargs = 1,
                                 .args = {(uint64_t)(k * 4 + i)},
                                 .policy = cl->pol};
                 check(r, dlg_submit(c, &p, &t[i]) == 0);
@@ -213,8 +212,7 @@ static void many_clients(dlg_policy_t idle, dlg_policy_t cpol)
     struct cl cl[NCLIENTS];
     for (int i = 0; i < NCLIENTS; i++) {
         cl[i] = (struct cl){.r = &r, .id = i, .pol = cpol};
-        assert_int_equal(pthread_create(&ct[i], NULL, client_main, &cl[i]),
-                         0);
+        assert_int_equal(pthread_create(&ct[i], NULL, client_main, &cl[i]), 0);
     }
     for (int i = 0; i < NCLIENTS; i++) {
         assert_int_equal(pthread_join(ct[i], NULL), 0);

@@ -36,8 +36,8 @@ static void cpulist_parses_ranges_and_rejects_junk(void **st)
     assert_int_equal(dlg_cpulist_parse("1,3-5,9", c, 16), 5);
     int want[] = {1, 3, 4, 5, 9};
     assert_memory_equal(c, want, sizeof(want));
-    const char *bad[] = {"", "a", "1-", "-1", "3-1", "1,,2", "1;2", "1 ",
-                         "99999999"};
+    const char *bad[] = {"",     "a",   "1-", "-1",      "3-1",
+                         "1,,2", "1;2", "1 ", "99999999"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         assert_int_equal(dlg_cpulist_parse(bad[i], c, 16), -EINVAL);
     assert_int_equal(dlg_cpulist_parse("0-20", c, 16), -EINVAL); /* > max */
@@ -63,10 +63,10 @@ static void default_layout_uses_allowed_cpus_only(void **st)
             for (int j = 0; j < l->nboard; j++)
                 assert_int_not_equal(l->host[i], l->board[j]);
     }
-    assert_int_equal(l->nhost + (l->nhost == l->nboard &&
-                                         l->host[0] == l->board[0]
-                                     ? 0
-                                     : l->nboard),
+    assert_int_equal(l->nhost +
+                         (l->nhost == l->nboard && l->host[0] == l->board[0]
+                              ? 0
+                              : l->nboard),
                      CPU_COUNT(&allowed));
     free(l);
 }

@@ -59,10 +59,8 @@ static void *srv_main(void *arg)
     if (!rc) {
         dlg_delegatee_register(s->dg, OP_ECHO, op_echo, NULL,
                                DLG_POLICY_ADAPTIVE);
-        dlg_delegatee_register(s->dg, OP_CSUM, op_csum, NULL,
-                               DLG_POLICY_BLOCK);
-        dlg_delegatee_register(s->dg, OP_FILL, op_fill, NULL,
-                               DLG_POLICY_POLL);
+        dlg_delegatee_register(s->dg, OP_CSUM, op_csum, NULL, DLG_POLICY_BLOCK);
+        dlg_delegatee_register(s->dg, OP_FILL, op_fill, NULL, DLG_POLICY_POLL);
     }
     pthread_mutex_lock(&s->mu);
     s->ready = rc ? rc : 1;
@@ -110,10 +108,15 @@ static int child_client(const char *spec, int use_heap)
     t_pattern(buf, n, 21);
     int64_t res;
     dlg_call_t call = {.op = OP_CSUM, .buf = buf, .len = n};
-    if (dlg_call(c, &call, &res, NULL, NULL) || res != (int64_t)t_csum_full(buf, n))
+    if (dlg_call(c, &call, &res, NULL, NULL) ||
+        res != (int64_t)t_csum_full(buf, n))
         return 4;
-    call = (dlg_call_t){.op = OP_FILL, .nargs = 1, .args = {8}, .buf = buf,
-                        .len = n, .dir = DLG_BUF_OUT};
+    call = (dlg_call_t){.op = OP_FILL,
+                        .nargs = 1,
+                        .args = {8},
+                        .buf = buf,
+                        .len = n,
+                        .dir = DLG_BUF_OUT};
     if (dlg_call(c, &call, &res, NULL, NULL) || res != (int64_t)n)
         return 5;
     t_pattern(want, n, 8);
@@ -121,7 +124,10 @@ static int child_client(const char *spec, int use_heap)
         return 6;
     uint8_t small[100];
     t_pattern(small, sizeof(small), 1);
-    call = (dlg_call_t){.op = OP_ECHO, .nargs = 1, .args = {7}, .buf = small,
+    call = (dlg_call_t){.op = OP_ECHO,
+                        .nargs = 1,
+                        .args = {7},
+                        .buf = small,
                         .len = sizeof(small)};
     uint8_t rep[DLG_REPLY_MAX];
     size_t rl = sizeof(rep);
@@ -141,9 +147,8 @@ static int child_client(const char *spec, int use_heap)
 static void client_process(dlg_region_kind_t kind, int use_heap)
 {
     struct srv s = {.attr = {.max_clients = 4, .heap_size = 8 << 20}};
-    assert_int_equal(dlg_region_create(kind, NULL,
-                                       dlg_region_need(&s.attr), 0, &s.r),
-                     0);
+    assert_int_equal(
+        dlg_region_create(kind, NULL, dlg_region_need(&s.attr), 0, &s.r), 0);
     int go[2];
     assert_int_equal(pipe(go), 0);
     pid_t pid = fork();
@@ -305,8 +310,8 @@ static void killed_delegatee_process_is_reported(void **st)
         dlg_client_t *c;
         assert_int_equal(dlg_client_attach(r, NULL, &c), 0);
         int64_t res;
-        dlg_call_t call = {.op = OP_ECHO, .nargs = 1, .args = {2},
-                           .policy = pols[p]};
+        dlg_call_t call = {
+            .op = OP_ECHO, .nargs = 1, .args = {2}, .policy = pols[p]};
         assert_int_equal(dlg_call(c, &call, &res, NULL, NULL), 0);
         assert_int_equal(res, 2);
         struct killer k = {.fd = hang[0], .pid = pid};

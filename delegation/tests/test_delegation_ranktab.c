@@ -41,8 +41,10 @@ static dlg_rankloc_t *flat(const dlg_ranktab_shape_t *s, uint64_t *n)
                                      ? in_node * s->nodes + node
                                      : rank + in_node;
                     (void)per_node;
-                    f[g] = (dlg_rankloc_t){.node = node, .deleg = d,
-                                           .board = b, .local = k,
+                    f[g] = (dlg_rankloc_t){.node = node,
+                                           .deleg = d,
+                                           .board = b,
+                                           .local = k,
                                            .core = k};
                 }
             }
@@ -73,8 +75,10 @@ static void check_shape(const dlg_ranktab_shape_t *s)
 static void lookups_match_a_flat_table(void **st)
 {
     (void)st;
-    dlg_ranktab_shape_t s = {.nodes = 7, .deleg_per_node = 2,
-                             .boards_per_deleg = 3, .ranks_per_board = 5};
+    dlg_ranktab_shape_t s = {.nodes = 7,
+                             .deleg_per_node = 2,
+                             .boards_per_deleg = 3,
+                             .ranks_per_board = 5};
     check_shape(&s);
     s.map = DLG_RANKS_CYCLIC;
     check_shape(&s);
@@ -84,8 +88,10 @@ static void lookups_match_a_flat_table(void **st)
     unsigned *br = malloc(nb * sizeof(*br));
     for (unsigned i = 0; i < nb; i++)
         br[i] = (i * 7) % 5; /* 0..4, includes empty boards */
-    s = (dlg_ranktab_shape_t){.nodes = 9, .deleg_per_node = 1,
-                              .boards_per_deleg = 4, .board_ranks = br};
+    s = (dlg_ranktab_shape_t){.nodes = 9,
+                              .deleg_per_node = 1,
+                              .boards_per_deleg = 4,
+                              .board_ranks = br};
     check_shape(&s);
     /* Cyclic placement needs equal nodes. */
     s.map = DLG_RANKS_CYCLIC;
@@ -98,14 +104,18 @@ static void bad_shapes_are_refused(void **st)
 {
     (void)st;
     dlg_ranktab_t *t;
-    dlg_ranktab_shape_t s = {.nodes = 0, .deleg_per_node = 1,
-                             .boards_per_deleg = 1, .ranks_per_board = 1};
+    dlg_ranktab_shape_t s = {.nodes = 0,
+                             .deleg_per_node = 1,
+                             .boards_per_deleg = 1,
+                             .ranks_per_board = 1};
     assert_int_equal(dlg_ranktab_build(&s, &t), -EINVAL);
     s.nodes = 1;
     s.ranks_per_board = 0;
     assert_int_equal(dlg_ranktab_build(&s, &t), -EINVAL);
-    s = (dlg_ranktab_shape_t){.nodes = 65536, .deleg_per_node = 256,
-                              .boards_per_deleg = 256, .ranks_per_board = 1};
+    s = (dlg_ranktab_shape_t){.nodes = 65536,
+                              .deleg_per_node = 256,
+                              .boards_per_deleg = 256,
+                              .ranks_per_board = 1};
     assert_int_equal(dlg_ranktab_build(&s, &t), -EOVERFLOW);
 }
 
@@ -122,8 +132,10 @@ static void million_ranks_hold_100x_less_than_flat(void **st)
         br[i] = left < 64 ? left : 64;
         left -= br[i];
     }
-    dlg_ranktab_shape_t s = {.nodes = nodes, .deleg_per_node = 1,
-                             .boards_per_deleg = 4, .board_ranks = br};
+    dlg_ranktab_shape_t s = {.nodes = nodes,
+                             .deleg_per_node = 1,
+                             .boards_per_deleg = 4,
+                             .board_ranks = br};
     dlg_ranktab_t *t;
     assert_int_equal(dlg_ranktab_build(&s, &t), 0);
     assert_int_equal(dlg_ranktab_size(t), 1000000);
