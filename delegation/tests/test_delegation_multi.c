@@ -294,6 +294,9 @@ static void dead_delegatee_thread_is_reported(void **s)
     }
 }
 
+static dlg_client_t *volatile kept[8];
+static _Atomic int nkept;
+
 static void *vanishing_client(void *arg)
 {
     struct run *r = arg;
@@ -305,11 +308,10 @@ static void *vanishing_client(void *arg)
     check(r, dlg_call(c, &call, &res, NULL, NULL) == 0);
     dlg_ticket_t t;
     check(r, dlg_submit(c, &call, &t) == 0);
-    /* Ends without waiting or detaching (memory of c is leaked on
-     * purpose: a dead client cannot free anything). */
-    static dlg_client_t *keep;
-    keep = c;
-    (void)keep;
+    /* Ends without waiting or detaching.  The handle stays reachable from
+     * a global (a dead client cannot free anything; the delegatee recycles
+     * its slot), so leak checkers do not count it. */
+    kept[atomic_fetch_add(&nkept, 1) % 8] = c;
     return NULL;
 }
 
