@@ -209,8 +209,10 @@ static void *srv_main(void *arg)
         rc = dlg_delegatee_register(s->dg, OP_SINK, op_sink, NULL, s->pol);
     s->rc = rc;
     atomic_store(&s->ready, rc ? -1 : 1);
-    if (!rc)
+    if (!rc) {
         s->rc = dlg_delegatee_run(s->dg);
+        dlg_delegatee_destroy(s->dg);
+    }
     return NULL;
 }
 
@@ -357,7 +359,6 @@ static int run_policy(dlg_policy_t pol, struct res *R, double base_cl,
     dlg_client_detach(c);
     dlg_delegatee_stop(s.dg);
     pthread_join(th, NULL);
-    dlg_delegatee_destroy(s.dg);
     dlg_region_close(s.r);
     free(buf);
     free(v);

@@ -199,7 +199,10 @@ DLG_API int dlg_delegatee_progress(dlg_delegatee_t *dg);
  */
 DLG_API int dlg_delegatee_run(dlg_delegatee_t *dg);
 
-/** Ask dlg_delegatee_run() to return (any thread, handlers included). */
+/** Ask dlg_delegatee_run() to return (any thread, handlers included).
+ *  The delegatee is not touched after the request, so the serving thread
+ *  may destroy it as soon as dlg_delegatee_run() returns; the region must
+ *  stay mapped until this call returns. */
 DLG_API void dlg_delegatee_stop(dlg_delegatee_t *dg);
 
 /** Counters of a delegatee. */

@@ -134,6 +134,7 @@ int dlg_delegatee_create(dlg_region_t *r, const dlg_delegatee_attr_t *attr,
     if ((rc = dlg_life_init(&h->dg_life)) ||
         (rc = -pthread_mutex_lock(&h->dg_life)))
         goto fail;
+    dg->owner = pthread_self();
     atomic_store(&h->dg_state, DG_RUNNING);
     atomic_store_explicit((_Atomic uint64_t *)&h->magic, DLG_MAGIC,
                           memory_order_release);
@@ -182,7 +183,7 @@ static void client_dead(dlg_delegatee_t *dg, unsigned i, struct dlg_cblk *cb)
 {
     pid_t pid = cb->pid;
     atomic_store(&cb->state, CS_DEAD);
-    dg->st.dead_clients++;
+    DLG_STAT_ADD(dg, dead_clients, 1);
     dlg_log("client %u (pid %ld) died", i, (long)pid);
     if (dg->attr.on_client_dead)
         dg->attr.on_client_dead(dg, (int)i, pid, dg->attr.ctx);
@@ -257,7 +258,7 @@ static void serve_one(dlg_delegatee_t *dg, unsigned i, struct dlg_cblk *cb,
         }
         inline_gather(dg->stage, dlg_cblk_ring(cb), slots, tail, d, req.len);
         req.ptr = dg->stage;
-        dg->st.bytes_inline += req.len;
+        DLG_STAT_ADD(dg, bytes_inline, req.len);
         break;
     case DLG_BUF_LOCAL:
         if (!cb->same_as) {
@@ -265,7 +266,7 @@ static void serve_one(dlg_delegatee_t *dg, unsigned i, struct dlg_cblk *cb,
             goto complete;
         }
         req.ptr = (void *)(uintptr_t)req.buf;
-        dg->st.bytes_zero_copy += req.len;
+        DLG_STAT_ADD(dg, bytes_zero_copy, req.len);
         break;
     case DLG_BUF_HEAP:
         if (!h->heap_off || req.buf > h->heap_share * h->max_clients ||
@@ -274,7 +275,7 @@ static void serve_one(dlg_delegatee_t *dg, unsigned i, struct dlg_cblk *cb,
             goto complete;
         }
         req.ptr = (char *)h + h->heap_off + req.buf;
-        dg->st.bytes_zero_copy += req.len;
+        DLG_STAT_ADD(dg, bytes_zero_copy, req.len);
         break;
     case DLG_BUF_XPROC:
         break;
@@ -285,13 +286,13 @@ static void serve_one(dlg_delegatee_t *dg, unsigned i, struct dlg_cblk *cb,
     if (dg->ops[req.op].fn) {
         res = dg->ops[req.op].fn(&req, dg->ops[req.op].ctx);
     } else {
-        dg->st.unknown_ops++;
+        DLG_STAT_ADD(dg, unknown_ops, 1);
         res = -ENOSYS;
     }
 complete:
     cp->result = res;
     cp->rlen = req.rlen;
-    dg->st.requests++;
+    DLG_STAT_ADD(dg, requests, 1);
     uint32_t old = atomic_exchange_explicit(&cp->cw, dlg_done_mark(tail),
                                             memory_order_acq_rel);
     if (old & 1)
@@ -359,7 +360,7 @@ static int idle_block(dlg_delegatee_t *dg)
         atomic_store(&h->sleeping, 0);
         return n;
     }
-    dg->st.sleeps++;
+    DLG_STAT_ADD(dg, sleeps, 1);
     uint64_t now = dlg_now_ns();
     live_tick(dg, now);
     uint64_t to = dg->next_live_check > now ? dg->next_live_check - now : 1;
@@ -374,7 +375,7 @@ int dlg_delegatee_run(dlg_delegatee_t *dg)
         return -EINVAL;
     unsigned empty = 0;
     uint64_t idle_since = 0;
-    while (!atomic_load_explicit(&dg->stop, memory_order_relaxed)) {
+    while (!atomic_load_explicit(&dg->stop, memory_order_acquire)) {
         int n = dlg_delegatee_progress(dg);
         if (n < 0)
             return n;
@@ -420,15 +421,26 @@ void dlg_delegatee_stop(dlg_delegatee_t *dg)
 {
     if (!dg)
         return;
-    atomic_store(&dg->stop, 1);
-    atomic_fetch_add(&dg->h->doorbell, 1);
-    dlg_futex_wake(&dg->h->doorbell, 1, dg->h->futex_private);
+    /* Once the flag is set the serving thread may return and destroy the
+     * delegatee at once: touch only the region (still mapped) after it. */
+    struct dlg_hdr *h = dg->h;
+    atomic_store_explicit(&dg->stop, 1, memory_order_release);
+    atomic_fetch_add(&h->doorbell, 1);
+    dlg_futex_wake(&h->doorbell, 1, h->futex_private);
 }
 
 void dlg_delegatee_stats(const dlg_delegatee_t *dg, dlg_stats_t *st)
 {
-    if (dg && st)
-        *st = dg->st;
+    if (!dg || !st)
+        return;
+    st->requests = __atomic_load_n(&dg->st.requests, __ATOMIC_RELAXED);
+    st->bytes_inline = __atomic_load_n(&dg->st.bytes_inline, __ATOMIC_RELAXED);
+    st->bytes_zero_copy =
+        __atomic_load_n(&dg->st.bytes_zero_copy, __ATOMIC_RELAXED);
+    st->bytes_xproc = __atomic_load_n(&dg->st.bytes_xproc, __ATOMIC_RELAXED);
+    st->sleeps = __atomic_load_n(&dg->st.sleeps, __ATOMIC_RELAXED);
+    st->dead_clients = __atomic_load_n(&dg->st.dead_clients, __ATOMIC_RELAXED);
+    st->unknown_ops = __atomic_load_n(&dg->st.unknown_ops, __ATOMIC_RELAXED);
 }
 
 int dlg_delegatee_destroy(dlg_delegatee_t *dg)
@@ -437,7 +449,10 @@ int dlg_delegatee_destroy(dlg_delegatee_t *dg)
         return 0;
     struct dlg_hdr *h = dg->h;
     atomic_store(&h->dg_state, DG_STOPPED);
-    pthread_mutex_unlock(&h->dg_life);
+    /* Only the owner can release its life; another thread may still free
+     * the memory of a delegatee whose thread has ended. */
+    if (pthread_equal(dg->owner, pthread_self()))
+        pthread_mutex_unlock(&h->dg_life);
     /* Wake every client that sleeps on a completion word. */
     for (unsigned i = 0; i < h->max_clients; i++) {
         struct dlg_cblk *cb = dlg_cblk_at(h, i);
@@ -504,7 +519,7 @@ static int xproc(dlg_req_t *req, size_t off, void *local, size_t n, int wr)
             return -EFAULT;
         done += (size_t)k;
     }
-    req->dg->st.bytes_xproc += n;
+    DLG_STAT_ADD(req->dg, bytes_xproc, n);
     return 0;
 }
 

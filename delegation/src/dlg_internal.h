@@ -147,6 +147,7 @@ struct dlg_delegatee {
     uint64_t live_ns;
     uint64_t next_live_check;
     uint64_t sweeps;
+    pthread_t owner; /* thread that holds dg_life */
     _Atomic int stop;
     struct dlg_op ops[DLG_MAX_OPS];
     uint8_t *stage; /* inline payload staging, inline_max bytes */
@@ -211,6 +212,11 @@ DLG_HIDDEN void dlg_log(const char *fmt, ...)
  * -ENOTCONN released normally. */
 DLG_HIDDEN int dlg_life_check(pthread_mutex_t *m);
 DLG_HIDDEN int dlg_life_init(pthread_mutex_t *m);
+
+/* Counters are written by the serving thread only and may be read by any
+ * thread: relaxed atomic accesses keep both sides well defined. */
+#define DLG_STAT_ADD(dg, f, v)                                                 \
+    __atomic_store_n(&(dg)->st.f, (dg)->st.f + (v), __ATOMIC_RELAXED)
 
 /* Spin iterations between yields in the poll policy. */
 #define DLG_POLL_YIELD_EVERY 256
