@@ -42,7 +42,7 @@ bench-delegation: delegation/bench/dlg_bench delegation/bench/dlg_ranktab_report
 BENCH_TARGETS += bench-delegation
 
 FORMAT_FILES += delegation/include/deleg.h $(delegation_libdeleg_la_SOURCES)
-CLEANFILES += delegation/bench/*.csv delegation/bench/*.svg
+CLEANFILES += delegation/bench/results/*.csv delegation/bench/results/*.svg
 
 if HAVE_CMOCKA
 DLG_TESTS = \
