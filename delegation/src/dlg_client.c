@@ -258,7 +258,7 @@ int dlg_submit(dlg_client_t *c, const dlg_call_t *call, dlg_ticket_t *t)
         pol = DLG_POLICY_ADAPTIVE;
     si->policy = (uint8_t)pol;
     c->head = tk + nslots;
-    atomic_store_explicit(&d->seq, (uint32_t)(tk + 1), memory_order_release);
+    atomic_store_explicit(&d->seq, dlg_seq(tk), memory_order_release);
     /* Pairs with the fence in the delegatee's idle_block(): either it sees
      * this request in its last sweep, or we see it asleep and wake it. */
     atomic_thread_fence(memory_order_seq_cst);

@@ -331,7 +331,7 @@ int dlg_delegatee_progress(dlg_delegatee_t *dg)
             uint64_t tail = cb->tail;
             struct dlg_desc *d = &ring[tail & (slots - 1)];
             if (atomic_load_explicit(&d->seq, memory_order_acquire) !=
-                (uint32_t)(tail + 1))
+                dlg_seq(tail))
                 break;
             unsigned ns = d->nslots;
             if (ns == 0 || ns > slots / 2)

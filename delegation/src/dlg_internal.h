@@ -52,7 +52,7 @@ enum {
 
 /*
  * Ring descriptor: one cache line.  `seq` is written last (release) and is
- * the low 32 bits of the request's ticket + 1; continuation slots carrying
+ * dlg_seq(ticket) of the request; continuation slots carrying
  * inline payload have seq 0 and 60 payload bytes.
  */
 struct dlg_desc {
@@ -69,8 +69,8 @@ _Static_assert(sizeof(struct dlg_desc) == DLG_LINE, "descriptor size");
 #define DLG_CONT_BYTES (DLG_LINE - 4)
 
 /*
- * Completion record: one cache line.  `cw` is the completion word: bits 1..31
- * are (ticket + 1) << 1 when done, bit 0 says the client sleeps on it.
+ * Completion record: one cache line.  `cw` is the completion word:
+ * dlg_done_mark(ticket) when done, bit 0 says the client sleeps on it.
  */
 struct dlg_compl {
     _Atomic uint32_t cw;
@@ -190,9 +190,16 @@ static inline struct dlg_compl *dlg_cblk_compl(struct dlg_cblk *cb,
     return (struct dlg_compl *)(cb->ring_start +
                                 (size_t)slots * sizeof(struct dlg_desc));
 }
+/* Sequence word of ticket t's descriptor: never 0 (the value of a reset or
+ * continuation slot), and different from the value one lap earlier. */
+static inline uint32_t dlg_seq(uint64_t ticket)
+{
+    return (uint32_t)(ticket % 0xffffffffu) + 1;
+}
+/* Completion word of ticket t when done: bits 1..31, never 0. */
 static inline uint32_t dlg_done_mark(uint64_t ticket)
 {
-    return (uint32_t)((ticket + 1) << 1);
+    return (uint32_t)((ticket % 0x7fffffffu) + 1) << 1;
 }
 
 /* dlg_wait.c: time, futexes, waiting, environment. */

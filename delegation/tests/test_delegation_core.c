@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "deleg.h"
+#include "dlg_internal.h" /* to start tickets near the wrap points */
 #include "dlg_test_ops.h"
 
 struct fx {
@@ -481,6 +482,38 @@ static void detach_and_stop_are_reported(void **state)
     free(f);
 }
 
+/* Tickets are 64-bit; the descriptor sequence and the completion mark are
+ * 32-bit words.  Start a client just below 2^31 and 2^32 and make sure
+ * requests (some multi-slot) still complete with the right results. */
+static void tickets_survive_32bit_wrap(void **state)
+{
+    (void)state;
+    uint64_t starts[] = {(1ull << 31) - 7, (1ull << 32) - 1, (1ull << 32) - 9,
+                         0xffffffffull * 2 - 5};
+    for (int k = 0; k < 4; k++) {
+        dlg_delegatee_attr_t a = {.ring_slots = 8, .inline_max = 120};
+        struct fx *f = fx_new(&a, 0);
+        dlg_client_t *c;
+        assert_int_equal(dlg_client_attach(f->r, NULL, &c), 0);
+        c->head = c->low = starts[k];
+        c->cb->tail = starts[k];
+        for (unsigned i = 0; i < 40; i++) {
+            uint8_t p[120];
+            size_t len = (i * 37) % sizeof(p);
+            t_pattern(p, len, i);
+            dlg_call_t call = {.op = OP_CSUM, .buf = p, .len = len};
+            /* Nothing is pending: a stale slot must not look like a new
+             * request. */
+            assert_int_equal(dlg_delegatee_progress(f->dg), 0);
+            assert_int_equal(roundtrip(f, c, &call, NULL, NULL),
+                             (int64_t)t_csum_full(p, len));
+        }
+        assert_true(c->head > starts[k] + 40);
+        assert_int_equal(dlg_client_detach(c), 0);
+        fx_free(f);
+    }
+}
+
 static void strerror_names_every_code(void **state)
 {
     (void)state;
@@ -513,6 +546,7 @@ int main(void)
         cmocka_unit_test(xproc_mode_reads_and_writes_the_client),
         cmocka_unit_test(shared_heap_blocks_are_passed_by_reference),
         cmocka_unit_test(detach_and_stop_are_reported),
+        cmocka_unit_test(tickets_survive_32bit_wrap),
         cmocka_unit_test(strerror_names_every_code),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
