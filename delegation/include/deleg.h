@@ -325,7 +325,9 @@ DLG_API int dlg_submit(dlg_client_t *c, const dlg_call_t *call,
  */
 DLG_API int dlg_wait(dlg_client_t *c, dlg_ticket_t t, dlg_policy_t policy,
                      int64_t *result, void *reply, size_t *reply_len);
-/** dlg_submit + dlg_wait (waits for ring space as well). */
+/** dlg_submit + dlg_wait with the operation's policy.  Returns the errors
+ *  of both; -EAGAIN when earlier requests still fill the ring (wait for
+ *  them first). */
 DLG_API int dlg_call(dlg_client_t *c, const dlg_call_t *call, int64_t *result,
                      void *reply, size_t *reply_len);
 

@@ -128,10 +128,9 @@ int dlg_client_detach(dlg_client_t *c)
 {
     if (!c)
         return 0;
+    /* Outstanding requests are abandoned; the delegatee recycles the slot
+     * once it sees the detach. */
     int rc = c->head != c->low ? -EBUSY : 0;
-    if (c->low != c->head) {
-        /* Reclaim what completed; anything else is abandoned. */
-    }
     atomic_store(&c->cb->state, CS_DETACHED);
     pthread_mutex_unlock(&c->cb->life);
     /* A delegatee that is gone will not recycle the slot: do it here. */
@@ -386,6 +385,9 @@ void *dlg_heap_alloc(dlg_client_t *c, size_t n)
         sizeof(struct hblk) + ((n + DLG_LINE - 1) & ~(uint64_t)(DLG_LINE - 1));
     for (uint8_t *p = c->heap; p < c->heap + c->heap_size;) {
         struct hblk *b = (struct hblk *)p;
+        if (b->size < sizeof(struct hblk) ||
+            b->size > (uint64_t)(c->heap + c->heap_size - p))
+            break; /* overwritten block header: give up, do not loop */
         if (!b->used) {
             /* Merge the free blocks that follow. */
             for (;;) {
@@ -393,7 +395,8 @@ void *dlg_heap_alloc(dlg_client_t *c, size_t n)
                 if (q >= c->heap + c->heap_size)
                     break;
                 struct hblk *nb = (struct hblk *)q;
-                if (nb->used)
+                if (nb->used || nb->size < sizeof(struct hblk) ||
+                    nb->size > (uint64_t)(c->heap + c->heap_size - q))
                     break;
                 b->size += nb->size;
             }
