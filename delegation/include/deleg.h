@@ -199,6 +199,12 @@ DLG_API int dlg_delegatee_progress(dlg_delegatee_t *dg);
  */
 DLG_API int dlg_delegatee_run(dlg_delegatee_t *dg);
 
+/**
+ * Change the delegatee's idle policy (POLL, BLOCK or ADAPTIVE) while it
+ * runs; any thread.  @return 0 or -EINVAL.
+ */
+DLG_API int dlg_delegatee_set_idle(dlg_delegatee_t *dg, dlg_policy_t policy);
+
 /** Ask dlg_delegatee_run() to return (any thread, handlers included).
  *  The delegatee is not touched after the request, so the serving thread
  *  may destroy it as soon as dlg_delegatee_run() returns; the region must

@@ -107,7 +107,7 @@ int dlg_delegatee_create(dlg_region_t *r, const dlg_delegatee_attr_t *attr,
     dg->r = r;
     dg->h = h;
     dg->attr = a;
-    dg->idle = idle;
+    atomic_init(&dg->idle, (int)idle);
     dg->spin_ns = spin;
     dg->live_ns = live_ms * 1000000ull;
     dg->next_live_check = dlg_now_ns() + dg->live_ns;
@@ -385,7 +385,7 @@ int dlg_delegatee_run(dlg_delegatee_t *dg)
             continue;
         }
         empty++;
-        switch (dg->idle) {
+        switch (atomic_load_explicit(&dg->idle, memory_order_relaxed)) {
         case DLG_POLICY_POLL:
             dlg_cpu_relax();
             /* Yield now and then: a client may need this CPU. */
@@ -414,6 +414,17 @@ int dlg_delegatee_run(dlg_delegatee_t *dg)
             return n;
     }
     atomic_store(&dg->stop, 0);
+    return 0;
+}
+
+int dlg_delegatee_set_idle(dlg_delegatee_t *dg, dlg_policy_t policy)
+{
+    if (!dg || policy < DLG_POLICY_POLL || policy > DLG_POLICY_ADAPTIVE)
+        return -EINVAL;
+    atomic_store(&dg->idle, (int)policy);
+    /* A sleeping delegatee takes the new policy when it next wakes. */
+    atomic_fetch_add(&dg->h->doorbell, 1);
+    dlg_futex_wake(&dg->h->doorbell, 1, dg->h->futex_private);
     return 0;
 }
 

@@ -142,7 +142,7 @@ struct dlg_delegatee {
     dlg_region_t *r;
     struct dlg_hdr *h;
     dlg_delegatee_attr_t attr;
-    dlg_policy_t idle;
+    _Atomic int idle; /* dlg_policy_t; may change while running */
     uint64_t spin_ns;
     uint64_t live_ns;
     uint64_t next_live_check;

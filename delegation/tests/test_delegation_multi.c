@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -265,6 +266,45 @@ static void idle_adaptive_clients_adaptive(void **s)
     many_clients(DLG_POLICY_ADAPTIVE, DLG_POLICY_ADAPTIVE);
 }
 
+/* The idle policy may change while clients are served; a delegatee switched
+ * to BLOCK goes to sleep once idle. */
+static void idle_policy_changes_while_serving(void **st)
+{
+    (void)st;
+    struct run r = {.idle = DLG_POLICY_POLL, .iters = 1000};
+    pthread_t th, ct[2];
+    run_start(&r, &th);
+    struct cl cl[2];
+    for (int i = 0; i < 2; i++) {
+        cl[i] = (struct cl){.r = &r, .id = i, .pol = DLG_POLICY_ADAPTIVE};
+        assert_int_equal(pthread_create(&ct[i], NULL, client_main, &cl[i]), 0);
+    }
+    dlg_policy_t cycle[] = {DLG_POLICY_BLOCK, DLG_POLICY_ADAPTIVE,
+                            DLG_POLICY_POLL};
+    for (int k = 0; k < 300; k++) {
+        assert_int_equal(dlg_delegatee_set_idle(r.dg, cycle[k % 3]), 0);
+        sched_yield();
+    }
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(pthread_join(ct[i], NULL), 0);
+        assert_int_equal(cl[i].served, r.iters);
+    }
+    assert_int_equal(atomic_load(&r.errors), 0);
+    assert_int_equal(dlg_delegatee_set_idle(r.dg, DLG_POLICY_DEFAULT), -EINVAL);
+    dlg_stats_t a, b;
+    dlg_delegatee_stats(r.dg, &a);
+    assert_int_equal(dlg_delegatee_set_idle(r.dg, DLG_POLICY_BLOCK), 0);
+    /* Bounded wait for the first sleep (a hang guard, not a timing). */
+    for (int i = 0; i < 10000; i++) {
+        dlg_delegatee_stats(r.dg, &b);
+        if (b.sleeps > a.sleeps)
+            break;
+        usleep(1000);
+    }
+    assert_true(b.sleeps > a.sleeps);
+    run_finish(&r, th);
+}
+
 /* The delegatee thread ends inside a handler: every waiting policy gets
  * -EOWNERDEAD, later submissions too. */
 static void dead_delegatee_thread_is_reported(void **s)
@@ -373,6 +413,7 @@ int main(void)
         cmocka_unit_test(idle_block_clients_poll),
         cmocka_unit_test(idle_poll_clients_block),
         cmocka_unit_test(idle_adaptive_clients_adaptive),
+        cmocka_unit_test(idle_policy_changes_while_serving),
         cmocka_unit_test(dead_delegatee_thread_is_reported),
         cmocka_unit_test(dead_client_thread_is_reported_and_slot_reused),
     };
