@@ -23,6 +23,8 @@ top=$(pwd)
 
 packages="build-essential autoconf automake libtool pkg-config libcmocka-dev
 libhwloc-dev hwloc libmpich-dev mpich procps gfortran libcoarrays-mpich-dev"
+packages="build-essential autoconf automake libtool pkg-config libcmocka-dev gnuplot-nox
+libhwloc-dev hwloc libmpich-dev mpich procps"
 
 missing=
 for p in $packages; do

@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# delegation/Makefile.mk: libdeleg, its tests, tools and benchmarks.
+
+EXTRA_DIST += delegation/README.md delegation/man/deleg.3.md delegation/bench/run-bench.sh \
+	delegation/bench/plot.gp delegation/tests/test_delegation_onecore.sh \
+	delegation/tests/dlg_test_ops.h
+
+if BUILD_DELEGATION
+lib_LTLIBRARIES += delegation/libdeleg.la
+delegincludedir = $(includedir)
+deleginclude_HEADERS = delegation/include/deleg.h
+pkgconfig_DATA += delegation/deleg.pc
+delegation_libdeleg_la_SOURCES = \
+	delegation/src/dlg_internal.h \
+	delegation/src/dlg_region.c \
+	delegation/src/dlg_wait.c \
+	delegation/src/dlg_delegatee.c \
+	delegation/src/dlg_client.c \
+	delegation/src/dlg_place.c \
+	delegation/src/dlg_ranktab.c
+delegation_libdeleg_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/delegation/include
+delegation_libdeleg_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(HWLOC_CFLAGS)
+delegation_libdeleg_la_LIBADD = $(HWLOC_LIBS)
+delegation_libdeleg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
+
+DLG_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/delegation/include -I$(top_srcdir)/delegation/src
+DLG_TEST_LDADD = delegation/libdeleg.la test/libth.la $(CMOCKA_LIBS) $(HWLOC_LIBS)
+
+# Tools and benchmarks (not installed).
+noinst_PROGRAMS += delegation/bench/dlg_bench delegation/bench/dlg_ranktab_report
+delegation_bench_dlg_bench_SOURCES = delegation/bench/dlg_bench.c
+delegation_bench_dlg_bench_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
+delegation_bench_dlg_bench_LDADD = delegation/libdeleg.la
+delegation_bench_dlg_bench_LDFLAGS = $(AM_LDFLAGS) -no-install
+delegation_bench_dlg_ranktab_report_SOURCES = delegation/bench/dlg_ranktab_report.c
+delegation_bench_dlg_ranktab_report_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
+delegation_bench_dlg_ranktab_report_LDADD = delegation/libdeleg.la
+delegation_bench_dlg_ranktab_report_LDFLAGS = $(AM_LDFLAGS) -no-install
+
+bench-delegation: delegation/bench/dlg_bench delegation/bench/dlg_ranktab_report
+	$(SHELL) $(top_srcdir)/delegation/bench/run-bench.sh $(top_builddir)/delegation/bench
+BENCH_TARGETS += bench-delegation
+
+FORMAT_FILES += delegation/include/deleg.h $(delegation_libdeleg_la_SOURCES)
+CLEANFILES += delegation/bench/results/*.csv delegation/bench/results/*.svg
+
+if HAVE_CMOCKA
+DLG_TESTS = \
+	delegation/tests/test_delegation_core \
+	delegation/tests/test_delegation_multi \
+	delegation/tests/test_delegation_proc \
+	delegation/tests/test_delegation_place \
+	delegation/tests/test_delegation_ranktab
+check_PROGRAMS += $(DLG_TESTS)
+TESTS += $(DLG_TESTS) delegation/tests/test_delegation_onecore.sh
+
+delegation_tests_test_delegation_core_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
+delegation_tests_test_delegation_core_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+delegation_tests_test_delegation_core_LDADD = $(DLG_TEST_LDADD)
+delegation_tests_test_delegation_core_LDFLAGS = $(AM_LDFLAGS) -no-install
+delegation_tests_test_delegation_multi_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
+delegation_tests_test_delegation_multi_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+delegation_tests_test_delegation_multi_LDADD = $(DLG_TEST_LDADD)
+delegation_tests_test_delegation_multi_LDFLAGS = $(AM_LDFLAGS) -no-install
+delegation_tests_test_delegation_proc_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
+delegation_tests_test_delegation_proc_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+delegation_tests_test_delegation_proc_LDADD = $(DLG_TEST_LDADD)
+delegation_tests_test_delegation_proc_LDFLAGS = $(AM_LDFLAGS) -no-install
+delegation_tests_test_delegation_place_CPPFLAGS = $(DLG_TEST_CPPFLAGS) $(HWLOC_CFLAGS)
+delegation_tests_test_delegation_place_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+delegation_tests_test_delegation_place_LDADD = $(DLG_TEST_LDADD)
+delegation_tests_test_delegation_place_LDFLAGS = $(AM_LDFLAGS) -no-install
+delegation_tests_test_delegation_ranktab_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
+delegation_tests_test_delegation_ranktab_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+delegation_tests_test_delegation_ranktab_LDADD = $(DLG_TEST_LDADD)
+delegation_tests_test_delegation_ranktab_LDFLAGS = $(AM_LDFLAGS) -no-install
+endif
+endif
+
+.PHONY: bench-delegation

@@ -1,0 +1,603 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * dlg_bench.c: round-trip latency, throughput and idle CPU of delegation
+ * per notification policy, against baselines measured in the same run: a
+ * plain function call, a raw cache-line ping-pong between two threads (the
+ * floor for polling) and a raw futex ping-pong (the floor for blocking).
+ *
+ * The delegatee runs on the host CPUs and the client on the board CPUs
+ * (dlg_layout_get: DLG_HOST_CPUS / DLG_BOARD_CPUS or the topology).
+ *
+ * usage: dlg_bench [-r REPS] [-n ITERS] [-o FILE.csv] [-p POLICY] [-q] [-t]
+ * [-x] -r  repetitions; every figure is the median of the repetitions (7) -n
+ * round trips per repetition at 8 B (20000; fewer for big payloads) -o  also
+ * write the results as CSV -p  only this policy (poll, block or adaptive;
+ * repeatable) -t  only the baselines and the paired acceptance ratios (no
+ * sweep) -q  quick: sizes 8 B, 4 KiB and 1 MiB only, 3 repetitions -x  use
+ * process-shared futexes (default: process-private, as for threads or PiP tasks
+ * sharing one address space) Progress goes to stderr, the table to stdout.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "deleg.h"
+
+enum { OP_SINK = 1 };
+
+static int reps = 7, base_iters = 20000, quick, shared_futex, targets_only;
+static FILE *csv;
+static dlg_layout_t layout;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), cmp_d);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static void out(const char *section, const char *name, const char *policy,
+                const char *mode, size_t bytes, double value, const char *unit,
+                const char *base, double ratio)
+{
+    printf("%-10s %-22s %-9s %-7s %8zu %14.1f %-6s %-12s %7.2f\n", section,
+           name, policy, mode, bytes, value, unit, base, ratio);
+    fflush(stdout);
+    if (csv)
+        fprintf(csv, "%s,%s,%s,%s,%zu,%.1f,%s,%s,%.3f\n", section, name, policy,
+                mode, bytes, value, unit, base, ratio);
+}
+
+/* ---------------- baselines ---------------- */
+
+/* Plain function call through a pointer (what a same-core library call
+ * costs); the request is the same shape as the delegated one. */
+static int64_t __attribute__((noinline))
+plain_fn(uint64_t a, const void *p, size_t n)
+{
+    __asm__ __volatile__("" ::"r"(p) : "memory");
+    return (int64_t)(a + n);
+}
+
+static double bench_call(int iters)
+{
+    int64_t (*volatile fp)(uint64_t, const void *, size_t) = plain_fn;
+    uint8_t buf[8];
+    int64_t s = 0;
+    uint64_t t0 = now_ns();
+    for (int i = 0; i < iters; i++)
+        s += fp((uint64_t)i, buf, sizeof(buf));
+    uint64_t t1 = now_ns();
+    __asm__ __volatile__("" ::"r"(s));
+    return (double)(t1 - t0) / iters;
+}
+
+struct pp {
+    _Alignas(64) _Atomic uint32_t a;
+    _Alignas(64) _Atomic uint32_t b;
+    int iters;
+    int futex;
+};
+
+static void fwait(_Atomic uint32_t *w, uint32_t v)
+{
+    int op = FUTEX_WAIT | (shared_futex ? 0 : FUTEX_PRIVATE_FLAG);
+    syscall(SYS_futex, (uint32_t *)w, op, v, NULL, NULL, 0);
+}
+
+static void fwake(_Atomic uint32_t *w)
+{
+    int op = FUTEX_WAKE | (shared_futex ? 0 : FUTEX_PRIVATE_FLAG);
+    syscall(SYS_futex, (uint32_t *)w, op, 1, NULL, NULL, 0);
+}
+
+static void *pong_main(void *arg)
+{
+    struct pp *p = arg;
+    dlg_place_delegatee(&layout);
+    for (uint32_t i = 1; i <= (uint32_t)p->iters; i++) {
+        if (p->futex) {
+            while (atomic_load(&p->a) != i)
+                fwait(&p->a, i - 1);
+            atomic_store(&p->b, i);
+            fwake(&p->b);
+        } else {
+            while (atomic_load_explicit(&p->a, memory_order_acquire) != i)
+                relax();
+            atomic_store_explicit(&p->b, i, memory_order_release);
+        }
+    }
+    return NULL;
+}
+
+/* Round trip of one value through two cache lines (or two futexes). */
+static double bench_pingpong(int futex, int iters)
+{
+    struct pp *p = aligned_alloc(64, sizeof(*p));
+    memset(p, 0, sizeof(*p));
+    p->iters = iters;
+    p->futex = futex;
+    pthread_t th;
+    pthread_create(&th, NULL, pong_main, p);
+    uint64_t t0 = now_ns();
+    for (uint32_t i = 1; i <= (uint32_t)iters; i++) {
+        if (futex) {
+            atomic_store(&p->a, i);
+            fwake(&p->a);
+            while (atomic_load(&p->b) != i)
+                fwait(&p->b, i - 1);
+        } else {
+            atomic_store_explicit(&p->a, i, memory_order_release);
+            while (atomic_load_explicit(&p->b, memory_order_acquire) != i)
+                relax();
+        }
+    }
+    uint64_t t1 = now_ns();
+    pthread_join(th, NULL);
+    free(p);
+    return (double)(t1 - t0) / iters;
+}
+
+/* ---------------- delegation ---------------- */
+
+static uint8_t *scratch; /* copy target when the buffer has no pointer */
+
+/* Touch every cache line of the payload, through the direct pointer when
+ * there is one, else through a copy (process_vm_readv). */
+static int64_t op_sink(dlg_req_t *req, void *ctx)
+{
+    (void)ctx;
+    size_t n = dlg_req_len(req);
+    const uint8_t *p = dlg_req_ptr(req);
+    if (!p && n) {
+        int rc = dlg_req_read(req, 0, scratch, n);
+        if (rc)
+            return rc;
+        p = scratch;
+    }
+    uint64_t s = 0;
+    for (size_t i = 0; i < n; i += 64)
+        s += p[i];
+    return (int64_t)s;
+}
+
+struct srv {
+    dlg_region_t *r;
+    dlg_delegatee_t *dg;
+    dlg_policy_t pol;
+    _Atomic int ready;
+    int rc;
+};
+
+static void *srv_main(void *arg)
+{
+    struct srv *s = arg;
+    dlg_place_delegatee(&layout);
+    dlg_delegatee_attr_t a = {.max_clients = 4, .idle_policy = s->pol};
+    int rc = dlg_delegatee_create(s->r, &a, &s->dg);
+    if (!rc)
+        rc = dlg_delegatee_register(s->dg, OP_SINK, op_sink, NULL, s->pol);
+    s->rc = rc;
+    atomic_store(&s->ready, rc ? -1 : 1);
+    if (!rc) {
+        s->rc = dlg_delegatee_run(s->dg);
+        dlg_delegatee_destroy(s->dg);
+    }
+    return NULL;
+}
+
+static double bench_rt(dlg_client_t *c, void *buf, size_t n, dlg_bufmode_t m,
+                       int iters)
+{
+    dlg_call_t call = {
+        .op = OP_SINK, .buf = n ? buf : NULL, .len = n, .mode = m};
+    int64_t res;
+    for (int i = 0; i < iters / 10 + 1; i++) /* warm up */
+        if (dlg_call(c, &call, &res, NULL, NULL))
+            return -1;
+    uint64_t t0 = now_ns();
+    for (int i = 0; i < iters; i++)
+        if (dlg_call(c, &call, &res, NULL, NULL))
+            return -1;
+    return (double)(now_ns() - t0) / iters;
+}
+
+static double bench_rt_call(dlg_client_t *c, const dlg_call_t *call, int iters)
+{
+    int64_t res;
+    for (int i = 0; i < iters / 10 + 1; i++) /* warm up */
+        if (dlg_call(c, call, &res, NULL, NULL))
+            return -1;
+    uint64_t t0 = now_ns();
+    for (int i = 0; i < iters; i++)
+        if (dlg_call(c, call, &res, NULL, NULL))
+            return -1;
+    return (double)(now_ns() - t0) / iters;
+}
+
+/* Requests per second with up to `win` requests in flight. */
+static double bench_tput(dlg_client_t *c, void *buf, size_t n, dlg_bufmode_t m,
+                         int iters, int win)
+{
+    dlg_call_t call = {
+        .op = OP_SINK, .buf = n ? buf : NULL, .len = n, .mode = m};
+    dlg_ticket_t t[64];
+    int head = 0, tail = 0, sent = 0;
+    uint64_t t0 = now_ns();
+    while (tail < iters) {
+        while (sent < iters && head - tail < win) {
+            int rc = dlg_submit(c, &call, &t[head % 64]);
+            if (rc == -EAGAIN)
+                break;
+            if (rc)
+                return -1;
+            head++;
+            sent++;
+        }
+        if (dlg_wait(c, t[tail % 64], DLG_POLICY_DEFAULT, NULL, NULL, NULL))
+            return -1;
+        tail++;
+    }
+    return iters / ((double)(now_ns() - t0) / 1e9);
+}
+
+static double thread_cpu_ns(pthread_t th)
+{
+    clockid_t cid;
+    struct timespec ts;
+    if (pthread_getcpuclockid(th, &cid) || clock_gettime(cid, &ts))
+        return 0;
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int iters_for(size_t n)
+{
+    long it = n ? (long)((64ull << 20) / n) : base_iters;
+    if (it > base_iters)
+        it = base_iters;
+    if (it < 100)
+        it = 100;
+    return (int)it;
+}
+
+struct res {
+    double rt8[4];  /* per policy: 8 B round trip */
+    double idle[4]; /* idle delegatee CPU share */
+};
+
+static const size_t sizes_full[] = {8, 64, 512, 4096, 32768, 262144, 1048576};
+static const size_t sizes_quick[] = {8, 4096, 1048576};
+
+static int run_policy(dlg_policy_t pol, struct res *R, double base_cl,
+                      double base_fx)
+{
+    const size_t *sizes = quick ? sizes_quick : sizes_full;
+    int nsizes = quick ? 3 : 7;
+    struct srv s = {.pol = pol};
+    dlg_delegatee_attr_t a = {.max_clients = 4};
+    if (dlg_region_create(DLG_REGION_MEMFD, "bench", dlg_region_need(&a),
+                          shared_futex ? 0 : DLG_REGION_LOCAL, &s.r))
+        return -1;
+    pthread_t th;
+    pthread_create(&th, NULL, srv_main, &s);
+    while (!atomic_load(&s.ready))
+        sched_yield();
+    if (s.rc) {
+        fprintf(stderr, "dlg_bench: delegatee: %s\n", dlg_strerror(s.rc));
+        return -1;
+    }
+    dlg_client_t *c;
+    dlg_client_attr_t ca = {.same_address_space = 1};
+    int rc = dlg_client_attach(s.r, &ca, &c);
+    if (rc) {
+        fprintf(stderr, "dlg_bench: attach: %s\n", dlg_strerror(rc));
+        return -1;
+    }
+    uint8_t *buf = aligned_alloc(64, 1 << 20);
+    memset(buf, 1, 1 << 20);
+    const char *pn = dlg_policy_name(pol);
+    double *v = calloc((size_t)reps, sizeof(double));
+    for (int si = 0; si < nsizes; si++) {
+        size_t n = sizes[si];
+        /* Inline when it fits, else by reference; for big payloads also
+         * the copying mode (process_vm_readv) for comparison. */
+        dlg_bufmode_t modes[2] = {DLG_BUF_AUTO, DLG_BUF_XPROC};
+        int nm = n > 256 ? 2 : 1;
+        for (int mi = 0; mi < nm; mi++) {
+            const char *mname = modes[mi] == DLG_BUF_XPROC ? "copy"
+                                : n <= 256                 ? "inline"
+                                                           : "zcopy";
+            fprintf(stderr, "  %s %zu B %s: latency", pn, n, mname);
+            for (int r = 0; r < reps; r++)
+                v[r] = bench_rt(c, buf, n, modes[mi], iters_for(n));
+            double lat = median(v, reps);
+            if (lat < 0)
+                return -1;
+            if (n == 8)
+                R->rt8[pol] = lat;
+            const char *bn = pol == DLG_POLICY_BLOCK ? "futex-pp" : "cline-pp";
+            double bv = pol == DLG_POLICY_BLOCK ? base_fx : base_cl;
+            fprintf(stderr, ", throughput\n");
+            out("latency", "round-trip", pn, mname, n, lat, "ns", bn, lat / bv);
+            for (int r = 0; r < reps; r++)
+                v[r] = bench_tput(c, buf, n, modes[mi], iters_for(n), 16);
+            double tp = median(v, reps);
+            out("throughput", "req/s(win16)", pn, mname, n, tp, "req/s", "-",
+                0);
+            out("throughput", "MB/s(win16)", pn, mname, n, tp * n / 1e6, "MB/s",
+                "-", 0);
+        }
+    }
+    /* Idle: the delegatee waits with one client attached and no request. */
+    fprintf(stderr, "  %s idle delegatee CPU\n", pn);
+    for (int r = 0; r < reps && r < 3; r++) {
+        double c0 = thread_cpu_ns(th);
+        uint64_t w0 = now_ns();
+        usleep(300000);
+        v[r] = (thread_cpu_ns(th) - c0) / (double)(now_ns() - w0);
+    }
+    R->idle[pol] = median(v, reps < 3 ? reps : 3) * 100;
+    out("idle", "delegatee-cpu", pn, "-", 0, R->idle[pol], "%core", "-", 0);
+    dlg_client_detach(c);
+    dlg_delegatee_stop(s.dg);
+    pthread_join(th, NULL);
+    dlg_region_close(s.r);
+    free(buf);
+    free(v);
+    return 0;
+}
+
+/*
+ * The acceptance ratios, measured in pairs: every repetition runs the two
+ * ping-pongs and the three policies back to back (8 B, one delegatee whose
+ * idle policy is switched), so that load from elsewhere on the machine hits
+ * a baseline and its delegated counterpart alike; the ratios are the medians
+ * of the per-repetition ratios.
+ */
+struct paired {
+    double cl, fx, poll, block, adapt; /* medians, ns */
+    double r_poll, r_block, r_adapt;   /* medians of ratios */
+};
+
+static int run_paired(struct paired *P)
+{
+    struct srv s = {.pol = DLG_POLICY_BLOCK};
+    dlg_delegatee_attr_t a = {.max_clients = 4};
+    if (dlg_region_create(DLG_REGION_MEMFD, "paired", dlg_region_need(&a),
+                          shared_futex ? 0 : DLG_REGION_LOCAL, &s.r))
+        return -1;
+    pthread_t th;
+    pthread_create(&th, NULL, srv_main, &s);
+    while (!atomic_load(&s.ready))
+        sched_yield();
+    if (s.rc)
+        return -1;
+    dlg_client_t *c;
+    dlg_client_attr_t ca = {.same_address_space = 1};
+    if (dlg_client_attach(s.r, &ca, &c))
+        return -1;
+    uint8_t buf[8] = {0};
+    double *v[8];
+    for (int k = 0; k < 8; k++)
+        v[k] = calloc((size_t)reps, sizeof(double));
+    int n = base_iters;
+    for (int r = 0; r < reps; r++) {
+        fprintf(stderr, "  paired repetition %d/%d\n", r + 1, reps);
+        dlg_delegatee_set_idle(s.dg, DLG_POLICY_BLOCK);
+        v[0][r] = bench_pingpong(0, n);
+        v[1][r] = bench_pingpong(1, n / 4);
+        dlg_call_t call = {.op = OP_SINK, .buf = buf, .len = 8};
+        dlg_delegatee_set_idle(s.dg, DLG_POLICY_POLL);
+        call.policy = DLG_POLICY_POLL;
+        v[2][r] = bench_rt_call(c, &call, n);
+        dlg_delegatee_set_idle(s.dg, DLG_POLICY_BLOCK);
+        call.policy = DLG_POLICY_BLOCK;
+        v[3][r] = bench_rt_call(c, &call, n / 4);
+        dlg_delegatee_set_idle(s.dg, DLG_POLICY_ADAPTIVE);
+        call.policy = DLG_POLICY_ADAPTIVE;
+        v[4][r] = bench_rt_call(c, &call, n);
+        if (v[2][r] < 0 || v[3][r] < 0 || v[4][r] < 0)
+            return -1;
+        v[5][r] = v[2][r] / v[0][r];
+        v[6][r] = v[3][r] / v[1][r];
+        v[7][r] = v[4][r] / v[2][r];
+    }
+    P->cl = median(v[0], reps);
+    P->fx = median(v[1], reps);
+    P->poll = median(v[2], reps);
+    P->block = median(v[3], reps);
+    P->adapt = median(v[4], reps);
+    P->r_poll = median(v[5], reps);
+    P->r_block = median(v[6], reps);
+    P->r_adapt = median(v[7], reps);
+    for (int k = 0; k < 8; k++)
+        free(v[k]);
+    dlg_client_detach(c);
+    dlg_delegatee_stop(s.dg);
+    pthread_join(th, NULL);
+    dlg_region_close(s.r);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *csvpath = NULL;
+    int opt;
+    int only[4] = {0}, nonly = 0;
+    while ((opt = getopt(argc, argv, "r:n:o:p:qtx")) != -1) {
+        switch (opt) {
+        case 'r':
+            reps = atoi(optarg);
+            break;
+        case 'n':
+            base_iters = atoi(optarg);
+            break;
+        case 'o':
+            csvpath = optarg;
+            break;
+        case 'q':
+            quick = 1;
+            reps = 3;
+            break;
+        case 'x':
+            shared_futex = 1;
+            break;
+        case 't':
+            targets_only = 1;
+            break;
+        case 'p': {
+            int p = dlg_policy_parse(optarg);
+            if (p < 0) {
+                fprintf(stderr,
+                        "dlg_bench: -p %s: expected poll, block or "
+                        "adaptive\n",
+                        optarg);
+                return 2;
+            }
+            only[p] = 1;
+            nonly++;
+            break;
+        }
+        default:
+            fprintf(stderr,
+                    "usage: %s [-r REPS] [-n ITERS] [-o FILE.csv] "
+                    "[-p POLICY] [-q] [-t] [-x]\n",
+                    argv[0]);
+            return 2;
+        }
+    }
+    if (reps < 1 || reps > 1000 || base_iters < 100) {
+        fprintf(stderr, "dlg_bench: -r must be 1..1000 and -n >= 100\n");
+        return 2;
+    }
+    int rc = dlg_layout_get(&layout);
+    if (rc) {
+        fprintf(stderr, "dlg_bench: CPU layout: %s\n", dlg_strerror(rc));
+        return 1;
+    }
+    if (csvpath && !(csv = fopen(csvpath, "w"))) {
+        fprintf(stderr, "dlg_bench: %s: %s\n", csvpath, strerror(errno));
+        return 1;
+    }
+    if (csv)
+        fprintf(csv, "section,name,policy,mode,bytes,value,unit,baseline,"
+                     "ratio\n");
+    scratch = malloc(1 << 20);
+    printf("# host CPU %d, board CPU %d, %s futexes, spin bound %llu ns, "
+           "%d repetitions (medians)\n",
+           layout.host[0], layout.board[0],
+           shared_futex ? "process-shared" : "process-private",
+           (unsigned long long)dlg_spin_bound_ns(), reps);
+    printf("%-10s %-22s %-9s %-7s %8s %14s %-6s %-12s %7s\n", "section", "name",
+           "policy", "mode", "bytes", "value", "unit", "baseline", "ratio");
+    /* This thread is the client (and the "ping" side of the baselines): it
+     * runs on a board CPU, the other side on a host CPU. */
+    dlg_place_client(&layout, 0);
+    double v[1000];
+    fprintf(stderr, "baselines: function call, cache-line ping-pong, futex "
+                    "ping-pong\n");
+    for (int r = 0; r < reps; r++)
+        v[r] = bench_call(base_iters * 10);
+    double b_call = median(v, reps);
+    for (int r = 0; r < reps; r++)
+        v[r] = bench_pingpong(0, base_iters);
+    double b_cl = median(v, reps);
+    for (int r = 0; r < reps; r++)
+        v[r] = bench_pingpong(1, base_iters / 4);
+    double b_fx = median(v, reps);
+    out("baseline", "function-call", "-", "-", 8, b_call, "ns", "-", 1);
+    out("baseline", "cline-pp", "-", "-", 8, b_cl, "ns", "-", 1);
+    out("baseline", "futex-pp", "-", "-", 8, b_fx, "ns", "-", 1);
+
+    struct res R = {0};
+    dlg_policy_t pols[] = {DLG_POLICY_POLL, DLG_POLICY_BLOCK,
+                           DLG_POLICY_ADAPTIVE};
+    for (int i = 0; i < 3; i++) {
+        if (targets_only || (nonly && !only[pols[i]]))
+            continue;
+        fprintf(stderr, "policy %s\n", dlg_policy_name(pols[i]));
+        if (run_policy(pols[i], &R, b_cl, b_fx)) {
+            fprintf(stderr, "dlg_bench: run failed\n");
+            return 1;
+        }
+    }
+    fprintf(stderr, "paired 8 B round trips (acceptance ratios)\n");
+    struct paired P;
+    if (run_paired(&P)) {
+        fprintf(stderr, "dlg_bench: paired run failed\n");
+        return 1;
+    }
+    out("paired", "cline-pp", "-", "-", 8, P.cl, "ns", "-", 1);
+    out("paired", "futex-pp", "-", "-", 8, P.fx, "ns", "-", 1);
+    out("paired", "round-trip", "poll", "inline", 8, P.poll, "ns", "cline-pp",
+        P.r_poll);
+    out("paired", "round-trip", "block", "inline", 8, P.block, "ns", "futex-pp",
+        P.r_block);
+    out("paired", "round-trip", "adaptive", "inline", 8, P.adapt, "ns", "poll",
+        P.r_adapt);
+    double r_poll = P.r_poll, r_block = P.r_block, r_adapt = P.r_adapt;
+    printf("\n# targets (8 B round trip; medians of per-repetition ratios, "
+           "baseline and delegation measured back to back)\n");
+    int has_poll = 1, has_block = 1;
+    int has_adapt = !targets_only;
+    if (has_poll)
+        printf("poll / cache-line ping-pong  = %5.2f  (target <= 3.0)  %s\n",
+               r_poll, r_poll <= 3.0 ? "met" : "MISSED");
+    if (has_block)
+        printf("block / futex ping-pong      = %5.2f  (target <= 1.3)  %s\n",
+               r_block, r_block <= 1.3 ? "met" : "MISSED");
+    if (has_adapt && has_poll)
+        printf("adaptive / poll              = %5.2f  (target <= 1.5)  %s\n",
+               r_adapt, r_adapt <= 1.5 ? "met" : "MISSED");
+    if (has_adapt && (!nonly || only[DLG_POLICY_ADAPTIVE]))
+        printf("adaptive idle delegatee CPU  = %5.2f%% (target < 5%%)   %s\n",
+               R.idle[DLG_POLICY_ADAPTIVE],
+               R.idle[DLG_POLICY_ADAPTIVE] < 5 ? "met" : "MISSED");
+    printf("plain function call          = %.1f ns (for scale)\n", b_call);
+    if (csv) {
+        if (has_poll)
+            fprintf(csv, "target,poll/cline-pp,poll,-,8,%.3f,ratio,3.0,%.3f\n",
+                    r_poll, r_poll);
+        if (has_block)
+            fprintf(csv,
+                    "target,block/futex-pp,block,-,8,%.3f,ratio,1.3,%.3f\n",
+                    r_block, r_block);
+        if (has_adapt && has_poll)
+            fprintf(csv,
+                    "target,adaptive/poll,adaptive,-,8,%.3f,ratio,1.5,%.3f\n",
+                    r_adapt, r_adapt);
+        fclose(csv);
+    }
+    free(scratch);
+    return 0;
+}
