@@ -1,0 +1,19 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Correctness suite: every pattern through ROMIO and through EARTH, on 4 and
+# on 3 ranks (an odd count exercises uneven domains).
+prog=${abs_top_builddir:-.}/mpiio-earth/tests/earth_patterns
+[ -n "$MPI_RUN" ] || { echo "MPI_RUN not set" >&2; exit 99; }
+[ -x "$prog" ] || { echo "missing $prog" >&2; exit 99; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/earth-pat.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+status=0
+for n in 4 3; do
+    # all four hint sets on 4 ranks, two of them on 3 ranks
+    cfg=0123
+    [ $n -eq 3 ] && cfg=02
+    TMPDIR=$tmp "$MPI_RUN" -n $n -t 200 "$prog" -c $cfg
+    rc=$?
+    [ $rc -eq 0 ] || status=$rc
+done
+exit $status
