@@ -67,6 +67,16 @@ EARTH_EXPORT int earth_file_stats_reset(MPI_File fh);
  */
 EARTH_EXPORT int earth_file_aggregators(MPI_File fh, int *ranks, int n);
 
+/**
+ * @brief The message of the last hint rejected in this process, e.g.
+ *        "hint earth_req='abc': expected an integer 0..1024 or 'unlimited'"
+ *        (MPI_File_open, MPI_File_set_view and MPI_File_set_info return
+ *        MPI_ERR_INFO_VALUE or MPI_ERR_INFO_KEY for such a hint).
+ * @return a NUL-terminated string, empty if none; valid until the next
+ *         rejected hint.
+ */
+EARTH_EXPORT const char *earth_last_error(void);
+
 #ifdef __cplusplus
 }
 #endif

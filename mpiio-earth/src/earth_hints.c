@@ -36,26 +36,28 @@ const char *earth_layout_name(int layout)
     return layout == EARTH_LAYOUT_BLOCK ? "block" : "spread";
 }
 
-/* An error code of `cls` whose MPI_Error_string is the formatted message. */
+static char last_error[MPI_MAX_ERROR_STRING];
+
+const char *earth_last_error(void)
+{
+    return last_error;
+}
+
+/*
+ * Record the message (earth_last_error, and stderr when EARTH_LOG >= 1) and
+ * return the plain class: MPICH mangles the strings of codes added to a
+ * predefined class, so the class itself is what callers get.
+ */
 static int hint_error(int cls, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static int hint_error(int cls, const char *fmt, ...)
 {
-    static int code_key = -1, code_value = -1;
-    int *slot = cls == MPI_ERR_INFO_KEY ? &code_key : &code_value;
-    char msg[MPI_MAX_ERROR_STRING];
     va_list ap;
     va_start(ap, fmt);
-    int k = snprintf(msg, sizeof(msg), "mpiio-earth: ");
-    vsnprintf(msg + k, sizeof(msg) - (size_t)k, fmt, ap);
+    vsnprintf(last_error, sizeof(last_error), fmt, ap);
     va_end(ap);
-    earth_log(1, "%s", msg + k);
-    if (*slot < 0 && PMPI_Add_error_code(cls, slot) != MPI_SUCCESS) {
-        *slot = -1;
-        return cls;
-    }
-    PMPI_Add_error_string(*slot, msg);
-    return *slot;
+    earth_log(1, "%s", last_error);
+    return cls;
 }
 
 /* Strict integer parse: optional blanks, digits, nothing else. */
