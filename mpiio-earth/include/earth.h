@@ -67,6 +67,24 @@ EARTH_EXPORT int earth_file_stats_reset(MPI_File fh);
  */
 EARTH_EXPORT int earth_file_aggregators(MPI_File fh, int *ranks, int n);
 
+/** Counters of the contention model (EARTH_FSEMU=1), machine-wide. */
+struct earth_fsemu_stats {
+    uint64_t requests; /**< server requests issued by all processes */
+    int32_t max_load;  /**< most requests in flight on one server */
+    int32_t servers;   /**< emulated servers */
+    int32_t on;        /**< 1 when the model is active */
+};
+
+/**
+ * @brief Read (and optionally zero) the contention model's counters.
+ * @param st    receives the counters (zeroed, on = 0, when the model is off)
+ * @param reset non-zero: zero requests and max_load after reading; not
+ *              atomic with respect to other processes' requests, so call
+ *              it between timed phases (after a barrier)
+ * @return 0, or -1 when the model is off.
+ */
+EARTH_EXPORT int earth_fsemu_stats(struct earth_fsemu_stats *st, int reset);
+
 /**
  * @brief The message of the last hint rejected in this process, e.g.
  *        "hint earth_req='abc': expected an integer 0..1024 or 'unlimited'"

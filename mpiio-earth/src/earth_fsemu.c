@@ -42,6 +42,8 @@
 
 typedef struct {
     atomic_int inflight[FSEMU_MAX_SERVERS];
+    atomic_int max_load; /* most requests seen in flight on one server */
+    atomic_llong requests;
 } fsemu_shared_t;
 
 static struct {
@@ -145,6 +147,11 @@ static ssize_t emulate(int is_write, int fd, void *buf, size_t n, off_t off)
         if (!cnt[s])
             continue;
         int load = atomic_fetch_add(&emu.sh->inflight[s], cnt[s]) + cnt[s];
+        int seen = atomic_load(&emu.sh->max_load);
+        while (load > seen &&
+               !atomic_compare_exchange_weak(&emu.sh->max_load, &seen, load))
+            ;
+        atomic_fetch_add(&emu.sh->requests, cnt[s]);
         double t = emu.bw;
         if (load > emu.k)
             t = emu.bw / (1.0 + emu.alpha * (load - emu.k));
@@ -167,6 +174,24 @@ static ssize_t emulate(int is_write, int fd, void *buf, size_t n, off_t off)
             atomic_fetch_sub(&emu.sh->inflight[s], cnt[s]);
     errno = saved;
     return rc;
+}
+
+int earth_fsemu_stats(struct earth_fsemu_stats *st, int reset)
+{
+    if (emu.state == 0)
+        earth_fsemu_init();
+    memset(st, 0, sizeof(*st));
+    if (emu.state != 2)
+        return -1;
+    st->on = 1;
+    st->servers = emu.servers;
+    st->max_load = atomic_load(&emu.sh->max_load);
+    st->requests = (uint64_t)atomic_load(&emu.sh->requests);
+    if (reset) {
+        atomic_store(&emu.sh->max_load, 0);
+        atomic_store(&emu.sh->requests, 0);
+    }
+    return 0;
 }
 
 EARTH_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off);
