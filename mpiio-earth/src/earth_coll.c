@@ -190,6 +190,8 @@ typedef struct {
     int *hole;
     earth_ioreq_t *io;
     int ioerr; /* first negative errno of a file request */
+    int64_t su; /* stripe size, 0 if unknown */
+    int64_t maxio; /* capacity of io */
 } run_t;
 
 static int grow(char **b, int64_t *cap, int64_t need)
@@ -354,25 +356,47 @@ static void count_io(run_t *R, int nio)
         st->max_inflight = (uint64_t)fl;
 }
 
-/* Requests for the pieces selected by `want` (hole or any data). */
+/*
+ * Requests for the pieces selected (holes only, or any data).  Throttled,
+ * a request never crosses a stripe boundary, so that it goes to one server;
+ * unthrottled, pieces that touch are merged into one request.  The list is
+ * rotated by the aggregator's index so that aggregators working in step
+ * start on different servers.
+ */
 static int piece_requests(run_t *R, int holes_only)
 {
     int nio = 0;
     for (int64_t i = 0; i < R->npc; i++) {
         if (R->dmax[i] <= R->dmin[i] || (holes_only && !R->hole[i]))
             continue;
-        earth_ioreq_t *q = &R->io[nio];
-        char *p = R->cbuf + i * R->d.C + (R->dmin[i] - R->lo[i]);
-        /* unthrottled: merge pieces that touch into one request */
-        if (!R->inflight && nio && q[-1].off + q[-1].len == R->dmin[i] &&
-            q[-1].buf + q[-1].len == p) {
-            q[-1].len += R->dmax[i] - R->dmin[i];
-            continue;
+        int64_t x = R->dmin[i];
+        while (x < R->dmax[i]) {
+            int64_t e = R->dmax[i];
+            if (R->inflight && R->su > 0 && (x / R->su + 1) * R->su < e)
+                e = (x / R->su + 1) * R->su;
+            char *p = R->cbuf + i * R->d.C + (x - R->lo[i]);
+            earth_ioreq_t *q = &R->io[nio];
+            if (!R->inflight && nio && q[-1].off + q[-1].len == x &&
+                q[-1].buf + q[-1].len == p) {
+                q[-1].len += e - x;
+            } else {
+                q->off = x;
+                q->len = e - x;
+                q->buf = p;
+                nio++;
+            }
+            x = e;
         }
-        q->off = R->dmin[i];
-        q->len = R->dmax[i] - R->dmin[i];
-        q->buf = p;
-        nio++;
+    }
+    if (nio > 1 && R->me_a % nio) {
+        int k = R->me_a % nio;
+        earth_ioreq_t *tmp = malloc(sizeof(*tmp) * (size_t)k);
+        if (tmp) {
+            memcpy(tmp, R->io, sizeof(*tmp) * (size_t)k);
+            memmove(R->io, R->io + k, sizeof(*tmp) * (size_t)(nio - k));
+            memcpy(R->io + nio - k, tmp, sizeof(*tmp) * (size_t)k);
+            free(tmp);
+        }
     }
     return nio;
 }
@@ -536,7 +560,10 @@ static int run_alloc(run_t *R)
         R->cbuf = malloc((size_t)(np * R->d.C));
         R->lo = malloc(sizeof(int64_t) * (size_t)(4 * np));
         R->hole = (int *)malloc(sizeof(int) * (size_t)np);
-        R->io = malloc(sizeof(earth_ioreq_t) * (size_t)np);
+        /* throttled requests are cut at stripe boundaries */
+        int64_t per = R->su > 0 ? R->d.C / R->su + 2 : 1;
+        R->maxio = np * per;
+        R->io = malloc(sizeof(earth_ioreq_t) * (size_t)R->maxio);
         if (!R->cbuf || !R->lo || !R->hole || !R->io)
             return -ENOMEM;
         R->hi = R->lo + np;
@@ -709,14 +736,27 @@ int earth_coll_rw(earth_file_t *ef, int is_write, MPI_Offset off, void *buf,
     R.inflight = ef->hints.req;
     R.d.naggr = ef->naggr;
     int64_t cb = ef->cb_buffer_size, su = ef->hints.striping_unit;
+    R.su = su;
     if (su > 0) {
-        R.d.o = 0;
-        R.d.P = su;
+        /* blocks of g stripes dealt round-robin; auto: one block per
+         * aggregator over the accessed range (ROMIO's even split, aligned
+         * to stripes); g = 1 keeps each aggregator on the same servers */
+        int64_t g = ef->hints.fd_stripes;
+        if (g > 0) {
+            R.d.o = 0;
+        } else {
+            R.d.o = gmin / su * su;
+            int64_t per = (gmax - R.d.o + ef->naggr - 1) / ef->naggr;
+            g = (per + su - 1) / su;
+        }
+        R.d.P = g * su;
+        /* chunks hold whole stripes */
+        R.d.C = R.d.P <= cb ? R.d.P : (cb >= su ? cb / su * su : cb);
     } else {
         R.d.o = gmin;
         R.d.P = (gmax - gmin + ef->naggr - 1) / ef->naggr;
+        R.d.C = R.d.P < cb ? R.d.P : cb;
     }
-    R.d.C = R.d.P < cb ? R.d.P : cb;
     R.d.q = (R.d.P + R.d.C - 1) / R.d.C;
     R.d.m = R.d.P <= cb ? cb / R.d.P : 1;
     R.d.b0 = (gmin - R.d.o) / R.d.P;

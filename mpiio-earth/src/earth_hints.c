@@ -124,11 +124,21 @@ static int hint_set(earth_hints_t *h, const char *key, const char *val,
                               "%s earth_aggr_layout='%s': "
                               "expected spread or block",
                               src, val);
+    } else if (!strcmp(key, "earth_fd_stripes")) {
+        if (!strcmp(val, "auto"))
+            h->fd_stripes = 0;
+        else if (parse_int(val, 1, 1 << 20, &v) == 0)
+            h->fd_stripes = v;
+        else
+            return hint_error(MPI_ERR_INFO_VALUE,
+                              "%s earth_fd_stripes='%s': expected 'auto' or "
+                              "an integer 1..1048576",
+                              src, val);
     } else if (!strncmp(key, "earth_", 6)) {
         return hint_error(MPI_ERR_INFO_KEY,
                           "%s: unknown EARTH hint '%s' (known: "
                           "earth_enable, earth_req, earth_steps, "
-                          "earth_aggr_layout)",
+                          "earth_aggr_layout, earth_fd_stripes)",
                           src, key);
     } else if (!strcmp(key, "striping_unit")) {
         /* ROMIO validates its own keys; we only record a sane value */
@@ -167,7 +177,8 @@ int earth_hints_env(earth_hints_t *h)
         const char *env, *key;
     } map[] = {{"EARTH_REQ", "earth_req"},
                {"EARTH_STEPS", "earth_steps"},
-               {"EARTH_AGGR_LAYOUT", "earth_aggr_layout"}};
+               {"EARTH_AGGR_LAYOUT", "earth_aggr_layout"},
+               {"EARTH_FD_STRIPES", "earth_fd_stripes"}};
     earth_hints_t tmp = *h;
     int rc;
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
@@ -203,6 +214,11 @@ int earth_hints_report(const earth_hints_t *h, MPI_Info info)
     snprintf(v, sizeof(v), "%d", h->steps);
     PMPI_Info_set(info, "earth_steps", v);
     PMPI_Info_set(info, "earth_aggr_layout", earth_layout_name(h->layout));
+    if (h->fd_stripes)
+        snprintf(v, sizeof(v), "%lld", (long long)h->fd_stripes);
+    else
+        snprintf(v, sizeof(v), "auto");
+    PMPI_Info_set(info, "earth_fd_stripes", v);
     /* ROMIO does not report these on every file system */
     PMPI_Info_get(info, "striping_unit", MPI_MAX_INFO_VAL, old, &flag);
     if (!flag && h->striping_unit) {

@@ -57,6 +57,8 @@ typedef struct {
     int req;              /* earth_req: 0 = unlimited (plain two-phase) */
     int steps;            /* earth_steps: pipeline depth, >= 1 */
     int layout;           /* earth_aggr_layout */
+    int64_t fd_stripes;   /* earth_fd_stripes: stripes per domain block,
+                             0 = auto (one block per aggregator) */
     int64_t striping_unit;    /* 0 = not given */
     int64_t striping_factor;  /* 0 = not given */
 } earth_hints_t;

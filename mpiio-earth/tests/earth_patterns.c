@@ -614,7 +614,7 @@ static const struct {
 /* hint sets: many aggregators and tiny steps; ROMIO defaults; odd sizes */
 static const char *configs[][2 * 6 + 1] = {
     {"cb_config_list", "*:*", "cb_buffer_size", "256", "striping_unit", "64",
-     "earth_req", "1", "earth_steps", "2", NULL},
+     "earth_req", "1", "earth_steps", "2", "earth_fd_stripes", "1", NULL},
     {"earth_req", "unlimited", NULL},
     {"cb_config_list", "*:*", "cb_nodes", "2", "cb_buffer_size", "1000",
      "earth_req", "2", "earth_steps", "1", "romio_cb_write", "enable", NULL},
