@@ -16,7 +16,7 @@
  * against what was written.
  *
  * usage: earth_bench -d DIR -l LABEL [-s MiB per rank] [-r REPS]
- *                    [-p PATTERNS] [-c CSV]
+ *                    [-p PATTERNS] [-c CSV] [-f earth_fd_stripes]
  * Output: a table on stdout, rows appended to CSV, progress on stderr.
  */
 #include <mpi.h>
@@ -237,11 +237,12 @@ int main(int argc, char **argv)
 {
     const char *dir = "/tmp", *label = "run", *csv = NULL;
     char pats[256] = "ior,hpio,btio,tile", path[600];
+    const char *fds = "auto";
     int reps = 3, mib = 4, opt;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    while ((opt = getopt(argc, argv, "d:l:s:r:p:c:")) != -1) {
+    while ((opt = getopt(argc, argv, "d:l:s:r:p:c:f:")) != -1) {
         switch (opt) {
         case 'd': dir = optarg; break;
         case 'l': label = optarg; break;
@@ -249,10 +250,12 @@ int main(int argc, char **argv)
         case 'r': reps = atoi(optarg); break;
         case 'p': snprintf(pats, sizeof(pats), "%s", optarg); break;
         case 'c': csv = optarg; break;
+        case 'f': fds = optarg; break;
         default:
             if (me == 0)
                 fprintf(stderr, "usage: earth_bench -d DIR -l LABEL [-s MiB] "
-                                "[-r REPS] [-p ior,hpio,btio,tile] [-c CSV]\n");
+                                "[-r REPS] [-p ior,hpio,btio,tile] [-c CSV] "
+                                "[-f FD_STRIPES]\n");
             MPI_Finalize();
             return 2;
         }
@@ -278,6 +281,7 @@ int main(int argc, char **argv)
     MPI_Info_set(base, "romio_cb_write", "enable");
     MPI_Info_set(base, "romio_cb_read", "enable");
     MPI_Info_set(base, "earth_steps", "2");
+    MPI_Info_set(base, "earth_fd_stripes", fds);
     FILE *out = NULL;
     if (me == 0 && csv) {
         out = fopen(csv, "a");

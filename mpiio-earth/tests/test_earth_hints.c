@@ -115,6 +115,7 @@ static void malformed_values_are_rejected(void **state)
     bad_open_hint("earth_steps", "1000", MPI_ERR_INFO_VALUE);
     bad_open_hint("earth_aggr_layout", "diagonal", MPI_ERR_INFO_VALUE);
     bad_open_hint("earth_enable", "maybe", MPI_ERR_INFO_VALUE);
+    bad_open_hint("earth_fd_stripes", "0", MPI_ERR_INFO_VALUE);
 }
 
 static void unknown_earth_key_is_rejected(void **state)
@@ -238,7 +239,8 @@ static void throttle_bounds_requests_in_flight(void **state)
     /* 16-byte stripes dealt to 2 aggregators, a 64-byte buffer: 4
      * separate pieces per step */
     s = write_once(mkinfo("cb_config_list", "*:*", "striping_unit", "16",
-                          "cb_buffer_size", "64", "earth_req", "1", NULL));
+                          "cb_buffer_size", "64", "earth_req", "1",
+                          "earth_fd_stripes", "1", NULL));
     if (s.is_aggr) {
         assert_true(s.file_reqs > 0);
         assert_int_equal(s.max_inflight, 1);
@@ -246,7 +248,7 @@ static void throttle_bounds_requests_in_flight(void **state)
     }
     s = write_once(mkinfo("cb_config_list", "*:*", "striping_unit", "16",
                           "cb_buffer_size", "64", "earth_req", "unlimited",
-                          NULL));
+                          "earth_fd_stripes", "1", NULL));
     if (s.is_aggr)
         assert_true(s.max_inflight >= 2);
 }
