@@ -41,7 +41,8 @@ mpiio_earth_tests_earth_patterns_CPPFLAGS = $(EARTH_CPPFLAGS)
 mpiio_earth_tests_earth_patterns_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpiio_earth_tests_earth_patterns_LDADD = $(EARTH_TEST_LDADD)
 mpiio_earth_tests_earth_patterns_LDFLAGS = $(AM_LDFLAGS) -no-install
-TESTS += mpiio-earth/tests/test_earth_patterns.sh
+TESTS += mpiio-earth/tests/test_earth_patterns.sh \
+	mpiio-earth/tests/test_earth_romio_preload.sh
 
 if HAVE_CMOCKA
 check_PROGRAMS += mpiio-earth/tests/test_earth_hints
