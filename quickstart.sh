@@ -22,7 +22,7 @@ cd "$(dirname "$0")"
 top=$(pwd)
 
 packages="build-essential autoconf automake libtool pkg-config libcmocka-dev
-libhwloc-dev hwloc libmpich-dev mpich procps"
+libhwloc-dev hwloc libmpich-dev mpich procps gnuplot-nox"
 
 missing=
 for p in $packages; do

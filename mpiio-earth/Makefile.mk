@@ -3,12 +3,14 @@
 # tests and benchmarks.
 
 EXTRA_DIST += mpiio-earth/README.md mpiio-earth/man/mpiio-earth.7.md \
+	mpiio-earth/mpiio-earth.pc.in mpiio-earth/tests/test_earth_hints.sh \
 	mpiio-earth/tests/test_earth_patterns.sh \
 	mpiio-earth/tests/test_earth_romio_preload.sh \
 	mpiio-earth/bench/earth_bench.sh
 
 if BUILD_MPIIO_EARTH
 lib_LTLIBRARIES += mpiio-earth/libmpiio-earth.la
+pkgconfig_DATA += mpiio-earth/mpiio-earth.pc
 include_HEADERS = mpiio-earth/include/earth.h
 mpiio_earth_libmpiio_earth_la_SOURCES = \
 	mpiio-earth/src/earth_internal.h \
@@ -53,7 +55,6 @@ mpiio_earth_tests_test_earth_hints_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) \
 mpiio_earth_tests_test_earth_hints_LDADD = $(EARTH_TEST_LDADD) $(CMOCKA_LIBS)
 mpiio_earth_tests_test_earth_hints_LDFLAGS = $(AM_LDFLAGS) -no-install
 TESTS += mpiio-earth/tests/test_earth_hints.sh
-EXTRA_DIST += mpiio-earth/tests/test_earth_hints.sh
 endif
 
 # Benchmarks (make bench): 4 and 8 ranks, oversubscribed.
