@@ -130,6 +130,20 @@ static int view_segments(earth_file_t *ef, MPI_Offset off, int64_t nbytes,
     int64_t n = 0, cap = 0, pos = (int64_t)off * ef->etype_size;
     int64_t inst = pos / ft->size, r = pos % ft->size, j = 0, last = -1;
     int rc = 0;
+    /* a contiguous filetype tiles into one segment */
+    if (ft->n == 1 && ft->blk[0].len == ft->extent) {
+        int64_t fo = ef->disp + inst * ft->extent + ft->blk[0].off + r;
+        if (fo < 0)
+            return -ENOTSUP;
+        v = malloc(sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        v->off = fo;
+        v->len = nbytes;
+        *out = v;
+        *nout = 1;
+        return 0;
+    }
     while (j < ft->n && r >= ft->blk[j].len) {
         r -= ft->blk[j].len;
         j++;
