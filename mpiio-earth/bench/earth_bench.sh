@@ -27,7 +27,8 @@ nps=${EARTH_BENCH_NP:-4 8}
 disk=${EARTH_BENCH_DISK:-$out}
 csv=$out/earth_bench.csv
 shm=/earth-bench-$$
-trap 'rm -f /dev/shm$shm' EXIT INT TERM
+trap 'rm -f /dev/shm$shm' EXIT
+trap 'exit 1' INT TERM
 
 echo "env,nprocs,pattern,mode,earth_req,write_MiBps,read_MiBps,write_ratio,read_ratio,max_reqs_step,max_inflight,max_server_load,check" >"$csv"
 echo "earth_bench: $mib MiB per rank, median of $reps, load average now: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
