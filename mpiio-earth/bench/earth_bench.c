@@ -31,7 +31,7 @@ static int me, np;
 
 typedef struct {
     const char *name;
-    int earth;     /* 0 = ROMIO */
+    int earth; /* 0 = ROMIO */
     const char *req;
 } mode_t_;
 
@@ -73,8 +73,7 @@ static int make_layout(const char *pat, size_t per_rank, layout_t *L)
         /* regions of 32 KiB, interleaved between ranks in the file, with
          * 512 bytes of spacing between them in memory */
         int R = 32768, gap = 512, nreg = (int)(per_rank / (size_t)R);
-        MPI_Type_create_hvector(nreg, R, (MPI_Aint)R * np, MPI_BYTE,
-                                &L->ftype);
+        MPI_Type_create_hvector(nreg, R, (MPI_Aint)R * np, MPI_BYTE, &L->ftype);
         MPI_Type_commit(&L->ftype);
         MPI_Type_create_hvector(nreg, R, (MPI_Aint)(R + gap), MPI_BYTE,
                                 &L->mtype);
@@ -174,8 +173,7 @@ static void run_mode(const char *path, const layout_t *L, const mode_t_ *m,
                 MPI_File_open(MPI_COMM_WORLD, path, am, info, &fh);
             else
                 PMPI_File_open(MPI_COMM_WORLD, path, am, info, &fh);
-            MPI_File_set_view(fh, L->disp, MPI_BYTE, L->ftype, "native",
-                              info);
+            MPI_File_set_view(fh, L->disp, MPI_BYTE, L->ftype, "native", info);
             if (phase)
                 memset(rbuf, 0, L->membytes);
             MPI_Barrier(MPI_COMM_WORLD);
@@ -209,8 +207,7 @@ static void run_mode(const char *path, const layout_t *L, const mode_t_ *m,
                 /* the bytes of the data, wherever the memory type puts them */
                 int pos = 0, pos2 = 0, sz = (int)L->bytes;
                 char *a = malloc(L->bytes), *b = malloc(L->bytes);
-                MPI_Pack(wbuf, L->count, L->mtype, a, sz, &pos,
-                         MPI_COMM_WORLD);
+                MPI_Pack(wbuf, L->count, L->mtype, a, sz, &pos, MPI_COMM_WORLD);
                 MPI_Pack(rbuf, L->count, L->mtype, b, sz, &pos2,
                          MPI_COMM_WORLD);
                 ok &= !memcmp(a, b, L->bytes);
@@ -244,13 +241,27 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     while ((opt = getopt(argc, argv, "d:l:s:r:p:c:f:")) != -1) {
         switch (opt) {
-        case 'd': dir = optarg; break;
-        case 'l': label = optarg; break;
-        case 's': mib = atoi(optarg); break;
-        case 'r': reps = atoi(optarg); break;
-        case 'p': snprintf(pats, sizeof(pats), "%s", optarg); break;
-        case 'c': csv = optarg; break;
-        case 'f': fds = optarg; break;
+        case 'd':
+            dir = optarg;
+            break;
+        case 'l':
+            label = optarg;
+            break;
+        case 's':
+            mib = atoi(optarg);
+            break;
+        case 'r':
+            reps = atoi(optarg);
+            break;
+        case 'p':
+            snprintf(pats, sizeof(pats), "%s", optarg);
+            break;
+        case 'c':
+            csv = optarg;
+            break;
+        case 'f':
+            fds = optarg;
+            break;
         default:
             if (me == 0)
                 fprintf(stderr, "usage: earth_bench -d DIR -l LABEL [-s MiB] "
@@ -331,10 +342,11 @@ int main(int argc, char **argv)
                        label, np, pat, modes[m].name, r->wbw, r->rbw, wr, rr,
                        reqs, infl, load, r->verified ? "ok" : "BAD");
                 if (out)
-                    fprintf(out, "%s,%d,%s,%s,%s,%.2f,%.2f,%.3f,%.3f,%lld,%lld,"
-                                 "%lld,%s\n",
-                            label, np, pat, modes[m].name, modes[m].req,
-                            r->wbw, r->rbw, wr, rr,
+                    fprintf(out,
+                            "%s,%d,%s,%s,%s,%.2f,%.2f,%.3f,%.3f,%lld,%lld,"
+                            "%lld,%s\n",
+                            label, np, pat, modes[m].name, modes[m].req, r->wbw,
+                            r->rbw, wr, rr,
                             modes[m].earth ? r->max_reqs_step : -1,
                             modes[m].earth ? r->max_inflight : -1, r->fs_load,
                             r->verified ? "ok" : "BAD");

@@ -166,8 +166,8 @@ static int earth_do(enum op op, enum form form, MPI_File fh, MPI_Offset off,
             return MPI_ERR_NO_MEM;
         g->nbytes = nb;
         g->err = rc;
-        int r2 = PMPI_Grequest_start(greq_query, greq_free, greq_cancel, g,
-                                     req);
+        int r2 =
+            PMPI_Grequest_start(greq_query, greq_free, greq_cancel, g, req);
         if (r2 != MPI_SUCCESS) {
             free(g);
             return r2;
@@ -215,8 +215,8 @@ int MPI_File_write_all(MPI_File fh, const void *buf, int count,
 int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype type,
                       MPI_Status *status)
 {
-    return earth_do(OP_READ_ALL, FORM_BLOCKING, fh, 0, buf, count, type,
-                    status, NULL);
+    return earth_do(OP_READ_ALL, FORM_BLOCKING, fh, 0, buf, count, type, status,
+                    NULL);
 }
 
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *buf,
@@ -264,8 +264,7 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset off, const void *buf,
                     NULL, NULL);
 }
 
-int MPI_File_write_at_all_end(MPI_File fh, const void *buf,
-                              MPI_Status *status)
+int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
     return earth_end(OP_WRITE_AT_ALL, fh, (void *)buf, status);
 }
@@ -273,8 +272,8 @@ int MPI_File_write_at_all_end(MPI_File fh, const void *buf,
 int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset off, void *buf,
                                int count, MPI_Datatype type)
 {
-    return earth_do(OP_READ_AT_ALL, FORM_BEGIN, fh, off, buf, count, type,
-                    NULL, NULL);
+    return earth_do(OP_READ_AT_ALL, FORM_BEGIN, fh, off, buf, count, type, NULL,
+                    NULL);
 }
 
 int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
@@ -306,6 +305,6 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset off, const void *buf,
 int MPI_File_iread_at_all(MPI_File fh, MPI_Offset off, void *buf, int count,
                           MPI_Datatype type, MPI_Request *req)
 {
-    return earth_do(OP_READ_AT_ALL, FORM_NONBLOCKING, fh, off, buf, count,
-                    type, NULL, req);
+    return earth_do(OP_READ_AT_ALL, FORM_NONBLOCKING, fh, off, buf, count, type,
+                    NULL, req);
 }

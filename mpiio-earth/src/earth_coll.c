@@ -30,11 +30,11 @@
 
 /* Geometry of the file domains of one call. */
 typedef struct {
-    int64_t o;  /* origin of block 0 */
-    int64_t P;  /* block size */
-    int64_t C;  /* chunk size (<= cb_buffer_size) */
-    int64_t q;  /* chunks per block */
-    int64_t m;  /* blocks per step */
+    int64_t o;      /* origin of block 0 */
+    int64_t P;      /* block size */
+    int64_t C;      /* chunk size (<= cb_buffer_size) */
+    int64_t q;      /* chunks per block */
+    int64_t m;      /* blocks per step */
     int64_t b0, b1; /* first and last block touched */
     int naggr;
 } dom_t;
@@ -203,8 +203,8 @@ typedef struct {
     int64_t *lo, *hi, *dmin, *dmax;
     int *hole;
     earth_ioreq_t *io;
-    int ioerr; /* first negative errno of a file request */
-    int64_t su; /* stripe size, 0 if unknown */
+    int ioerr;     /* first negative errno of a file request */
+    int64_t su;    /* stripe size, 0 if unknown */
     int64_t maxio; /* capacity of io */
 } run_t;
 
@@ -552,8 +552,8 @@ static int run_alloc(run_t *R)
     R->ntheirs = calloc((size_t)n, sizeof(int64_t));
     R->cur_theirs = calloc((size_t)n, sizeof(int64_t));
     R->slot = calloc((size_t)R->depth, sizeof(slot_t));
-    if (!R->mine || !R->nmine || !R->cur_mine || !R->theirs ||
-        !R->ntheirs || !R->cur_theirs || !R->slot)
+    if (!R->mine || !R->nmine || !R->cur_mine || !R->theirs || !R->ntheirs ||
+        !R->cur_theirs || !R->slot)
         return -ENOMEM;
     for (int k = 0; k < R->depth; k++) {
         slot_t *sl = &R->slot[k];
@@ -658,8 +658,8 @@ static int exchange_lists(run_t *R)
                 break;
             }
             if (rcnt[r])
-                PMPI_Irecv(R->theirs[r], 2 * rcnt[r], MPI_INT64_T, r,
-                           TAG_META, ef->comm, &q[nq++]);
+                PMPI_Irecv(R->theirs[r], 2 * rcnt[r], MPI_INT64_T, r, TAG_META,
+                           ef->comm, &q[nq++]);
         }
     if (rc == MPI_SUCCESS)
         for (int a = 0; a < na; a++)

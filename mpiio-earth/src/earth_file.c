@@ -118,7 +118,7 @@ static int place_aggregators(earth_file_t *ef)
 {
     int n = ef->nprocs, k = ef->cb_nodes, rc = MPI_SUCCESS;
     int me[2], *all = NULL, *grp = NULL, *gcnt = NULL, *quota = NULL,
-        *order = NULL;
+               *order = NULL;
     MPI_Comm node;
     ef->aggr = malloc(sizeof(int) * (size_t)k);
     if (!ef->aggr)
@@ -158,7 +158,8 @@ static int place_aggregators(earth_file_t *ef)
     }
     for (int r = 0; r < n; r++) {
         int g = 0;
-        while (g < ng && !(gnode[g] == all[2 * r] && gboard[g] == all[2 * r + 1]))
+        while (g < ng &&
+               !(gnode[g] == all[2 * r] && gboard[g] == all[2 * r + 1]))
             g++;
         if (g == ng) {
             gnode[ng] = all[2 * r];
@@ -221,8 +222,8 @@ done:
 /* ROMIO accepts "prefix:name" to force a file-system driver. */
 static const char *strip_prefix(const char *name)
 {
-    static const char *pfx[] = {"ufs:", "nfs:", "testfs:", "lustre:",
-                                "gpfs:", "xfs:", "pvfs2:", "daos:"};
+    static const char *pfx[] = {"ufs:",  "nfs:", "testfs:", "lustre:",
+                                "gpfs:", "xfs:", "pvfs2:",  "daos:"};
     for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
         if (!strncmp(name, pfx[i], strlen(pfx[i])))
             return name + strlen(pfx[i]);
@@ -239,8 +240,8 @@ static int agree_error(MPI_Comm comm, int rc)
     return rc;
 }
 
-int MPI_File_open(MPI_Comm comm, const char *filename, int amode,
-                  MPI_Info info, MPI_File *fh)
+int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
+                  MPI_File *fh)
 {
     earth_hints_t h;
     int rc, inter = 0;
@@ -310,8 +311,7 @@ static int with_hints(earth_file_t *ef, MPI_Info info, earth_hints_t *nh)
 }
 
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
-                      MPI_Datatype filetype, const char *datarep,
-                      MPI_Info info)
+                      MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
     earth_file_t *ef = earth_file_find(fh);
     earth_hints_t nh;

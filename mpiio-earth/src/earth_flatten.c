@@ -91,8 +91,7 @@ static int darray_dim(int g, int distrib, int darg, int p, int c, int **idx,
             v[k++] = i;
     } else if (distrib == MPI_DISTRIBUTE_BLOCK) {
         int b = darg == MPI_DISTRIBUTE_DFLT_DARG ? (g + p - 1) / p : darg;
-        for (int64_t i = (int64_t)c * b; i < g && i < (int64_t)(c + 1) * b;
-             i++)
+        for (int64_t i = (int64_t)c * b; i < g && i < (int64_t)(c + 1) * b; i++)
             v[k++] = (int)i;
     } else if (distrib == MPI_DISTRIBUTE_CYCLIC) {
         int b = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;

@@ -159,8 +159,8 @@ static ssize_t emulate(int is_write, int fd, void *buf, size_t n, off_t off)
         if (d > dur)
             dur = d;
     }
-    ssize_t rc = is_write ? real_pwrite(fd, buf, n, off)
-                          : real_pread(fd, buf, n, off);
+    ssize_t rc =
+        is_write ? real_pwrite(fd, buf, n, off) : real_pread(fd, buf, n, off);
     int saved = errno;
     double left = dur - (now_s() - t0);
     if (left > 0) {

@@ -53,14 +53,14 @@ EARTH_HIDDEN void earth_flat_free(earth_flat_t *f);
 enum earth_layout { EARTH_LAYOUT_SPREAD = 0, EARTH_LAYOUT_BLOCK = 1 };
 
 typedef struct {
-    int enable;           /* earth_enable: 1 = EARTH path, 0 = ROMIO */
-    int req;              /* earth_req: 0 = unlimited (plain two-phase) */
-    int steps;            /* earth_steps: pipeline depth, >= 1 */
-    int layout;           /* earth_aggr_layout */
-    int64_t fd_stripes;   /* earth_fd_stripes: stripes per domain block,
-                             0 = auto (one block per aggregator) */
-    int64_t striping_unit;    /* 0 = not given */
-    int64_t striping_factor;  /* 0 = not given */
+    int enable;              /* earth_enable: 1 = EARTH path, 0 = ROMIO */
+    int req;                 /* earth_req: 0 = unlimited (plain two-phase) */
+    int steps;               /* earth_steps: pipeline depth, >= 1 */
+    int layout;              /* earth_aggr_layout */
+    int64_t fd_stripes;      /* earth_fd_stripes: stripes per domain block,
+                                0 = auto (one block per aggregator) */
+    int64_t striping_unit;   /* 0 = not given */
+    int64_t striping_factor; /* 0 = not given */
 } earth_hints_t;
 
 EARTH_HIDDEN void earth_hints_defaults(earth_hints_t *h);
@@ -80,8 +80,8 @@ typedef struct earth_file {
     MPI_Comm comm; /* private duplicate of the opening communicator */
     int rank, nprocs;
     int amode;
-    int fd;      /* own descriptor for aggregator accesses, -1 if none */
-    int fd_err;  /* errno when the descriptor could not be opened */
+    int fd;     /* own descriptor for aggregator accesses, -1 if none */
+    int fd_err; /* errno when the descriptor could not be opened */
     earth_hints_t hints;
     /* ROMIO's effective values, read back after open / set_info */
     int64_t cb_buffer_size;
@@ -89,7 +89,7 @@ typedef struct earth_file {
     int cb_write; /* 0 disable, 1 enable, 2 automatic */
     int cb_read;
     int naggr;
-    int *aggr; /* aggregator ranks, naggr of them */
+    int *aggr;   /* aggregator ranks, naggr of them */
     int my_aggr; /* index into aggr, or -1 */
     /* cached file view */
     int view_valid;
@@ -132,9 +132,8 @@ typedef struct {
 
 /* Run n requests with at most `inflight` at a time (0 = all at once).
  * Returns 0 or a negative errno.  Short reads are zero-filled. */
-EARTH_HIDDEN EARTH_WUR int earth_io_run(int fd, int is_write,
-                                        earth_ioreq_t *req, int n,
-                                        int inflight);
+EARTH_HIDDEN EARTH_WUR int
+earth_io_run(int fd, int is_write, earth_ioreq_t *req, int n, int inflight);
 
 /* ---- contention model (earth_fsemu.c) ---- */
 EARTH_HIDDEN void earth_fsemu_init(void);

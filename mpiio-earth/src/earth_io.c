@@ -68,8 +68,7 @@ static void *io_worker(void *arg)
     return NULL;
 }
 
-int earth_io_run(int fd, int is_write, earth_ioreq_t *req, int n,
-                 int inflight)
+int earth_io_run(int fd, int is_write, earth_ioreq_t *req, int n, int inflight)
 {
     int rc = 0;
     if (n <= 0)

@@ -222,8 +222,7 @@ static void p_sub2d_grid(MPI_File fh, int phase, tr_t *t)
 static void p_sub2d_fortran(MPI_File fh, int phase, tr_t *t)
 {
     int gs[2] = {7 * np, 9}, ss[2] = {7, 9}, st[2] = {7 * me, 0};
-    subarray(fh, phase, t, 2, gs, ss, st, MPI_ORDER_FORTRAN, MPI_SHORT, 2,
-             7);
+    subarray(fh, phase, t, 2, gs, ss, st, MPI_ORDER_FORTRAN, MPI_SHORT, 2, 7);
 }
 
 static void p_sub3d(MPI_File fh, int phase, tr_t *t)
@@ -239,8 +238,8 @@ static void darray(MPI_File fh, int phase, tr_t *t, int nd, const int *gs,
 {
     MPI_Datatype ft;
     int size;
-    MPI_Type_create_darray(np, me, nd, gs, dist, darg, ps, MPI_ORDER_C,
-                           MPI_INT, &ft);
+    MPI_Type_create_darray(np, me, nd, gs, dist, darg, ps, MPI_ORDER_C, MPI_INT,
+                           &ft);
     MPI_Type_commit(&ft);
     MPI_Type_size(ft, &size);
     char *buf = malloc((size_t)size + 1);
@@ -309,8 +308,7 @@ static void p_zero_count(MPI_File fh, int phase, tr_t *t)
 static void p_all_zero(MPI_File fh, int phase, tr_t *t)
 {
     char buf[8];
-    CHECK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native",
-                            MPI_INFO_NULL));
+    CHECK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
     rw_all(fh, phase, t, buf, 0, MPI_INT, 0);
     rw_at_all(fh, phase, t, 5, buf, 0, MPI_INT, 0);
 }
@@ -374,8 +372,8 @@ static void tiled_view(MPI_File fh, tr_t *t, int blk, MPI_Datatype et,
     MPI_Type_contiguous(blk, et, &c);
     MPI_Type_create_resized(c, 0, (MPI_Aint)blk * etsize * np, &ft);
     MPI_Type_commit(&ft);
-    CHECK(MPI_File_set_view(fh, (MPI_Offset)me * blk * etsize, et, ft,
-                            "native", MPI_INFO_NULL));
+    CHECK(MPI_File_set_view(fh, (MPI_Offset)me * blk * etsize, et, ft, "native",
+                            MPI_INFO_NULL));
     MPI_Type_free(&c);
     MPI_Type_free(&ft);
 }
@@ -619,8 +617,7 @@ static const char *configs[][2 * 6 + 1] = {
     {"cb_config_list", "*:*", "cb_nodes", "2", "cb_buffer_size", "1000",
      "earth_req", "2", "earth_steps", "1", "romio_cb_write", "enable", NULL},
     {"cb_config_list", "*:*", "cb_buffer_size", "96", "striping_unit", "200",
-     "earth_req", "0", "earth_steps", "3", "earth_aggr_layout", "block",
-     NULL},
+     "earth_req", "0", "earth_steps", "3", "earth_aggr_layout", "block", NULL},
 };
 
 static int files_equal(const char *a, const char *b, long *where)
@@ -691,9 +688,9 @@ int main(int argc, char **argv)
             MPI_Barrier(MPI_COMM_WORLD);
             for (int w = 0; w < 2; w++) { /* 0 = ROMIO, 1 = EARTH */
                 int am = MPI_MODE_RDWR | MPI_MODE_CREATE;
-                int rc = w ? MPI_File_open(MPI_COMM_WORLD, fn[w], am, info, &fh)
-                           : PMPI_File_open(MPI_COMM_WORLD, fn[w], am, info,
-                                            &fh);
+                int rc =
+                    w ? MPI_File_open(MPI_COMM_WORLD, fn[w], am, info, &fh)
+                      : PMPI_File_open(MPI_COMM_WORLD, fn[w], am, info, &fh);
                 if (rc != MPI_SUCCESS)
                     MPI_Abort(MPI_COMM_WORLD, 99);
                 if (pats[p].prefill)
@@ -712,9 +709,9 @@ int main(int argc, char **argv)
             MPI_Bcast(&same, 1, MPI_INT, 0, MPI_COMM_WORLD);
             for (int w = 0; w < 2; w++) {
                 int am = MPI_MODE_RDONLY;
-                int rc = w ? MPI_File_open(MPI_COMM_WORLD, fn[w], am, info, &fh)
-                           : PMPI_File_open(MPI_COMM_WORLD, fn[w], am, info,
-                                            &fh);
+                int rc =
+                    w ? MPI_File_open(MPI_COMM_WORLD, fn[w], am, info, &fh)
+                      : PMPI_File_open(MPI_COMM_WORLD, fn[w], am, info, &fh);
                 if (rc != MPI_SUCCESS)
                     MPI_Abort(MPI_COMM_WORLD, 99);
                 pats[p].fn(fh, 1, &tr[w]);
@@ -725,10 +722,9 @@ int main(int argc, char **argv)
             long long mine[2] = {(long long)st.coll_calls,
                                  (long long)st.fallbacks},
                       sum[2];
-            MPI_Allreduce(mine, sum, 2, MPI_LONG_LONG, MPI_SUM,
-                          MPI_COMM_WORLD);
-            int ok_path = pats[p].romio_only ? sum[1] > 0 : sum[1] == 0 &&
-                                                             sum[0] > 0;
+            MPI_Allreduce(mine, sum, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+            int ok_path =
+                pats[p].romio_only ? sum[1] > 0 : sum[1] == 0 && sum[0] > 0;
             int ok = ok_w && ok_r, all_ok;
             MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
             all_ok = all_ok && same && ok_path;

@@ -65,12 +65,12 @@ static void get_info_reports_earth_and_romio_hints(void **state)
 {
     MPI_File fh;
     (void)state;
-    assert_int_equal(open_with(mkinfo("earth_req", "4", "earth_steps", "3",
-                                      "earth_aggr_layout", "block",
-                                      "striping_unit", "4096",
-                                      "cb_buffer_size", "65536", NULL),
-                               MPI_MODE_RDWR | MPI_MODE_CREATE, &fh),
-                     MPI_SUCCESS);
+    assert_int_equal(
+        open_with(mkinfo("earth_req", "4", "earth_steps", "3",
+                         "earth_aggr_layout", "block", "striping_unit", "4096",
+                         "cb_buffer_size", "65536", NULL),
+                  MPI_MODE_RDWR | MPI_MODE_CREATE, &fh),
+        MPI_SUCCESS);
     assert_info(fh, "earth_req", "4");
     assert_info(fh, "earth_steps", "3");
     assert_info(fh, "earth_aggr_layout", "block");
@@ -96,8 +96,8 @@ static void defaults_are_reported(void **state)
 static void bad_open_hint(const char *key, const char *val, int cls)
 {
     MPI_File fh = MPI_FILE_NULL;
-    int rc = open_with(mkinfo(key, val, NULL), MPI_MODE_RDWR | MPI_MODE_CREATE,
-                       &fh);
+    int rc =
+        open_with(mkinfo(key, val, NULL), MPI_MODE_RDWR | MPI_MODE_CREATE, &fh);
     assert_int_equal(err_class(rc), cls);
     assert_true(fh == MPI_FILE_NULL);
     /* the message names the offending key */
@@ -148,9 +148,9 @@ static void set_info_and_set_view_validate_and_apply(void **state)
     MPI_Info_free(&info);
     assert_info(fh, "earth_steps", "5");
     info = mkinfo("earth_steps", "", NULL);
-    assert_int_equal(err_class(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE,
-                                                 "native", info)),
-                     MPI_ERR_INFO_VALUE);
+    assert_int_equal(
+        err_class(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", info)),
+        MPI_ERR_INFO_VALUE);
     MPI_Info_free(&info);
     MPI_File_close(&fh);
 }
@@ -174,8 +174,7 @@ static void environment_gives_defaults(void **state)
     setenv("EARTH_REQ", "lots", 1);
     fh = MPI_FILE_NULL;
     assert_int_equal(err_class(open_with(MPI_INFO_NULL,
-                                         MPI_MODE_RDWR | MPI_MODE_CREATE,
-                                         &fh)),
+                                         MPI_MODE_RDWR | MPI_MODE_CREATE, &fh)),
                      MPI_ERR_INFO_VALUE);
     unsetenv("EARTH_REQ");
 }
@@ -185,9 +184,8 @@ static void cb_nodes_sets_the_aggregators(void **state)
     MPI_File fh;
     int ranks[8], n;
     (void)state;
-    assert_int_equal(open_with(mkinfo("cb_config_list", "*:*", "cb_nodes",
-                                      "1", "earth_aggr_layout", "block",
-                                      NULL),
+    assert_int_equal(open_with(mkinfo("cb_config_list", "*:*", "cb_nodes", "1",
+                                      "earth_aggr_layout", "block", NULL),
                                MPI_MODE_RDWR | MPI_MODE_CREATE, &fh),
                      MPI_SUCCESS);
     n = earth_file_aggregators(fh, ranks, 8);
@@ -272,10 +270,9 @@ static void error_classes_match_mpi(void **state)
                      MPI_ERR_ACCESS);
     MPI_File_close(&fh);
     /* a file EARTH does not know */
-    assert_int_equal(
-        PMPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL,
-                       &fh),
-        MPI_SUCCESS);
+    assert_int_equal(PMPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY,
+                                    MPI_INFO_NULL, &fh),
+                     MPI_SUCCESS);
     assert_int_equal(earth_file_stats(fh, &s), MPI_ERR_FILE);
     MPI_File_close(&fh);
 }
