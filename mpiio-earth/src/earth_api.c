@@ -144,6 +144,8 @@ static int earth_do(enum op op, enum form form, MPI_File fh, MPI_Offset off,
         }
         return rc;
     }
+    earth_log(3, "collective %s by EARTH: %lld bytes",
+              is_write ? "write" : "read", (long long)nb);
     /* the individual file pointer moves by the data accessed, in etypes,
      * as ROMIO moves it */
     if (rc == MPI_SUCCESS && !explicit && nb > 0)

@@ -37,7 +37,7 @@ for p in $progs; do
     for mode in romio earth; do
         mkdir -p "$tmp/$mode-$p"
         if [ $mode = earth ]; then
-            set -- env LD_PRELOAD="$lib" EARTH_LOG=2
+            set -- env LD_PRELOAD="$lib" EARTH_LOG=3
         else
             set -- env
         fi
@@ -49,15 +49,16 @@ for p in $progs; do
     ok_r=$(grep -c 'No Errors' "$tmp/romio-$p.out"); ok_e=$(grep -c 'No Errors' "$tmp/earth-$p.out")
     opens=$(grep -c 'mpiio-earth: open' "$tmp/earth-$p.err")
     handed=$(grep -c 'handed to ROMIO' "$tmp/earth-$p.err")
+    done_by=$(grep -c 'by EARTH' "$tmp/earth-$p.err")
     files=identical
     for f in "$tmp/romio-$p"/*; do
         [ -e "$f" ] || continue
         cmp -s "$f" "$tmp/earth-$p/$(basename "$f")" || files=DIFFER
     done
-    if [ "$rc_r" = "$rc_e" ] && [ "$ok_r" = "$ok_e" ] && [ "$files" = identical ] && [ "$opens" -gt 0 ]; then
-        echo "ok   $p: status $rc_e, 'No Errors' x$ok_e, files $files, EARTH opens $opens, calls handed to ROMIO $handed"
+    if [ "$rc_r" = "$rc_e" ] && [ "$ok_r" = "$ok_e" ] && [ "$files" = identical ] && [ "$opens" -gt 0 ] && [ "$done_by" -gt 0 ]; then
+        echo "ok   $p: status $rc_e, 'No Errors' x$ok_e, files $files, EARTH opens $opens, collective calls by EARTH $done_by, handed to ROMIO $handed"
     else
-        echo "FAIL $p: status romio $rc_r / earth $rc_e, 'No Errors' $ok_r / $ok_e, files $files, EARTH opens $opens"
+        echo "FAIL $p: status romio $rc_r / earth $rc_e, 'No Errors' $ok_r / $ok_e, files $files, EARTH opens $opens, calls by EARTH $done_by"
         tail -n 5 "$tmp/earth-$p.out" "$tmp/earth-$p.err"
         status=1
     fi
