@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# mpiio-earth/Makefile.mk: EARTH collective MPI-IO (PMPI library), its
+# tests and benchmarks.
+
+EXTRA_DIST += mpiio-earth/README.md mpiio-earth/man/mpiio-earth.7.md \
+	mpiio-earth/mpiio-earth.pc.in mpiio-earth/tests/test_earth_hints.sh \
+	mpiio-earth/tests/test_earth_patterns.sh \
+	mpiio-earth/tests/test_earth_romio_preload.sh \
+	mpiio-earth/bench/earth_bench.sh
+
+if BUILD_MPIIO_EARTH
+lib_LTLIBRARIES += mpiio-earth/libmpiio-earth.la
+pkgconfig_DATA += mpiio-earth/mpiio-earth.pc
+include_HEADERS = mpiio-earth/include/earth.h
+mpiio_earth_libmpiio_earth_la_SOURCES = \
+	mpiio-earth/src/earth_internal.h \
+	mpiio-earth/src/earth_flatten.c \
+	mpiio-earth/src/earth_hints.c \
+	mpiio-earth/src/earth_file.c \
+	mpiio-earth/src/earth_coll.c \
+	mpiio-earth/src/earth_io.c \
+	mpiio-earth/src/earth_api.c \
+	mpiio-earth/src/earth_fsemu.c
+EARTH_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpiio-earth/include
+if HAVE_HWLOC
+EARTH_CPPFLAGS += -DEARTH_HAVE_HWLOC
+endif
+mpiio_earth_libmpiio_earth_la_CPPFLAGS = $(EARTH_CPPFLAGS)
+mpiio_earth_libmpiio_earth_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) \
+	$(HWLOC_CFLAGS) -fvisibility=hidden
+mpiio_earth_libmpiio_earth_la_LIBADD = $(MPI_LIBS) $(HWLOC_LIBS) -lpthread \
+	-lrt
+mpiio_earth_libmpiio_earth_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
+FORMAT_FILES += $(mpiio_earth_libmpiio_earth_la_SOURCES) \
+	mpiio-earth/include/earth.h
+
+# Tests: MPI programs linked with the library (the link-time form of the
+# interposition); the scripts run them through test/mpi-run.
+EARTH_TEST_LDADD = mpiio-earth/libmpiio-earth.la $(MPI_LIBS)
+check_PROGRAMS += mpiio-earth/tests/earth_patterns
+mpiio_earth_tests_earth_patterns_SOURCES = mpiio-earth/tests/earth_patterns.c
+mpiio_earth_tests_earth_patterns_CPPFLAGS = $(EARTH_CPPFLAGS)
+mpiio_earth_tests_earth_patterns_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpiio_earth_tests_earth_patterns_LDADD = $(EARTH_TEST_LDADD)
+mpiio_earth_tests_earth_patterns_LDFLAGS = $(AM_LDFLAGS) -no-install
+TESTS += mpiio-earth/tests/test_earth_patterns.sh \
+	mpiio-earth/tests/test_earth_romio_preload.sh
+
+if HAVE_CMOCKA
+check_PROGRAMS += mpiio-earth/tests/test_earth_hints
+mpiio_earth_tests_test_earth_hints_SOURCES = mpiio-earth/tests/test_earth_hints.c
+mpiio_earth_tests_test_earth_hints_CPPFLAGS = $(EARTH_CPPFLAGS)
+mpiio_earth_tests_test_earth_hints_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) \
+	$(CMOCKA_CFLAGS)
+mpiio_earth_tests_test_earth_hints_LDADD = $(EARTH_TEST_LDADD) $(CMOCKA_LIBS)
+mpiio_earth_tests_test_earth_hints_LDFLAGS = $(AM_LDFLAGS) -no-install
+TESTS += mpiio-earth/tests/test_earth_hints.sh
+endif
+
+# Benchmarks (make bench): 4 and 8 ranks, oversubscribed.
+noinst_PROGRAMS += mpiio-earth/bench/earth_bench
+mpiio_earth_bench_earth_bench_SOURCES = mpiio-earth/bench/earth_bench.c
+mpiio_earth_bench_earth_bench_CPPFLAGS = $(EARTH_CPPFLAGS)
+mpiio_earth_bench_earth_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpiio_earth_bench_earth_bench_LDADD = $(EARTH_TEST_LDADD) -lrt
+mpiio_earth_bench_earth_bench_LDFLAGS = $(AM_LDFLAGS) -no-install
+BENCH_TARGETS += earth-bench
+earth-bench: mpiio-earth/bench/earth_bench
+	@sh $(top_srcdir)/mpiio-earth/bench/earth_bench.sh \
+	    $(abs_top_builddir)/mpiio-earth/bench/earth_bench \
+	    $(abs_top_builddir)/mpiio-earth/bench
+.PHONY: earth-bench
+CLEANFILES += mpiio-earth/bench/*.csv mpiio-earth/bench/*.svg \
+	mpiio-earth/bench/*.png
+endif

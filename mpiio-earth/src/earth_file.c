@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * earth_file.c: per-file state of EARTH and the interposed file-management
+ * calls (open, close, set_view, set_info, get_info).  Every call is carried
+ * out by ROMIO through PMPI; EARTH only records what it needs: a private
+ * communicator, its hints, ROMIO's effective collective-buffering hints,
+ * the aggregator ranks and a descriptor of its own for aggregator accesses.
+ */
+#include "earth_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#ifdef EARTH_HAVE_HWLOC
+#include <hwloc.h>
+#endif
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The MPI calls defined here replace MPICH's: export them. */
+#pragma GCC visibility push(default)
+
+static earth_file_t *files;
+
+earth_file_t *earth_file_find(MPI_File fh)
+{
+    for (earth_file_t *f = files; f; f = f->next)
+        if (f->fh == fh)
+            return f;
+    return NULL;
+}
+
+static void file_free(earth_file_t *ef)
+{
+    if (ef->fd >= 0)
+        close(ef->fd);
+    if (ef->comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&ef->comm);
+    earth_flat_free(&ef->ftype);
+    free(ef->aggr);
+    free(ef);
+}
+
+static int64_t info_int(MPI_Info info, const char *key, int64_t dflt)
+{
+    char v[MPI_MAX_INFO_VAL + 1];
+    int flag;
+    PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, v, &flag);
+    return flag ? atoll(v) : dflt;
+}
+
+static int info_mode(MPI_Info info, const char *key)
+{
+    char v[MPI_MAX_INFO_VAL + 1];
+    int flag;
+    PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, v, &flag);
+    if (!flag || !strcmp(v, "automatic"))
+        return 2;
+    return !strcmp(v, "disable") ? 0 : 1;
+}
+
+int earth_file_refresh_romio(earth_file_t *ef)
+{
+    MPI_Info info;
+    int rc = PMPI_File_get_info(ef->fh, &info);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ef->cb_buffer_size = info_int(info, "cb_buffer_size", 16777216);
+    ef->cb_nodes = (int)info_int(info, "cb_nodes", 1);
+    ef->cb_write = info_mode(info, "romio_cb_write");
+    ef->cb_read = info_mode(info, "romio_cb_read");
+    if (!ef->hints.striping_unit)
+        ef->hints.striping_unit = info_int(info, "striping_unit", 0);
+    PMPI_Info_free(&info);
+    if (ef->cb_buffer_size <= 0)
+        ef->cb_buffer_size = 16777216;
+    if (ef->cb_nodes <= 0 || ef->cb_nodes > ef->nprocs)
+        ef->cb_nodes = ef->nprocs;
+    return MPI_SUCCESS;
+}
+
+/* Board of the calling rank: EARTH_BOARD_SIZE ranks per board, else the
+ * hwloc package the rank runs on. */
+static int my_board(int local_rank)
+{
+    const char *e = getenv("EARTH_BOARD_SIZE");
+    if (e && atoi(e) > 0)
+        return local_rank / atoi(e);
+#ifdef EARTH_HAVE_HWLOC
+    hwloc_topology_t topo;
+    int board = 0;
+    if (hwloc_topology_init(&topo) != 0)
+        return 0;
+    if (hwloc_topology_load(topo) == 0) {
+        hwloc_bitmap_t set = hwloc_bitmap_alloc();
+        if (set && hwloc_get_last_cpu_location(topo, set, 0) == 0) {
+            hwloc_obj_t o = hwloc_get_next_obj_covering_cpuset_by_type(
+                topo, set, HWLOC_OBJ_PACKAGE, NULL);
+            if (o)
+                board = (int)o->logical_index;
+        }
+        hwloc_bitmap_free(set);
+    }
+    hwloc_topology_destroy(topo);
+    return board;
+#else
+    return 0;
+#endif
+}
+
+/*
+ * Choose naggr aggregators.  "spread": nodes are served round-robin, within
+ * a node its boards round-robin, and inside a board the chosen ranks are
+ * evenly spaced; the list is then ordered so that consecutive file domains
+ * go to different nodes.  "block": ranks 0..naggr-1.
+ */
+static int place_aggregators(earth_file_t *ef)
+{
+    int n = ef->nprocs, k = ef->cb_nodes, rc = MPI_SUCCESS;
+    int me[2], *all = NULL, *grp = NULL, *gcnt = NULL, *quota = NULL,
+               *order = NULL;
+    MPI_Comm node;
+    ef->aggr = malloc(sizeof(int) * (size_t)k);
+    if (!ef->aggr)
+        return MPI_ERR_NO_MEM;
+    ef->naggr = k;
+    if (ef->hints.layout == EARTH_LAYOUT_BLOCK || k == n) {
+        for (int i = 0; i < k; i++)
+            ef->aggr[i] = i;
+        goto done;
+    }
+    /* node id = lowest rank of the node; board id within the node */
+    PMPI_Comm_split_type(ef->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                         &node);
+    int lrank, lowest;
+    PMPI_Comm_rank(node, &lrank);
+    PMPI_Allreduce(&ef->rank, &lowest, 1, MPI_INT, MPI_MIN, node);
+    PMPI_Comm_free(&node);
+    me[0] = lowest;
+    me[1] = my_board(lrank);
+    all = malloc(sizeof(int) * 2 * (size_t)n);
+    grp = malloc(sizeof(int) * (size_t)n);
+    gcnt = calloc((size_t)n, sizeof(int));
+    quota = calloc((size_t)n, sizeof(int));
+    order = malloc(sizeof(int) * (size_t)n);
+    if (!all || !grp || !gcnt || !quota || !order) {
+        rc = MPI_ERR_NO_MEM;
+        goto done;
+    }
+    PMPI_Allgather(me, 2, MPI_INT, all, 2, MPI_INT, ef->comm);
+    /* groups = distinct (node, board) pairs in rank order of first member;
+     * grp[r] = group of rank r; gnode[g] = node of group g */
+    int ng = 0, *gnode = order; /* reuse as scratch, filled below */
+    int *gboard = malloc(sizeof(int) * (size_t)n);
+    if (!gboard) {
+        rc = MPI_ERR_NO_MEM;
+        goto done;
+    }
+    for (int r = 0; r < n; r++) {
+        int g = 0;
+        while (g < ng &&
+               !(gnode[g] == all[2 * r] && gboard[g] == all[2 * r + 1]))
+            g++;
+        if (g == ng) {
+            gnode[ng] = all[2 * r];
+            gboard[ng] = all[2 * r + 1];
+            ng++;
+        }
+        grp[r] = g;
+        gcnt[g]++;
+    }
+    /* quotas: round-robin over nodes, inside a node over its boards */
+    int given = 0;
+    while (given < k) {
+        int progress = 0;
+        for (int nd = 0; nd < n && given < k; nd++) {
+            /* the group of node nd with the fewest aggregators so far */
+            int best = -1;
+            for (int g = 0; g < ng; g++)
+                if (gnode[g] == nd && quota[g] < gcnt[g] &&
+                    (best < 0 || quota[g] < quota[best]))
+                    best = g;
+            if (best >= 0) {
+                quota[best]++;
+                given++;
+                progress = 1;
+            }
+        }
+        if (!progress)
+            break;
+    }
+    /* pick evenly spaced members; interleave groups for the final order */
+    int out = 0;
+    for (int j = 0; out < k; j++) {
+        for (int g = 0; g < ng && out < k; g++) {
+            if (j >= quota[g])
+                continue;
+            int want = (int)((int64_t)j * gcnt[g] / quota[g]), seen = 0;
+            for (int r = 0; r < n; r++)
+                if (grp[r] == g && seen++ == want) {
+                    ef->aggr[out++] = r;
+                    break;
+                }
+        }
+    }
+    free(gboard);
+done:
+    ef->my_aggr = -1;
+    for (int i = 0; i < ef->naggr; i++)
+        if (ef->aggr[i] == ef->rank)
+            ef->my_aggr = i;
+    ef->stats.naggr = ef->naggr;
+    ef->stats.is_aggr = ef->my_aggr >= 0;
+    free(all);
+    free(grp);
+    free(gcnt);
+    free(quota);
+    free(order);
+    return rc;
+}
+
+/* ROMIO accepts "prefix:name" to force a file-system driver. */
+static const char *strip_prefix(const char *name)
+{
+    static const char *pfx[] = {"ufs:",  "nfs:", "testfs:", "lustre:",
+                                "gpfs:", "xfs:", "pvfs2:",  "daos:"};
+    for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
+        if (!strncmp(name, pfx[i], strlen(pfx[i])))
+            return name + strlen(pfx[i]);
+    return name;
+}
+
+/* Collective: the worst hint error of any rank, so that all return it. */
+static int agree_error(MPI_Comm comm, int rc)
+{
+    int bad = rc != MPI_SUCCESS, any;
+    PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (any && rc == MPI_SUCCESS)
+        rc = MPI_ERR_INFO_VALUE;
+    return rc;
+}
+
+int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
+                  MPI_File *fh)
+{
+    earth_hints_t h;
+    int rc, inter = 0;
+    earth_hints_defaults(&h);
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter)
+        return PMPI_File_open(comm, filename, amode, info, fh);
+    rc = earth_hints_env(&h);
+    if (rc == MPI_SUCCESS)
+        rc = earth_hints_apply(&h, info);
+    rc = agree_error(comm, rc);
+    if (rc != MPI_SUCCESS)
+        return PMPI_File_call_errhandler(MPI_FILE_NULL, rc), rc;
+    rc = PMPI_File_open(comm, filename, amode, info, fh);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    earth_file_t *ef = calloc(1, sizeof(*ef));
+    if (!ef) /* without a record the file is simply ROMIO's */
+        return MPI_SUCCESS;
+    ef->fh = *fh;
+    ef->fd = -1;
+    ef->amode = amode;
+    ef->hints = h;
+    PMPI_Comm_dup(comm, &ef->comm);
+    PMPI_Comm_rank(ef->comm, &ef->rank);
+    PMPI_Comm_size(ef->comm, &ef->nprocs);
+    if (earth_file_refresh_romio(ef) != MPI_SUCCESS ||
+        place_aggregators(ef) != MPI_SUCCESS) {
+        /* every rank reaches the same verdict: both calls are collective
+         * and deterministic */
+        file_free(ef);
+        return MPI_SUCCESS;
+    }
+    if (ef->my_aggr >= 0) {
+        int fl = (amode & MPI_MODE_RDONLY) ? O_RDONLY : O_RDWR;
+        ef->fd = open(strip_prefix(filename), fl | O_CLOEXEC);
+        ef->fd_err = ef->fd < 0 ? errno : 0;
+    }
+    ef->next = files;
+    files = ef;
+    earth_fsemu_init();
+    earth_log(2, "open %s: %d aggregators, cb_buffer_size %lld", filename,
+              ef->naggr, (long long)ef->cb_buffer_size);
+    return MPI_SUCCESS;
+}
+
+int MPI_File_close(MPI_File *fh)
+{
+    earth_file_t *ef = fh ? earth_file_find(*fh) : NULL;
+    int rc = PMPI_File_close(fh);
+    if (ef && rc == MPI_SUCCESS) {
+        earth_file_t **p = &files;
+        while (*p != ef)
+            p = &(*p)->next;
+        *p = ef->next;
+        file_free(ef);
+    }
+    return rc;
+}
+
+/* Validate EARTH keys of info collectively, then let ROMIO run `op`. */
+static int with_hints(earth_file_t *ef, MPI_Info info, earth_hints_t *nh)
+{
+    *nh = ef->hints;
+    int rc = earth_hints_apply(nh, info);
+    return agree_error(ef->comm, rc);
+}
+
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
+                      MPI_Datatype filetype, const char *datarep, MPI_Info info)
+{
+    earth_file_t *ef = earth_file_find(fh);
+    earth_hints_t nh;
+    int rc;
+    if (!ef)
+        return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    if ((rc = with_hints(ef, info, &nh)) != MPI_SUCCESS)
+        return PMPI_File_call_errhandler(fh, rc), rc;
+    rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    if (rc == MPI_SUCCESS) {
+        ef->hints = nh;
+        ef->view_valid = 0;
+        earth_flat_free(&ef->ftype);
+        if (earth_file_refresh_romio(ef) != MPI_SUCCESS)
+            ef->hints.enable = 0;
+    }
+    return rc;
+}
+
+int MPI_File_set_info(MPI_File fh, MPI_Info info)
+{
+    earth_file_t *ef = earth_file_find(fh);
+    earth_hints_t nh;
+    int rc;
+    if (!ef)
+        return PMPI_File_set_info(fh, info);
+    if ((rc = with_hints(ef, info, &nh)) != MPI_SUCCESS)
+        return PMPI_File_call_errhandler(fh, rc), rc;
+    rc = PMPI_File_set_info(fh, info);
+    if (rc == MPI_SUCCESS) {
+        ef->hints = nh;
+        if (earth_file_refresh_romio(ef) != MPI_SUCCESS)
+            ef->hints.enable = 0;
+    }
+    return rc;
+}
+
+int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
+{
+    earth_file_t *ef = earth_file_find(fh);
+    int rc = PMPI_File_get_info(fh, info_used);
+    if (rc == MPI_SUCCESS && ef)
+        rc = earth_hints_report(&ef->hints, *info_used);
+    return rc;
+}
+
+int earth_file_view(earth_file_t *ef)
+{
+    MPI_Datatype et, ft;
+    char rep[MPI_MAX_DATAREP_STRING + 1];
+    int size, a, b, c, k, rc = 0;
+    if (ef->view_valid)
+        return ef->view_native ? 0 : -ENOTSUP;
+    PMPI_File_get_view(ef->fh, &ef->disp, &et, &ft, rep);
+    ef->view_native = !strcmp(rep, "native");
+    PMPI_Type_size(et, &size);
+    ef->etype_size = size;
+    earth_flat_free(&ef->ftype);
+    rc = earth_flatten(ft, &ef->ftype);
+    if (rc || !ef->ftype.monotone || ef->ftype.size == 0 ||
+        ef->ftype.extent <= 0 || size <= 0)
+        ef->view_native = 0; /* not ours to handle: ROMIO decides */
+    /* get_view returns new handles for derived types */
+    PMPI_Type_get_envelope(et, &a, &b, &c, &k);
+    if (k != MPI_COMBINER_NAMED)
+        PMPI_Type_free(&et);
+    PMPI_Type_get_envelope(ft, &a, &b, &c, &k);
+    if (k != MPI_COMBINER_NAMED)
+        PMPI_Type_free(&ft);
+    ef->view_valid = 1;
+    return ef->view_native ? 0 : -ENOTSUP;
+}
+
+int earth_file_stats(MPI_File fh, struct earth_stats *st)
+{
+    earth_file_t *ef = earth_file_find(fh);
+    if (!st)
+        return MPI_ERR_ARG;
+    if (!ef)
+        return MPI_ERR_FILE;
+    *st = ef->stats;
+    return MPI_SUCCESS;
+}
+
+int earth_file_stats_reset(MPI_File fh)
+{
+    earth_file_t *ef = earth_file_find(fh);
+    if (!ef)
+        return MPI_ERR_FILE;
+    int32_t n = ef->stats.naggr, a = ef->stats.is_aggr;
+    memset(&ef->stats, 0, sizeof(ef->stats));
+    ef->stats.naggr = n;
+    ef->stats.is_aggr = a;
+    return MPI_SUCCESS;
+}
+
+int earth_file_aggregators(MPI_File fh, int *ranks, int n)
+{
+    earth_file_t *ef = earth_file_find(fh);
+    if (!ef)
+        return -MPI_ERR_FILE;
+    for (int i = 0; i < n && i < ef->naggr; i++)
+        ranks[i] = ef->aggr[i];
+    return ef->naggr;
+}

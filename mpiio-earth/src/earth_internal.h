@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * earth_internal.h: shared declarations of the EARTH collective I/O library.
+ */
+#ifndef EARTH_INTERNAL_H
+#define EARTH_INTERNAL_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "earth.h"
+
+#define EARTH_HIDDEN __attribute__((visibility("hidden")))
+#define EARTH_WUR    __attribute__((warn_unused_result))
+
+/* MPI_STATUSES_IGNORE is a small integer cast to a pointer, which gcc 12
+ * takes for a zero-sized region. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+static inline int earth_waitall(int n, MPI_Request *req)
+{
+    return PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+}
+#pragma GCC diagnostic pop
+
+/* ---- flattened datatypes (earth_flatten.c) ---- */
+
+/* One contiguous piece of a typemap: byte offset from the type's origin. */
+typedef struct {
+    int64_t off;
+    int64_t len;
+} earth_blk_t;
+
+/*
+ * A datatype as an ordered list of contiguous blocks (adjacent blocks are
+ * merged), with its size, lower bound and extent as MPI reports them.
+ */
+typedef struct {
+    earth_blk_t *blk;
+    int64_t n, cap;
+    int64_t size;   /* sum of block lengths */
+    int64_t lb;     /* MPI lower bound */
+    int64_t extent; /* MPI extent */
+    int monotone;   /* offsets non-decreasing, no overlap */
+} earth_flat_t;
+
+EARTH_HIDDEN EARTH_WUR int earth_flatten(MPI_Datatype type, earth_flat_t *out);
+EARTH_HIDDEN void earth_flat_free(earth_flat_t *f);
+
+/* ---- hints (earth_hints.c) ---- */
+
+enum earth_layout { EARTH_LAYOUT_SPREAD = 0, EARTH_LAYOUT_BLOCK = 1 };
+
+typedef struct {
+    int enable;              /* earth_enable: 1 = EARTH path, 0 = ROMIO */
+    int req;                 /* earth_req: 0 = unlimited (plain two-phase) */
+    int steps;               /* earth_steps: pipeline depth, >= 1 */
+    int layout;              /* earth_aggr_layout */
+    int64_t fd_stripes;      /* earth_fd_stripes: stripes per domain block,
+                                0 = auto (one block per aggregator) */
+    int64_t striping_unit;   /* 0 = not given */
+    int64_t striping_factor; /* 0 = not given */
+} earth_hints_t;
+
+EARTH_HIDDEN void earth_hints_defaults(earth_hints_t *h);
+/* Apply the keys of info to h; returns MPI_SUCCESS, MPI_ERR_INFO_KEY or
+ * MPI_ERR_INFO_VALUE (h is left unchanged on error). */
+EARTH_HIDDEN EARTH_WUR int earth_hints_apply(earth_hints_t *h, MPI_Info info);
+EARTH_HIDDEN EARTH_WUR int earth_hints_env(earth_hints_t *h);
+EARTH_HIDDEN EARTH_WUR int earth_hints_report(const earth_hints_t *h,
+                                              MPI_Info info);
+EARTH_HIDDEN const char *earth_layout_name(int layout);
+
+/* ---- per-file state (earth_file.c) ---- */
+
+typedef struct earth_file {
+    struct earth_file *next;
+    MPI_File fh;
+    MPI_Comm comm; /* private duplicate of the opening communicator */
+    int rank, nprocs;
+    int amode;
+    int fd;     /* own descriptor for aggregator accesses, -1 if none */
+    int fd_err; /* errno when the descriptor could not be opened */
+    earth_hints_t hints;
+    /* ROMIO's effective values, read back after open / set_info */
+    int64_t cb_buffer_size;
+    int cb_nodes;
+    int cb_write; /* 0 disable, 1 enable, 2 automatic */
+    int cb_read;
+    int naggr;
+    int *aggr;   /* aggregator ranks, naggr of them */
+    int my_aggr; /* index into aggr, or -1 */
+    /* cached file view */
+    int view_valid;
+    int view_native;
+    MPI_Offset disp;
+    int64_t etype_size;
+    earth_flat_t ftype;
+    /* split collective in progress */
+    int split_active;
+    int split_err;
+    MPI_Count split_bytes;
+    MPI_Datatype split_type;
+    struct earth_stats stats;
+} earth_file_t;
+
+EARTH_HIDDEN earth_file_t *earth_file_find(MPI_File fh);
+EARTH_HIDDEN EARTH_WUR int earth_file_view(earth_file_t *ef);
+EARTH_HIDDEN EARTH_WUR int earth_file_refresh_romio(earth_file_t *ef);
+
+/* ---- the collective algorithm (earth_coll.c) ---- */
+
+/*
+ * Collective write or read of `count` items of `type` at view offset `off`
+ * (in etypes).  Every rank of ef->comm calls it.  On return *fallback is 1
+ * when some rank asked for ROMIO instead (nothing was done), else the
+ * result is an MPI error class, the same on all ranks.
+ */
+EARTH_HIDDEN int earth_coll_rw(earth_file_t *ef, int is_write, MPI_Offset off,
+                               void *buf, MPI_Count count, MPI_Datatype type,
+                               int local_fallback, int *fallback,
+                               MPI_Count *nbytes);
+
+/* ---- file requests (earth_io.c) ---- */
+
+typedef struct {
+    int64_t off;
+    int64_t len;
+    char *buf;
+} earth_ioreq_t;
+
+/* Run n requests with at most `inflight` at a time (0 = all at once).
+ * Returns 0 or a negative errno.  Short reads are zero-filled. */
+EARTH_HIDDEN EARTH_WUR int
+earth_io_run(int fd, int is_write, earth_ioreq_t *req, int n, int inflight);
+
+/* ---- contention model (earth_fsemu.c) ---- */
+EARTH_HIDDEN void earth_fsemu_init(void);
+
+/* ---- logging ---- */
+EARTH_HIDDEN void earth_log(int level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif /* EARTH_INTERNAL_H */
