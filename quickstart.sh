@@ -22,10 +22,8 @@ cd "$(dirname "$0")"
 top=$(pwd)
 
 packages="build-essential autoconf automake libtool pkg-config libcmocka-dev
-libhwloc-dev hwloc libmpich-dev mpich procps gfortran libcoarrays-mpich-dev"
-packages="build-essential autoconf automake libtool pkg-config libcmocka-dev gnuplot-nox
-libhwloc-dev hwloc libmpich-dev mpich procps"
-libhwloc-dev hwloc libmpich-dev mpich procps gnuplot-nox"
+libhwloc-dev hwloc libmpich-dev mpich procps gfortran libcoarrays-mpich-dev
+gnuplot-nox"
 
 missing=
 for p in $packages; do
