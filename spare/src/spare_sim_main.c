@@ -435,7 +435,7 @@ int main(int argc, char **argv)
                         xx[m++] = f;
                 snprintf(names[ns], sizeof(names[ns]), "%s %s", name, what[w]);
                 s[ns] = (struct svg_series){
-                    names[ns], xx,           y, m, i == 0 ? 4.0 : 1.5,
+                    names[ns], xx,           y, m, i == 0 ? 3.0 : 1.5,
                     w == 1,    colors[i % 8]};
                 ns++;
             }

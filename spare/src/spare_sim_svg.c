@@ -118,6 +118,8 @@ int svg_chart_write(const char *path, const char *title, const char *xlabel,
             }
     } else {
         double xs = nice_step(x1 - x0);
+        if (xs < 1)
+            xs = 1; /* the x axis counts failures */
         for (double x = ceil(x0 / xs) * xs; x <= x1 + xs / 1000; x += xs)
             fprintf(f,
                     "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
@@ -135,11 +137,13 @@ int svg_chart_write(const char *path, const char *title, const char *xlabel,
     xml_text(f, ylabel);
     fputs("</text>\n", f);
     for (int k = 0; k < ns; k++) {
-        /* a path, not a polyline: some renderers close polylines */
-        fprintf(
-            f, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\"%s d=\"",
-            s[k].color ? s[k].color : "black", s[k].width,
-            s[k].dashed ? " stroke-dasharray=\"6,4\"" : "");
+        /* round joins: ImageMagick's renderer draws stray lines at wide
+         * mitred joins */
+        fprintf(f,
+                "<path fill=\"none\" stroke-linejoin=\"round\" stroke=\"%s\" "
+                "stroke-width=\"%.1f\"%s d=\"",
+                s[k].color ? s[k].color : "black", s[k].width,
+                s[k].dashed ? " stroke-dasharray=\"6,4\"" : "");
         int first = 1;
         for (int i = 0; i < s[k].n; i++) {
             if (logx && s[k].x[i] <= 0)
