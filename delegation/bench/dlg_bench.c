@@ -599,7 +599,8 @@ int main(int argc, char **argv)
     printf("\n# targets (8 B round trip; medians of per-repetition ratios, "
            "baseline and delegation measured back to back)\n");
     int has_poll = 1, has_block = 1;
-    int has_adapt = !targets_only;
+    int has_adapt = 1,
+        has_idle = !targets_only && (!nonly || only[DLG_POLICY_ADAPTIVE]);
     if (has_poll)
         printf("poll / cache-line ping-pong  = %5.2f  (target <= 3.0)  %s\n",
                r_poll, r_poll <= 3.0 ? "met" : "MISSED");
@@ -609,7 +610,7 @@ int main(int argc, char **argv)
     if (has_adapt && has_poll)
         printf("adaptive / poll              = %5.2f  (target <= 1.5)  %s\n",
                r_adapt, r_adapt <= 1.5 ? "met" : "MISSED");
-    if (has_adapt && (!nonly || only[DLG_POLICY_ADAPTIVE]))
+    if (has_idle)
         printf("adaptive idle delegatee CPU  = %5.2f%% (target < 5%%)   %s\n",
                R.idle[DLG_POLICY_ADAPTIVE],
                R.idle[DLG_POLICY_ADAPTIVE] < 5 ? "met" : "MISSED");
