@@ -69,7 +69,7 @@ earth-bench: mpiio-earth/bench/earth_bench
 	@sh $(top_srcdir)/mpiio-earth/bench/earth_bench.sh \
 	    $(abs_top_builddir)/mpiio-earth/bench/earth_bench \
 	    $(abs_top_builddir)/mpiio-earth/bench
-.PHONY: earth-bench
 CLEANFILES += mpiio-earth/bench/*.csv mpiio-earth/bench/*.svg \
 	mpiio-earth/bench/*.png
 endif
+.PHONY: earth-bench

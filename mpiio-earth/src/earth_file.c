@@ -87,6 +87,10 @@ static int my_board(int local_rank)
     if (e && atoi(e) > 0)
         return local_rank / atoi(e);
 #ifdef EARTH_HAVE_HWLOC
+    /* loading the topology takes milliseconds: once per process */
+    static int cached = -1;
+    if (cached >= 0)
+        return cached;
     hwloc_topology_t topo;
     int board = 0;
     if (hwloc_topology_init(&topo) != 0)
@@ -102,6 +106,7 @@ static int my_board(int local_rank)
         hwloc_bitmap_free(set);
     }
     hwloc_topology_destroy(topo);
+    cached = board;
     return board;
 #else
     return 0;
