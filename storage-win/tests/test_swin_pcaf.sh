@@ -59,8 +59,10 @@ run() {
 
 # Baseline: plain OpenCoarrays, nothing preloaded, twice: on Debian's
 # MPICH 4.0.2 some remote gets of plain OpenCoarrays are wrong and vary from
-# run to run (see README, "Known problems"), so results are compared with
-# plain only when plain itself is reproducible.
+# run to run (see README, "Known problems"), so values are compared with
+# plain only when plain itself is correct and reproducible; otherwise only
+# the structure of the output is (two wrong runs may agree by chance and a
+# third still differ).
 for i in 1 2; do
     "$MPI_RUN" -n 4 -t 90 "$prog" >"$tmp/plain$i.raw" 2>"$tmp/plain$i.err" ||
         { cat "$tmp/plain$i.err"; echo "ERROR: the example fails without the library"; exit 99; }
@@ -69,8 +71,9 @@ done
 cp "$tmp/plain1.out" "$tmp/plain.out"
 [ "$(grep -c 'fresh coarrays' "$tmp/plain.out")" -eq 4 ] || fail "plain run output: $(cat "$tmp/plain.out")"
 plain_stable=0
-cmp -s "$tmp/plain1.out" "$tmp/plain2.out" && plain_stable=1
-[ "$plain_stable" -eq 1 ] || echo "note: plain OpenCoarrays gave different results in two runs; comparing the run structure only"
+cmp -s "$tmp/plain1.out" "$tmp/plain2.out" &&
+    [ "$(grep -c 'values OK' "$tmp/plain.out")" -eq 4 ] && plain_stable=1
+[ "$plain_stable" -eq 1 ] || echo "note: plain OpenCoarrays gives wrong or varying values here; comparing the run structure only"
 
 # same_as_plain NAME: NAME.out matches plain (fully when plain is stable).
 same_as_plain() {

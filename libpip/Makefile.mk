@@ -1,0 +1,238 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# libpip/Makefile.mk: Process-in-Process library, pip-exec, tests, benchmark.
+
+EXTRA_DIST += libpip/pip.pc.in libpip/include/pip/pip_config.h.in \
+	libpip/tests/README.md libpip/bench/README.md $(PIP_MAN_PAGES)
+PIP_MAN_PAGES = libpip/man/libpip.7.md libpip/man/pip-exec.1.md \
+	libpip/man/pip_init.3.md libpip/man/pip_spawn.3.md \
+	libpip/man/pip_wait.3.md libpip/man/pip_export.3.md \
+	libpip/man/pip_query.3.md libpip/man/pip_signal.3.md \
+	libpip/man/pip_barrier.3.md
+
+if BUILD_LIBPIP
+
+PIP_CPPFLAGS = -I$(top_srcdir)/libpip/include -I$(top_builddir)/libpip/include
+
+# --- the library -----------------------------------------------------------
+lib_LTLIBRARIES += libpip/libpip.la
+libpip_libpip_la_SOURCES = \
+	libpip/src/pip_internal.h \
+	libpip/src/pip_init.c \
+	libpip/src/pip_loader.c \
+	libpip/src/pip_spawn.c \
+	libpip/src/pip_wait.c \
+	libpip/src/pip_export.c \
+	libpip/src/pip_util.c \
+	libpip/src/pip_libmain.c
+libpip_libpip_la_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -I$(top_srcdir)/libpip/src
+libpip_libpip_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+# libpip.so is also a program: `libpip.so --version` (entry in pip_libmain.c).
+libpip_libpip_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
+	-Wl,-e,pip_libmain_entry
+libpip_libpip_la_LIBADD = -ldl -lpthread
+
+pipincludedir = $(includedir)/pip
+pipinclude_HEADERS = libpip/include/pip/pip.h libpip/include/pip/pip_machdep.h
+nodist_pipinclude_HEADERS = libpip/include/pip/pip_config.h
+pkgconfig_DATA += libpip/pip.pc
+
+# --- tools -------------------------------------------------------------------
+bin_PROGRAMS += libpip/pip-exec
+libpip_pip_exec_SOURCES = libpip/src/pip_exec.c
+libpip_pip_exec_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -I$(top_srcdir)/libpip/src
+libpip_pip_exec_LDADD = libpip/libpip.la
+
+# --- benchmark: make bench ---------------------------------------------------
+# Spawn+reap of one task: libpip (both modes) against posix_spawn+waitpid
+# and pthread_create+join, measured in the same run.
+noinst_PROGRAMS += libpip/bench/pip_bench_spawn
+libpip_bench_pip_bench_spawn_SOURCES = libpip/bench/pip_bench_spawn.c
+libpip_bench_pip_bench_spawn_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_bench_pip_bench_spawn_CFLAGS = $(AM_CFLAGS) -fPIE
+libpip_bench_pip_bench_spawn_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-install
+libpip_bench_pip_bench_spawn_LDADD = libpip/libpip.la -ldl -lpthread -lm
+BENCH_TARGETS += bench-pip
+bench-pip: libpip/bench/pip_bench_spawn libpip/tests/task_nop
+	$(top_builddir)/libpip/bench/pip_bench_spawn --prog $(top_builddir)/libpip/tests/task_nop --csv $(top_builddir)/libpip/bench/pip_bench_spawn.csv
+
+# --- tests -------------------------------------------------------------------
+# Task programs are built the way users build them: plain `cc -fPIE -pie
+# -rdynamic`, never with the sanitizer flags (a task's code runs under its
+# own namespace's libc, where the sanitizer runtime is not loaded).
+PIP_TASK_CF = -std=gnu11 $(WARN_CFLAGS) -fPIE
+PIP_TASK_LDF = -pie -rdynamic -no-install
+# The libpip a task program links.  In a sanitizer build libpip.so itself
+# is instrumented and needs libasan, which cannot be loaded a second time
+# into a task's namespace (ASan aborts: "runtime does not come first" /
+# "shadow memory range interleaves").  Tasks that use the API then link an
+# uninstrumented copy built from the same sources (the root's libpip stays
+# instrumented; the root finds the task's copy by its pip_ns_link_ symbol).
+if PVAS_SANITIZERS
+check_LTLIBRARIES += libpip/libpip_task.la
+libpip_libpip_task_la_SOURCES = $(libpip_libpip_la_SOURCES)
+libpip_libpip_task_la_CPPFLAGS = $(libpip_libpip_la_CPPFLAGS)
+libpip_libpip_task_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fvisibility=hidden
+libpip_libpip_task_la_LDFLAGS = -rpath $(abs_top_builddir)/libpip/.libs \
+	-version-info 0:0:0 -Wl,-e,pip_libmain_entry
+libpip_libpip_task_la_LIBADD = -ldl -lpthread
+PIP_TASK_LIBPIP = libpip/libpip_task.la
+else
+PIP_TASK_LIBPIP = libpip/libpip.la
+endif
+check_PROGRAMS += libpip/tests/task_nop libpip/tests/task_plain \
+	libpip/tests/task_tls libpip/tests/task_api \
+	libpip/tests/task_nopie libpip/tests/task_nordyn libpip/tests/task_stdio
+libpip_tests_task_nop_SOURCES = libpip/tests/task_nop.c
+libpip_tests_task_nop_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_task_nop_CFLAGS = $(PIP_TASK_CF)
+libpip_tests_task_nop_LDFLAGS = $(PIP_TASK_LDF)
+libpip_tests_task_plain_SOURCES = libpip/tests/task_plain.c
+libpip_tests_task_plain_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_task_plain_CFLAGS = $(PIP_TASK_CF)
+libpip_tests_task_plain_LDFLAGS = $(PIP_TASK_LDF)
+libpip_tests_task_tls_SOURCES = libpip/tests/task_tls.c libpip/tests/pt_task.h
+libpip_tests_task_tls_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_task_tls_CFLAGS = $(PIP_TASK_CF)
+libpip_tests_task_tls_LDFLAGS = $(PIP_TASK_LDF)
+libpip_tests_task_api_SOURCES = libpip/tests/task_api.c libpip/tests/pt_task.h
+libpip_tests_task_api_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_task_api_CFLAGS = $(PIP_TASK_CF)
+libpip_tests_task_api_LDFLAGS = $(PIP_TASK_LDF)
+libpip_tests_task_api_LDADD = $(PIP_TASK_LIBPIP)
+libpip_tests_task_stdio_SOURCES = libpip/tests/task_stdio.c
+libpip_tests_task_stdio_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_task_stdio_CFLAGS = $(PIP_TASK_CF)
+libpip_tests_task_stdio_LDFLAGS = $(PIP_TASK_LDF)
+# Bad tasks for the loader's error cases: not a PIE; a PIE without -rdynamic.
+libpip_tests_task_nopie_SOURCES = libpip/tests/task_nop.c
+libpip_tests_task_nopie_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_task_nopie_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fno-pie
+libpip_tests_task_nopie_LDFLAGS = -no-pie -rdynamic -no-install
+libpip_tests_task_nordyn_SOURCES = libpip/tests/task_nop.c
+libpip_tests_task_nordyn_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_task_nordyn_CFLAGS = $(PIP_TASK_CF)
+libpip_tests_task_nordyn_LDFLAGS = -pie -no-install
+
+# Every libpip test program runs once per execution mode: the harness runs
+# test_pip_X.process and test_pip_X.thread, two small scripts that set
+# PIP_MODE and exec the program (so its argv[0] stays test_pip_X).  They are
+# plain tests, not a TEST_EXTENSIONS pair: automake names the log of X.ext
+# X.log, so two extensions of one program would share (and clobber) one log
+# and only one mode would run.  Logs: test_pip_X.process.log / .thread.log.
+PIP_TESTS = \
+	libpip/tests/test_pip_init \
+	libpip/tests/test_pip_spawn \
+	libpip/tests/test_pip_wait \
+	libpip/tests/test_pip_exit \
+	libpip/tests/test_pip_export \
+	libpip/tests/test_pip_barrier \
+	libpip/tests/test_pip_signal \
+	libpip/tests/test_pip_hooks \
+	libpip/tests/test_pip_coreno \
+	libpip/tests/test_pip_cloexec \
+	libpip/tests/test_pip_stdio \
+	libpip/tests/test_pip_privacy \
+	libpip/tests/test_pip_tls \
+	libpip/tests/test_pip_xmem \
+	libpip/tests/test_pip_query \
+	libpip/tests/test_pip_exec
+check_PROGRAMS += $(PIP_TESTS)
+PIP_TESTS_BY_PROCESS = $(PIP_TESTS:=.process)
+PIP_TESTS_BY_THREAD = $(PIP_TESTS:=.thread)
+TESTS += $(PIP_TESTS_BY_PROCESS) $(PIP_TESTS_BY_THREAD)
+CLEANFILES += $(PIP_TESTS_BY_PROCESS) $(PIP_TESTS_BY_THREAD)
+$(PIP_TESTS_BY_PROCESS): %.process: %
+	$(AM_V_GEN)rm -f $@ && \
+	printf '#!/bin/sh\nPIP_MODE=process; export PIP_MODE\nexec "$$(dirname "$$0")/%s" "$$@"\n' '$(<F)' >$@ && \
+	chmod +x $@
+$(PIP_TESTS_BY_THREAD): %.thread: %
+	$(AM_V_GEN)rm -f $@ && \
+	printf '#!/bin/sh\nPIP_MODE=thread; export PIP_MODE\nexec "$$(dirname "$$0")/%s" "$$@"\n' '$(<F)' >$@ && \
+	chmod +x $@
+PIP_TEST_CPPF = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -I$(top_srcdir)/libpip/tests
+PIP_TEST_CF = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -fPIE
+PIP_TEST_LDF = $(AM_LDFLAGS) -pie -rdynamic -no-install
+PIP_TEST_LIBS = libpip/libpip.la test/libth.la $(CMOCKA_LIBS)
+libpip_tests_test_pip_init_SOURCES = libpip/tests/test_pip_init.c libpip/tests/pt_util.h
+libpip_tests_test_pip_init_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_init_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_init_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_init_LDADD = $(PIP_TEST_LIBS)
+libpip_tests_test_pip_spawn_SOURCES = libpip/tests/test_pip_spawn.c libpip/tests/pt_util.h
+libpip_tests_test_pip_spawn_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_spawn_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_spawn_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_spawn_LDADD = $(PIP_TEST_LIBS)
+libpip_tests_test_pip_wait_SOURCES = libpip/tests/test_pip_wait.c libpip/tests/pt_util.h
+libpip_tests_test_pip_wait_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_wait_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_wait_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_wait_LDADD = $(PIP_TEST_LIBS)
+libpip_tests_test_pip_exit_SOURCES = libpip/tests/test_pip_exit.c libpip/tests/pt_util.h
+libpip_tests_test_pip_exit_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_exit_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_exit_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_exit_LDADD = $(PIP_TEST_LIBS)
+libpip_tests_test_pip_export_SOURCES = libpip/tests/test_pip_export.c libpip/tests/pt_util.h
+libpip_tests_test_pip_export_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_export_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_export_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_export_LDADD = $(PIP_TEST_LIBS)
+libpip_tests_test_pip_barrier_SOURCES = libpip/tests/test_pip_barrier.c libpip/tests/pt_util.h
+libpip_tests_test_pip_barrier_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_barrier_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_barrier_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_barrier_LDADD = $(PIP_TEST_LIBS)
+libpip_tests_test_pip_signal_SOURCES = libpip/tests/test_pip_signal.c libpip/tests/pt_util.h
+libpip_tests_test_pip_signal_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_signal_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_signal_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_signal_LDADD = $(PIP_TEST_LIBS)
+libpip_tests_test_pip_hooks_SOURCES = libpip/tests/test_pip_hooks.c libpip/tests/pt_util.h
+libpip_tests_test_pip_hooks_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_hooks_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_hooks_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_hooks_LDADD = $(PIP_TEST_LIBS)
+libpip_tests_test_pip_coreno_SOURCES = libpip/tests/test_pip_coreno.c libpip/tests/pt_util.h
+libpip_tests_test_pip_coreno_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_coreno_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_coreno_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_coreno_LDADD = $(PIP_TEST_LIBS)
+libpip_tests_test_pip_cloexec_SOURCES = libpip/tests/test_pip_cloexec.c libpip/tests/pt_util.h
+libpip_tests_test_pip_cloexec_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_cloexec_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_cloexec_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_cloexec_LDADD = $(PIP_TEST_LIBS)
+libpip_tests_test_pip_stdio_SOURCES = libpip/tests/test_pip_stdio.c libpip/tests/pt_util.h
+libpip_tests_test_pip_stdio_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_stdio_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_stdio_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_stdio_LDADD = $(PIP_TEST_LIBS)
+libpip_tests_test_pip_privacy_SOURCES = libpip/tests/test_pip_privacy.c libpip/tests/pt_util.h
+libpip_tests_test_pip_privacy_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_privacy_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_privacy_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_privacy_LDADD = $(PIP_TEST_LIBS)
+libpip_tests_test_pip_tls_SOURCES = libpip/tests/test_pip_tls.c libpip/tests/pt_util.h
+libpip_tests_test_pip_tls_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_tls_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_tls_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_tls_LDADD = $(PIP_TEST_LIBS)
+libpip_tests_test_pip_xmem_SOURCES = libpip/tests/test_pip_xmem.c libpip/tests/pt_util.h
+libpip_tests_test_pip_xmem_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_xmem_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_xmem_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_xmem_LDADD = $(PIP_TEST_LIBS)
+libpip_tests_test_pip_query_SOURCES = libpip/tests/test_pip_query.c libpip/tests/pt_util.h
+libpip_tests_test_pip_query_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_query_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_query_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_query_LDADD = $(PIP_TEST_LIBS)
+libpip_tests_test_pip_exec_SOURCES = libpip/tests/test_pip_exec.c libpip/tests/pt_util.h
+libpip_tests_test_pip_exec_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_exec_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_exec_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_exec_LDADD = $(PIP_TEST_LIBS)
+
+endif BUILD_LIBPIP
+

@@ -1,0 +1,529 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/**
+ * @file pip.h
+ * @brief Process-in-Process (PiP) v2 compatible API.
+ *
+ * libpip loads several programs ("tasks") into the address space of one
+ * "root" process.  Each task gets its own glibc dlmopen() namespace, hence
+ * its own copy of every global variable of its program and of the
+ * libraries it loads (libc included: own errno, stdio buffers, environ,
+ * ctype tables, __progname), while any task can read or write the memory
+ * of any other task through plain pointers.
+ *
+ * ERROR CONTRACT
+ *   Every function returning `int` returns 0 on success or a POSITIVE errno
+ *   value (EINVAL, EPERM, ...) on failure.  The functions do NOT set the
+ *   global `errno`.
+ *
+ * EXECUTION MODES
+ *   - process mode (PIP_MODE_PROCESS, the default): each task has its own
+ *     PID, its own copy of the root's file-descriptor table (descriptors
+ *     marked close-on-exec are closed, as exec would), its own signal
+ *     handlers; memory is shared.  exit() in a task ends that task only,
+ *     runs its atexit handlers and destructors and flushes its stdio.
+ *     Implemented with clone(CLONE_VM) on unmodified glibc; the historical
+ *     variants PIP_MODE_PROCESS_PRELOAD/_GOT/_PIPCLONE are accepted names
+ *     but not available (EPERM).
+ *   - thread mode (PIP_MODE_PTHREAD): tasks are threads of the root's
+ *     process (shared PID, fds, signal handlers).  A task ends by returning
+ *     from main (or its start function), by pip_exit(), or by exit(): in
+ *     thread mode libpip intercepts the task's exit() so that it ends only
+ *     that task (its atexit handlers run and its stdio is flushed).
+ *     _exit()/_Exit() or a fatal signal end the whole process.
+ *
+ * THREAD-LOCAL STORAGE
+ *   A program built as a plain PIE (`cc -fPIE -pie -rdynamic`) reaches its
+ *   __thread variables at a fixed offset below the thread pointer (the
+ *   local-exec model).  libpip makes this work by copying the task's TLS
+ *   initialisation image into the root executable's own TLS block at task
+ *   start; the root (pip-exec does) must therefore reserve enough static
+ *   TLS of its own.  A task whose TLS does not fit is refused with
+ *   ELIBEXEC.  Threads created by a task itself start with the root's
+ *   TLS initialisation image, not the task's.
+ *
+ * START-UP AND END OF A TASK
+ *   The program's constructors run inside pip_task_spawn(), in the root's
+ *   thread (dlmopen runs them), before the task's environ/argv are set.
+ *   Before main, libpip sets the namespace's environ, __progname,
+ *   __progname_full (program_invocation_name/_short_name) and redoes the
+ *   program's copy relocations (stdin/stdout/stderr, environ, optind, ...).
+ *   At the end (return from main, exit(), pip_exit()) the task's atexit
+ *   handlers, its destructors (.fini_array) and the "after" hook run in the
+ *   task, and its stdio is flushed.  A fatal signal loses unflushed output.
+ *
+ * ENVIRONMENT
+ *   PIP_MODE          thread | pthread | process | process:preload |
+ *                     process:got | process:pipclone (the last three: EPERM)
+ *   PIP_STACKSZ       stack size of a task: a bare number is KiB; suffixes
+ *                     b (bytes), k, m, g, t.  Falls back to KMP_STACKSIZE,
+ *                     then OMP_STACKSIZE.  Default 8 MiB.  A bad value makes
+ *                     pip_init() fail with EINVAL.
+ *   PIP_STOP_ON_START pipid of a task (negative: every task) that stops
+ *                     itself with SIGSTOP before user code, for a debugger.
+ *   PIP_DEBUG         1: print one-line reasons for failures on stderr.
+ *
+ * LIMITS
+ *   Stock glibc has 16 link-map namespaces: about 11 tasks can be loaded
+ *   with the default static-TLS reserve, 15 when the root process was
+ *   started with GLIBC_TUNABLES=glibc.rtld.nns=16 (pip-exec re-executes
+ *   itself so).  When no namespace is left pip_task_spawn() returns EAGAIN.
+ */
+#ifndef PIP_PIP_H
+#define PIP_PIP_H
+
+#include <pip/pip_config.h>
+#include <pip/pip_machdep.h>
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Marks the public API; everything else in libpip is hidden. */
+#ifndef PIP_EXPORT
+#define PIP_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Constants                                                                */
+/* ------------------------------------------------------------------------ */
+
+#define PIP_OPTS_NONE (0x0)
+
+#define PIP_MODE_PTHREAD (0x1000) /**< thread mode */
+#define PIP_MODE_PROCESS (0x2000) /**< process mode, any implementation */
+#define PIP_MODE_PROCESS_PRELOAD                                               \
+    (0x2100) /**< historical LD_PRELOAD variant (EPERM) */
+#define PIP_MODE_PROCESS_PIPCLONE                                              \
+    (0x2200) /**< historical patched-glibc variant (EPERM) */
+#define PIP_MODE_PROCESS_GOT                                                   \
+    (0x2400) /**< historical GOT-patch variant (EPERM) */
+#define PIP_MODE_MASK (0xFF00)
+
+/** Every bit pip_init() and pip_task_spawn() accept in `opts`. */
+#define PIP_VALID_OPTS                                                         \
+    (PIP_MODE_PTHREAD | PIP_MODE_PROCESS_PRELOAD | PIP_MODE_PROCESS_PIPCLONE | \
+     PIP_MODE_PROCESS_GOT)
+
+#define PIP_ENV_MODE                  "PIP_MODE"
+#define PIP_ENV_MODE_THREAD           "thread"
+#define PIP_ENV_MODE_PTHREAD          "pthread"
+#define PIP_ENV_MODE_PROCESS          "process"
+#define PIP_ENV_MODE_PROCESS_PRELOAD  "process:preload"
+#define PIP_ENV_MODE_PROCESS_GOT      "process:got"
+#define PIP_ENV_MODE_PROCESS_PIPCLONE "process:pipclone"
+#define PIP_ENV_STACKSZ               "PIP_STACKSZ"
+#define PIP_ENV_STOP_ON_START         "PIP_STOP_ON_START"
+
+#define PIP_MAGIC_NUM    (-747)
+#define PIP_PIPID_ROOT   (-748) /**< the root */
+#define PIP_PIPID_MYSELF (-749) /**< the caller */
+#define PIP_PIPID_SELF   PIP_PIPID_MYSELF
+#define PIP_PIPID_ANY    (-750) /**< let the library choose (spawn) */
+#define PIP_PIPID_NULL   (-751) /**< no task */
+
+/**
+ * The most tasks pip_init() accepts (EOVERFLOW above).  Note that on stock
+ * glibc far fewer tasks can actually be loaded at once (see LIMITS).
+ */
+#define PIP_NTASKS_MAX (300)
+
+#define PIP_CPUCORE_FLAG_SHIFT (24)
+#define PIP_CPUCORE_FLAG_MASK  (~((1U << PIP_CPUCORE_FLAG_SHIFT) - 1))
+#define PIP_CPUCORE_ASIS       (1U << PIP_CPUCORE_FLAG_SHIFT) /**< do not bind */
+#define PIP_CPUCORE_ABS                                                        \
+    (2U << PIP_CPUCORE_FLAG_SHIFT) /**< | absolute core id */
+#define PIP_CPUCORE_CORENO_MAX  ((1U << 20) - 1)
+#define PIP_CPUCORE_CORENO_MASK PIP_CPUCORE_CORENO_MAX
+
+#define PIP_YIELD_DEFAULT (0x0) /**< whatever suits the mode */
+#define PIP_YIELD_USER    (0x1) /**< user-level yield (same as system here) */
+#define PIP_YIELD_SYSTEM  (0x2) /**< sched_yield() */
+
+/** Default task stack size (8 MiB). */
+#define PIP_STACK_SIZE_DEFAULT (8UL * 1024 * 1024)
+
+/**
+ * Reserve `bytes` of static TLS in a root executable, so that tasks whose
+ * __thread data is up to that size can be spawned (see THREAD-LOCAL
+ * STORAGE).  Use once, at file scope, in the root program (not in a
+ * library); pip-exec reserves 64 KiB.
+ */
+#define PIP_ROOT_TLS_RESERVE(bytes)                                            \
+    static __thread char pip_root_tls_reserve_[(bytes)]                        \
+        __attribute__((aligned(64), used))
+
+/* ------------------------------------------------------------------------ */
+/* Types                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/** What to run in a new task. */
+typedef struct {
+    char *prog;  /**< path of the program */
+    char **argv; /**< its argv (NULL-terminated) */
+    char **envv; /**< its environment; NULL: a copy of the root's environ */
+    char
+        *funcname; /**< NULL: start at main(); else a global int f(void *arg) */
+    void *arg;     /**< argument of funcname */
+    void *exp;     /**< export given to the task at start (see pip_import) */
+    void *aux;     /**< per-task user pointer (see pip_get_aux) */
+    void *reserved[2];
+} pip_spawn_program_t;
+
+/** Hook run before (in the new task) or after (when it ends) a task. */
+typedef int (*pip_spawnhook_t)(void *);
+
+typedef struct {
+    pip_spawnhook_t
+        before; /**< runs in the new task before user code; nonzero aborts it */
+    pip_spawnhook_t after; /**< runs when the task ends; nonzero becomes the
+                              status if it was 0 */
+    void *hookarg;         /**< argument of both hooks */
+    void *reserved[5];
+} pip_spawn_hook_t;
+
+/** System id of a task: the task's PID in process mode, its pthread_t in thread
+ * mode. */
+typedef uintptr_t pip_id_t;
+
+/** A barrier usable by the root and any tasks (it lives in shared memory). */
+typedef struct {
+    int count_init;
+    volatile uint32_t count;
+    volatile int gsense;
+} pip_barrier_t;
+
+#define PIP_BARRIER_INIT(N)                                                    \
+    {                                                                          \
+        (N), (N), 0                                                            \
+    }
+
+/* ------------------------------------------------------------------------ */
+/* Init / finalize                                                          */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * @brief Initialise libpip.
+ *
+ * In the root: set up for `*ntasks` tasks, choose the execution mode from
+ * `opts` and the PIP_MODE variable (opts wins when it names a mode;
+ * default process mode), read PIP_STACKSZ, and register `*root_expp` as the
+ * root's export.  In a task: optional; gives its pipid, the number of tasks
+ * and the root's export.
+ *
+ * @param pipidp    out: PIP_PIPID_ROOT in the root, the pipid in a task (may be
+ * NULL)
+ * @param ntasks    in (root): number of tasks, NULL means PIP_NTASKS_MAX;
+ *                  out (task): the root's ntasks
+ * @param root_expp in (root): the root's export (may be NULL);
+ *                  out (task): the root's export
+ * @param opts      PIP_MODE_* or 0
+ * @return 0, or EINVAL (ntasks <= 0, unknown bits in opts, PTHREAD and
+ *         PROCESS together, bad PIP_MODE or PIP_STACKSZ), EBUSY (already
+ *         initialised), EPERM (mode not available), EOVERFLOW
+ *         (ntasks > PIP_NTASKS_MAX), ENOMEM.
+ * Thread safety: call once, from the root's main thread.
+ */
+PIP_EXPORT int pip_init(int *pipidp, int *ntasks, void **root_expp,
+                        uint32_t opts);
+
+/**
+ * @brief Finalise libpip in the root (frees the bookkeeping).
+ * @return 0, EBUSY (a task is not yet reaped by pip_wait*), EPERM (not
+ *         initialised, second call, or called by a task).
+ */
+PIP_EXPORT int pip_fin(void);
+
+/** @return nonzero when pip_init() has succeeded in this root or task. */
+PIP_EXPORT int pip_is_initialized(void);
+
+/* ------------------------------------------------------------------------ */
+/* Spawn                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/** Fill `*p` to start `prog` (NULL: argv[0]) at main(). */
+static inline void pip_spawn_from_main(pip_spawn_program_t *p, char *prog,
+                                       char **argv, char **envv, void *exp,
+                                       void *aux)
+{
+    size_t i;
+    for (i = 0; i < sizeof(p->reserved) / sizeof(p->reserved[0]); i++)
+        p->reserved[i] = NULL;
+    p->prog = (prog != NULL) ? prog : (argv != NULL ? argv[0] : NULL);
+    p->argv = argv;
+    p->envv = envv;
+    p->funcname = NULL;
+    p->arg = NULL;
+    p->exp = exp;
+    p->aux = aux;
+}
+
+/** Fill `*p` to start `prog` at the exported function `int funcname(void
+ * *arg)`. */
+static inline void pip_spawn_from_func(pip_spawn_program_t *p, char *prog,
+                                       char *funcname, void *arg, char **envv,
+                                       void *exp, void *aux)
+{
+    size_t i;
+    for (i = 0; i < sizeof(p->reserved) / sizeof(p->reserved[0]); i++)
+        p->reserved[i] = NULL;
+    p->prog = prog;
+    p->argv = NULL;
+    p->envv = envv;
+    p->funcname = funcname;
+    p->arg = arg;
+    p->exp = exp;
+    p->aux = aux;
+}
+
+/** Fill `*h` with spawn hooks. */
+static inline void pip_spawn_hook(pip_spawn_hook_t *h, pip_spawnhook_t before,
+                                  pip_spawnhook_t after, void *hookarg)
+{
+    size_t i;
+    for (i = 0; i < sizeof(h->reserved) / sizeof(h->reserved[0]); i++)
+        h->reserved[i] = NULL;
+    h->before = before;
+    h->after = after;
+    h->hookarg = hookarg;
+}
+
+/**
+ * @brief Spawn a task (root only, from the thread that called pip_init).
+ *
+ * The program is loaded into a private dlmopen() namespace from a private
+ * copy of the file (the file itself is never modified).  The task starts
+ * at main(argc, argv, envp) or at `progp->funcname(progp->arg)`.
+ *
+ * @param progp  what to run (see pip_spawn_program_t)
+ * @param coreno PIP_CPUCORE_ASIS (no binding), PIP_CPUCORE_ABS|n (core id n),
+ *               or n: the n-th available core of the root's affinity mask
+ *               (taken modulo the number of available cores)
+ * @param opts   0 or the mode chosen at pip_init (others: EINVAL)
+ * @param pipidp in: wanted pipid or PIP_PIPID_ANY; out: the pipid given
+ * @param hookp  before/after hooks, or NULL
+ * @return 0, or
+ *   EPERM     not initialised, or called by a task
+ *   EINVAL    NULL/empty program, bad coreno, bad pipid, bad opts
+ *   EBUSY     pipid in use
+ *   ENOMEM    out of memory
+ *   EAGAIN    no dlmopen namespace or static TLS left (stock glibc
+ *             limit), or no free pipid with PIP_PIPID_ANY
+ *   ELIBACC   a shared library the program needs cannot be loaded, or
+ *             the program has an undefined symbol (reported by the loader,
+ *             dlmopen; pip_check_pie() does not load and never returns it)
+ *   ENOENT    no such file / not a path
+ *   EACCES    not an executable regular file (directories included)
+ *   ELIBBAD   not an ELF file, or wrong class/machine
+ *   ELIBEXEC  not a PIE (ET_DYN) program, or its TLS does not fit the
+ *             root's reserve
+ *   ENOEXEC   no exported main / start function (link with -rdynamic)
+ * A one-line reason is printed on stderr when PIP_DEBUG is set.
+ */
+PIP_EXPORT int pip_task_spawn(pip_spawn_program_t *progp, uint32_t coreno,
+                              uint32_t opts, int *pipidp,
+                              pip_spawn_hook_t *hookp);
+
+/** @brief Older form of pip_task_spawn() starting at main(); same errors. */
+PIP_EXPORT int pip_spawn(char *filename, char **argv, char **envv,
+                         uint32_t coreno, int *pipidp, pip_spawnhook_t before,
+                         pip_spawnhook_t after, void *hookarg);
+
+/**
+ * @brief Check whether `path` can be loaded as a task.
+ * @param verbose nonzero: print a one-line reason on stderr on failure
+ * @return 0, or the loader errors of pip_task_spawn() (ENOENT, EACCES,
+ *         ELIBBAD, ELIBEXEC, ENOEXEC).  ENOEXEC means no exported `main`.
+ */
+PIP_EXPORT int pip_check_pie(const char *path, int verbose);
+
+/* ------------------------------------------------------------------------ */
+/* Export / import                                                          */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * @brief Publish `exp` under a printf-formatted name (root or task).
+ * @return 0, EBUSY (the caller already exported that name), EINVAL
+ *         (empty name), EPERM (not initialised), ENOMEM.
+ */
+PIP_EXPORT int pip_named_export(void *exp, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/**
+ * @brief Get what task `pipid` exported under the name, waiting until it does.
+ *
+ * If no task has been spawned with that pipid yet (or its spawn is still in
+ * progress), the call waits for the root to spawn it and for the task to
+ * export the name: a task may import from a higher pipid that the root has
+ * not spawned yet.  It returns ECANCELED once the task of that pipid has
+ * ended (still unreaped, or reaped by pip_wait*) without exporting the name;
+ * after a task of that pipid was reaped, a FREE slot gives ECANCELED until a
+ * new task is spawned there.  A pipid (below ntasks) that is never spawned
+ * makes the importer wait for ever, as waiting on a condition variable no
+ * one signals would: use pip_named_tryimport() to poll instead.
+ * @return 0, ECANCELED (the task ended without exporting it), EDEADLK
+ *         (pipid is the caller), EINVAL/ERANGE (bad pipid), EPERM (not
+ *         initialised), ENAMETOOLONG (name longer than 1023 bytes).
+ */
+PIP_EXPORT int pip_named_import(int pipid, void **expp, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/** @brief As pip_named_import() but never waits: EAGAIN if not (yet) exported.
+ */
+PIP_EXPORT int pip_named_tryimport(int pipid, void **expp, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/** @brief Set the caller's unnamed export slot. @return 0 or EPERM. */
+PIP_EXPORT int pip_export(void *exp);
+
+/**
+ * @brief Read task `pipid`'s unnamed export slot (NULL if nothing exported
+ * yet).
+ * @return 0, EPERM, EINVAL/ERANGE (bad pipid), ECHILD (no such task).
+ */
+PIP_EXPORT int pip_import(int pipid, void **expp);
+
+/** @brief Set the caller's aux pointer. @return 0 or EPERM. */
+PIP_EXPORT int pip_set_aux(void *aux);
+/** @brief Get the caller's aux pointer. @return 0 or EPERM. */
+PIP_EXPORT int pip_get_aux(void **auxp);
+
+/**
+ * @brief Address of the global symbol `symbol` in task `pipid`'s namespace.
+ * @return 0, ENOENT (no such symbol), EPERM, EINVAL/ERANGE, ECHILD.
+ */
+PIP_EXPORT int pip_get_addr(int pipid, const char *symbol, void **addrp);
+
+/* ------------------------------------------------------------------------ */
+/* Wait (root only)                                                         */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * @brief Wait for task `pipid` to end and reap it.
+ * @param status out: waitpid-style status (WIFEXITED/WEXITSTATUS,
+ *               WIFSIGNALED/WTERMSIG); may be NULL
+ * @return 0, EPERM (called by a task / not initialised), EDEADLK (pipid is
+ *         the root), ECHILD (no such task, or already reaped), ERANGE
+ *         (pipid out of range).
+ */
+PIP_EXPORT int pip_wait(int pipid, int *status);
+/** @brief As pip_wait() but EAGAIN if the task has not ended yet. */
+PIP_EXPORT int pip_trywait(int pipid, int *status);
+/** @brief Wait for any task; ECHILD when no task is left to reap. */
+PIP_EXPORT int pip_wait_any(int *pipid, int *status);
+/** @brief As pip_wait_any() but EAGAIN if no task has ended yet. */
+PIP_EXPORT int pip_trywait_any(int *pipid, int *status);
+
+/* ------------------------------------------------------------------------ */
+/* Query                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/** @brief The caller's pipid (PIP_PIPID_ROOT in the root). @return 0 or EPERM.
+ */
+PIP_EXPORT int pip_get_pipid(int *pipidp);
+/** @brief ntasks given to pip_init(). @return 0 or EPERM. */
+PIP_EXPORT int pip_get_ntasks(int *ntasksp);
+/** @brief The mode (PIP_MODE_PTHREAD or PIP_MODE_PROCESS). @return 0 or EPERM.
+ */
+PIP_EXPORT int pip_get_mode(int *modep);
+/** @return "pthread" or "process", or NULL before pip_init(). */
+PIP_EXPORT const char *pip_get_mode_str(void);
+
+/**
+ * @brief System id of `pipid` (PIP_PIPID_ROOT, PIP_PIPID_MYSELF or a task).
+ *
+ * Process mode: the task's PID (what getpid() returns in the task; it is
+ * also the kernel TID of the task's main thread).  Thread mode: the task
+ * thread's pthread_t.  For the root: getpid() / pthread_self() of the
+ * root's main thread.  A task's id is valid as soon as the task runs
+ * (from its "before" hook on), for the task itself and for everyone else.
+ * @return 0, EPERM, ERANGE, ECHILD (no such task: never spawned, not
+ *         started yet, or reaped).
+ */
+PIP_EXPORT int pip_get_system_id(int pipid, pip_id_t *idp);
+
+/** @return nonzero in the root (after pip_init). */
+PIP_EXPORT int pip_isa_root(void);
+/** @return nonzero in a task. */
+PIP_EXPORT int pip_isa_task(void);
+/** @brief *flagp = 1 in thread mode, 0 in process mode. @return 0 or EPERM. */
+PIP_EXPORT int pip_is_threaded(int *flagp);
+/** @brief *flagp = 1 if the fd table is shared with the root (thread mode). */
+PIP_EXPORT int pip_is_shared_fd(int *flagp);
+
+/* ------------------------------------------------------------------------ */
+/* Exit and signals                                                         */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * @brief End the calling task as if main() returned `status`.
+ * In the root: exit(status).  Does not return.
+ */
+PIP_EXPORT void pip_exit(int status) __attribute__((noreturn));
+
+/**
+ * @brief Send SIGKILL to every live task (root only).  Process mode only: in
+ * thread mode the tasks are threads of the root and a fatal signal would end
+ * the root too, so nothing is sent (the call returns 0).
+ * @return 0 or EPERM.
+ */
+PIP_EXPORT int pip_kill_all_tasks(void);
+
+/** @brief Kill every task and abort the root.  Does not return. */
+PIP_EXPORT void pip_abort(void) __attribute__((noreturn));
+
+/**
+ * @brief Send `signal` to task `pipid` (or PIP_PIPID_ROOT / PIP_PIPID_MYSELF).
+ * Process mode: to the task's process; thread mode: to the task's thread.
+ * @return 0, EINVAL (bad signal), EPERM, ERANGE, ECHILD (no such live task).
+ */
+PIP_EXPORT int pip_kill(int pipid, int signal);
+
+/** @brief pthread_sigmask() of the calling thread. @return 0 or EINVAL. */
+PIP_EXPORT int pip_sigmask(int how, const sigset_t *set, sigset_t *old);
+
+/** @brief Block until `signal` is delivered to the caller (sigwait). @return 0
+ * or EINVAL. */
+PIP_EXPORT int pip_signal_wait(int signal);
+
+/* ------------------------------------------------------------------------ */
+/* Synchronisation                                                          */
+/* ------------------------------------------------------------------------ */
+
+/** @brief Give up the CPU. @return 0, EINVAL (unknown flag). */
+PIP_EXPORT int pip_yield(int flag);
+
+/** @brief Initialise a barrier for `n` (>0) parties. @return 0 or EINVAL. */
+PIP_EXPORT int pip_barrier_init(pip_barrier_t *b, int n);
+/**
+ * @brief Wait until `count_init` parties arrived.  Spins briefly, then
+ * blocks on a futex (correct when every party shares one core).
+ * @return 0 or EINVAL.
+ */
+PIP_EXPORT int pip_barrier_wait(pip_barrier_t *b);
+/** @brief Finalise a barrier. @return 0, EBUSY (parties still waiting), EINVAL.
+ */
+PIP_EXPORT int pip_barrier_fin(pip_barrier_t *b);
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/** @return the kernel thread id of the caller. */
+PIP_EXPORT pid_t pip_gettid(void);
+/** Take / release libpip's global loader lock (serialises dlmopen and friends).
+ */
+PIP_EXPORT void pip_glibc_lock(void);
+PIP_EXPORT void pip_glibc_unlock(void);
+/** @return nonzero if libpip was built for debugging (PIP_DEBUG_BUILD). */
+PIP_EXPORT int pip_is_debug_build(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PIP_PIP_H */

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * pip-exec: run programs as PiP tasks of one root (SPMD or MPMD).
+ *
+ *   pip-exec [-n N] [-c CORES] [-f FUNC] PROG ARGS... [: [-n N] ... PROG2
+ * ARGS...]
+ *
+ * pip-exec becomes the root, spawns every task, waits for all of them and
+ * exits with the status of the first (lowest pipid) failing task, or
+ * 128+signal for a task killed by a signal.
+ */
+#include <pip/pip.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/*
+ * TLS reserve of the root executable.  Tasks built as plain PIE programs
+ * use local-exec TLS, which addresses the root executable's own TLS block
+ * (module 1): libpip copies each task's TLS image there, so it must be at
+ * least as large as any task's __thread data.
+ */
+#define PIP_EXEC_TLS_RESERVE (64 * 1024)
+static __thread char pip_exec_tls_reserve[PIP_EXEC_TLS_RESERVE]
+    __attribute__((aligned(64), used));
+
+/* Below this many tasks the default number of glibc namespaces suffices. */
+#define PIP_EXEC_NS_DEFAULT 10
+
+struct spec {
+    int ntasks;
+    char *cores; /* core list, NULL: PIP_CPUCORE_ASIS */
+    char *func;  /* start function, NULL: main */
+    char *prog;  /* as given */
+    char *path;  /* resolved path */
+    char **argv; /* PROG ARGS... (points into the command line) */
+    int ncores;
+    int *corelist;
+};
+
+static const char *prog_name = "pip-exec";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: %s [-n N] [-c CORES] [-f FUNC] PROG [ARGS...] "
+            "[: [-n N] [-c CORES] [-f FUNC] PROG2 [ARGS...]]...\n"
+            "  -n N      run N tasks of PROG (default 1)\n"
+            "  -c CORES  bind tasks round-robin to cores, e.g. 0,1 or 0-3 "
+            "(n-th core of the\n"
+            "            current affinity mask; default: no binding)\n"
+            "  -f FUNC   start at the exported function int FUNC(void *) "
+            "instead of main\n"
+            "  -h, --help     this help\n"
+            "  --version      print the version\n"
+            "environment: PIP_MODE=process|thread, PIP_STACKSZ, "
+            "PIP_STOP_ON_START, PIP_DEBUG\n",
+            prog_name);
+}
+
+static void die(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", prog_name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+static int parse_int(const char *s, int *v)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || n <= 0 || n > INT_MAX)
+        return -1;
+    *v = (int)n;
+    return 0;
+}
+
+/* "0,1" or "0-3" or "0-1,4" -> list of core numbers. */
+static int parse_cores(struct spec *s)
+{
+    char *copy = strdup(s->cores), *save = NULL, *tok;
+    int cap = 16, n = 0;
+    int *list = malloc(sizeof(int) * (size_t)cap);
+    if (copy == NULL || list == NULL)
+        die("out of memory");
+    for (tok = strtok_r(copy, ",", &save); tok != NULL;
+         tok = strtok_r(NULL, ",", &save)) {
+        char *end;
+        long a = strtol(tok, &end, 10), b;
+        if (end == tok || a < 0)
+            goto bad;
+        if (*end == '-') {
+            char *e2;
+            b = strtol(end + 1, &e2, 10);
+            if (e2 == end + 1 || *e2 != '\0' || b < a)
+                goto bad;
+        } else if (*end == '\0') {
+            b = a;
+        } else {
+            goto bad;
+        }
+        if (b > (long)PIP_CPUCORE_CORENO_MAX)
+            goto bad;
+        for (long c = a; c <= b; c++) {
+            if (n == cap) {
+                cap *= 2;
+                list = realloc(list, sizeof(int) * (size_t)cap);
+                if (list == NULL)
+                    die("out of memory");
+            }
+            list[n++] = (int)c;
+        }
+    }
+    free(copy);
+    if (n == 0)
+        goto bad2;
+    s->corelist = list;
+    s->ncores = n;
+    return 0;
+bad:
+    free(copy);
+bad2:
+    free(list);
+    return -1;
+}
+
+/* Like execvp: a name without '/' is searched in PATH. */
+static char *resolve(const char *prog)
+{
+    if (strchr(prog, '/') != NULL)
+        return strdup(prog);
+    const char *path = getenv("PATH");
+    if (path == NULL)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    char *copy = strdup(path), *save = NULL;
+    for (char *dir = strtok_r(copy, ":", &save); dir != NULL;
+         dir = strtok_r(NULL, ":", &save)) {
+        size_t len = strlen(dir) + strlen(prog) + 2;
+        char *cand = malloc(len);
+        if (cand == NULL)
+            break;
+        snprintf(cand, len, "%s/%s", *dir ? dir : ".", prog);
+        if (access(cand, X_OK) == 0) {
+            struct stat st;
+            if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
+                free(copy);
+                return cand;
+            }
+        }
+        free(cand);
+    }
+    free(copy);
+    return NULL;
+}
+
+static const char *loader_reason(int err, const struct spec *s)
+{
+    static char buf[256];
+    struct stat st;
+    switch (err) {
+    case ENOENT:
+        return "no such file";
+    case EACCES:
+        if (stat(s->path, &st) == 0 && S_ISDIR(st.st_mode))
+            return "is a directory";
+        return "not an executable file (permission denied)";
+    case ELIBBAD:
+        return "not an ELF executable for this machine";
+    case ELIBEXEC:
+        return "not a position-independent executable, or its thread-local "
+               "storage is too "
+               "large: rebuild with -fPIE -pie -rdynamic (try pip-check)";
+    case ENOEXEC:
+        if (s->func != NULL) {
+            snprintf(buf, sizeof(buf),
+                     "start function '%s' not found or not exported", s->func);
+            return buf;
+        }
+        return "'main' is not exported: link it with -rdynamic";
+    case EAGAIN:
+        return "cannot load another task: glibc has no dlmopen namespace left "
+               "(stock glibc: about 11 tasks, 15 with "
+               "GLIBC_TUNABLES=glibc.rtld.nns=16)";
+    case ELIBACC:
+        return "a shared library it needs cannot be loaded (PIP_DEBUG=1 shows "
+               "which)";
+    default:
+        return strerror(err);
+    }
+}
+
+/* More tasks than the default namespaces: restart with more (read only at
+ * start-up). */
+static void maybe_reexec(int total, char **argv)
+{
+    const char *tun = getenv("GLIBC_TUNABLES");
+    if (total <= PIP_EXEC_NS_DEFAULT ||
+        (tun != NULL && strstr(tun, "glibc.rtld.nns") != NULL))
+        return;
+    size_t len =
+        (tun != NULL ? strlen(tun) + 1 : 0) + sizeof("glibc.rtld.nns=16");
+    char *val = malloc(len);
+    if (val == NULL)
+        return;
+    snprintf(val, len, "%s%sglibc.rtld.nns=16", tun != NULL ? tun : "",
+             tun != NULL && *tun ? ":" : "");
+    if (setenv("GLIBC_TUNABLES", val, 1) == 0)
+        execv("/proc/self/exe", argv);
+    free(val); /* exec failed: go on with the default */
+}
+
+int main(int argc, char **argv)
+{
+    struct spec *specs = NULL;
+    int nspecs = 0, total = 0;
+
+    /* Keep the TLS reserve (and its size) in the executable. */
+    *(volatile char *)&pip_exec_tls_reserve[0] = 0;
+
+    if (argc > 0 && argv[0] != NULL) {
+        const char *b = strrchr(argv[0], '/');
+        prog_name = b != NULL ? b + 1 : argv[0];
+    }
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    int i = 1;
+    while (i < argc) {
+        struct spec s = {1, NULL, NULL, NULL, NULL, NULL, 0, NULL};
+        while (i < argc && argv[i][0] == '-') {
+            const char *o = argv[i];
+            if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
+                usage(stdout);
+                return 0;
+            }
+            if (strcmp(o, "--version") == 0) {
+                printf("pip-exec (libpip) %s\n", PACKAGE_VERSION);
+                return 0;
+            }
+            if (strcmp(o, "--") == 0) {
+                i++;
+                break;
+            }
+            if (strcmp(o, "-n") == 0 || strcmp(o, "-c") == 0 ||
+                strcmp(o, "-f") == 0) {
+                if (i + 1 >= argc)
+                    die("option %s needs a value (see %s -h)", o, prog_name);
+                const char *v = argv[i + 1];
+                if (o[1] == 'n') {
+                    if (parse_int(v, &s.ntasks) != 0)
+                        die("-n '%s': not a positive number of tasks", v);
+                } else if (o[1] == 'c') {
+                    s.cores = argv[i + 1];
+                    if (parse_cores(&s) != 0)
+                        die("-c '%s': not a core list like 0,1 or 0-3", v);
+                } else {
+                    if (*v == '\0')
+                        die("-f: empty function name");
+                    s.func = argv[i + 1];
+                }
+                i += 2;
+                continue;
+            }
+            die("unknown option '%s' (see %s -h)", o, prog_name);
+        }
+        if (i >= argc || strcmp(argv[i], ":") == 0)
+            die("no program given%s (see %s -h)",
+                nspecs > 0 ? " after ':'" : "", prog_name);
+        s.prog = argv[i];
+        s.argv = &argv[i];
+        int j = i;
+        while (j < argc && strcmp(argv[j], ":") != 0)
+            j++;
+        /* Terminate this program's argv at the ':' (restored below, before
+         * exec). */
+        i = j + 1;
+        specs = realloc(specs, sizeof(*specs) * (size_t)(nspecs + 1));
+        if (specs == NULL)
+            die("out of memory");
+        specs[nspecs++] = s;
+        if ((long)total + s.ntasks > PIP_NTASKS_MAX)
+            die("too many tasks (%ld): at most %d", (long)total + s.ntasks,
+                PIP_NTASKS_MAX);
+        total += s.ntasks;
+        if (j < argc && j + 1 >= argc)
+            die("no program given after ':' (see %s -h)", prog_name);
+    }
+
+    maybe_reexec(total, argv);
+
+    /* Split argv at the ':' separators now that exec is behind us. */
+    for (int k = 1; k < argc; k++)
+        if (strcmp(argv[k], ":") == 0)
+            argv[k] = NULL;
+
+    /* Check every program before starting anything. */
+    for (int k = 0; k < nspecs; k++) {
+        struct spec *s = &specs[k];
+        s->path = resolve(s->prog);
+        if (s->path == NULL)
+            die("%s: command not found", s->prog);
+        int rc = pip_check_pie(s->path, 0);
+        if (rc != 0)
+            die("%s: %s", s->prog, loader_reason(rc, s));
+    }
+
+    int ntasks = total;
+    int rc = pip_init(NULL, &ntasks, NULL, 0);
+    if (rc != 0) {
+        const char *m = getenv("PIP_MODE"), *z = getenv("PIP_STACKSZ");
+        if (rc == EINVAL)
+            die("cannot initialise: bad environment: PIP_MODE='%s' (thread, "
+                "pthread or process), "
+                "PIP_STACKSZ='%s' (KiB, or with a b/k/m/g/t suffix)",
+                m ? m : "",
+                z ? z
+                  : (getenv("KMP_STACKSIZE")   ? getenv("KMP_STACKSIZE")
+                     : getenv("OMP_STACKSIZE") ? getenv("OMP_STACKSIZE")
+                                               : ""));
+        if (rc == EPERM)
+            die("cannot initialise: PIP_MODE='%s' is not available here (use "
+                "process or thread)",
+                m ? m : "");
+        die("cannot initialise: %s", strerror(rc));
+    }
+
+    int *statuses = calloc((size_t)total, sizeof(int));
+    int *owner = calloc((size_t)total, sizeof(int));
+    if (statuses == NULL || owner == NULL)
+        die("out of memory");
+    int pipid = 0, failed = 0;
+    for (int k = 0; k < nspecs && !failed; k++) {
+        struct spec *s = &specs[k];
+        for (int n = 0; n < s->ntasks; n++) {
+            pip_spawn_program_t p;
+            uint32_t core = PIP_CPUCORE_ASIS;
+            if (s->corelist != NULL)
+                core = (uint32_t)s->corelist[n % s->ncores];
+            if (s->func != NULL)
+                pip_spawn_from_func(&p, s->path, s->func, NULL, NULL, NULL,
+                                    NULL);
+            else
+                pip_spawn_from_main(&p, s->path, s->argv, NULL, NULL, NULL);
+            int id = pipid;
+            rc = pip_task_spawn(&p, core, 0, &id, NULL);
+            if (rc != 0) {
+                /* The file passed pip_check_pie: ELIBEXEC now means TLS. */
+                fprintf(
+                    stderr, "%s: cannot spawn task %d (%s): %s\n", prog_name,
+                    pipid, s->prog,
+                    rc == ELIBEXEC
+                        ? "its thread-local storage (__thread data) is larger "
+                          "than pip-exec's TLS reserve (64 KiB)"
+                        : loader_reason(rc, s));
+                failed = 1;
+                break;
+            }
+            owner[pipid] = k;
+            pipid++;
+        }
+    }
+    if (failed) {
+        int mode = 0;
+        (void)pip_get_mode(&mode);
+        if (mode != PIP_MODE_PROCESS) {
+            /* Thread mode: the tasks are our threads; end everything now. */
+            fflush(NULL);
+            _exit(1);
+        }
+        pip_kill_all_tasks();
+    }
+
+    int first_bad = -1, nwaited = 0;
+    for (;;) {
+        int id, st;
+        rc = pip_wait_any(&id, &st);
+        if (rc != 0)
+            break;
+        nwaited++;
+        statuses[id] = st;
+        if (WIFSIGNALED(st) && !failed)
+            fprintf(stderr, "%s: task %d (%s) killed by signal %d (%s)\n",
+                    prog_name, id, specs[owner[id]].prog, WTERMSIG(st),
+                    strsignal(WTERMSIG(st)));
+    }
+    for (int k = 0; k < nwaited && k < total; k++) {
+        int st = statuses[k];
+        if ((WIFEXITED(st) && WEXITSTATUS(st) != 0) || WIFSIGNALED(st)) {
+            first_bad = k;
+            break;
+        }
+    }
+    (void)pip_fin();
+    int code = 0;
+    if (failed)
+        code = 1;
+    else if (first_bad >= 0) {
+        int st = statuses[first_bad];
+        code = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+    }
+    for (int k = 0; k < nspecs; k++) {
+        free(specs[k].path);
+        free(specs[k].corelist);
+    }
+    free(specs);
+    free(statuses);
+    free(owner);
+    return code;
+}

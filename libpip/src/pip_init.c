@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * pip_init.c: pip_init / pip_fin, the root's state, task lookup and the
+ * query functions.
+ */
+#include "pip_internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sysinfo.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct pip_root *pip_root_;
+struct pip_task *pip_self_;
+
+/*
+ * Filled in by the root (found with dlsym in the task's namespace) before the
+ * task runs: tells this copy of libpip whose state to use and who it is.
+ * Exported so that dlsym can find it; not part of the API.
+ */
+__attribute__((visibility("default"))) struct pip_ns_link pip_ns_link_;
+
+#define PIP_ARENA_SIZE (4UL << 20) /* named exports: reserved, touched lazily  \
+                                    */
+
+static struct pip_root *pip_get_root(void)
+{
+    if (pip_root_ == NULL && pip_ns_link_.root != NULL) {
+        pip_root_ = pip_ns_link_.root;
+        pip_self_ = pip_ns_link_.task;
+    }
+    return pip_root_;
+}
+
+int pip_check_init(void)
+{
+    struct pip_root *r = pip_get_root();
+    if (r == NULL || r->magic != PIP_ROOT_MAGIC || r->finalized)
+        return EPERM;
+    return 0;
+}
+
+int pip_check_root(void)
+{
+    if (pip_check_init() != 0 || pip_self_ != NULL)
+        return EPERM;
+    return 0;
+}
+
+struct pip_task *pip_root_task(void)
+{
+    return &pip_root_->tasks[pip_root_->ntasks];
+}
+
+/* Resolve pipid (ROOT, MYSELF or 0..ntasks-1) to its slot. */
+int pip_get_task(int pipid, struct pip_task **tp)
+{
+    struct pip_root *r = pip_root_;
+    if (pipid == PIP_PIPID_ROOT) {
+        *tp = pip_root_task();
+        return 0;
+    }
+    if (pipid == PIP_PIPID_MYSELF) {
+        *tp = pip_self_ != NULL ? pip_self_ : pip_root_task();
+        return 0;
+    }
+    if (pipid < 0 || pipid >= r->ntasks)
+        return ERANGE;
+    *tp = &r->tasks[pipid];
+    return 0;
+}
+
+void *pip_arena_alloc(size_t sz)
+{
+    struct pip_root *r = pip_root_;
+    void *p = NULL;
+    sz = (sz + 15) & ~(size_t)15;
+    pip_lock(&r->lock);
+    if (r->arena_used + sz <= r->arena_size) {
+        p = r->arena + r->arena_used;
+        r->arena_used += sz;
+    }
+    pip_unlock(&r->lock);
+    return p;
+}
+
+int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
+{
+    /* In a task: report who we are. */
+    if (pip_get_root() != NULL && pip_self_ != NULL) {
+        if (pipidp != NULL)
+            *pipidp = pip_self_->pipid;
+        if (ntasksp != NULL)
+            *ntasksp = pip_root_->ntasks;
+        if (root_expp != NULL)
+            *root_expp = pip_root_task()->exp;
+        return 0;
+    }
+    if (pip_root_ != NULL)
+        return EBUSY;
+
+    int ntasks = ntasksp != NULL ? *ntasksp : PIP_NTASKS_MAX;
+    if (ntasks <= 0)
+        return EINVAL;
+    if (ntasks > PIP_NTASKS_MAX)
+        return EOVERFLOW;
+
+    int mode, rc;
+    size_t stacksz;
+    if ((rc = pip_parse_mode(opts, &mode)) != 0)
+        return rc;
+    if ((rc = pip_parse_stacksz(&stacksz)) != 0)
+        return rc;
+
+    size_t hdr = sizeof(struct pip_root) +
+                 sizeof(struct pip_task) * (size_t)(ntasks + 1);
+    hdr = (hdr + 63) & ~(size_t)63;
+    size_t size = hdr + sizeof(struct pip_ns) * (size_t)ntasks;
+    size = (size + 4095) & ~(size_t)4095;
+    struct pip_root *r = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (r == MAP_FAILED)
+        return ENOMEM;
+    r->map_size = size;
+    r->nss = (struct pip_ns *)((char *)r + hdr);
+    r->arena_size = PIP_ARENA_SIZE;
+    r->arena = mmap(NULL, r->arena_size, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r->arena == MAP_FAILED) {
+        munmap(r, size);
+        return ENOMEM;
+    }
+
+    /* Also makes the root's libc multi-threaded: see pip_find_tid_offset. */
+    rc = pip_find_tid_offset(&r->tid_offset);
+    if (rc != 0) {
+        pip_msg(0, "cannot find glibc's thread id word (%s)", strerror(rc));
+        munmap(r->arena, r->arena_size);
+        munmap(r, size);
+        return rc == ENOSYS ? EPERM : rc;
+    }
+
+    r->ntasks = ntasks;
+    r->mode = mode;
+    r->stack_size = stacksz;
+    r->stop_on_start = pip_parse_stop_on_start();
+    r->pid = getpid();
+    r->tid = (pid_t)syscall(SYS_gettid);
+    r->thread = pthread_self();
+    (void)pip_root_tls_info(&r->tls_reserve, &r->tls_align);
+    if (sched_getaffinity(0, sizeof(r->cpuset), &r->cpuset) != 0) {
+        CPU_ZERO(&r->cpuset);
+        CPU_SET(0, &r->cpuset);
+    }
+    r->ncpus = CPU_COUNT(&r->cpuset);
+    r->ncpus_conf = get_nprocs_conf();
+    if (r->ncpus_conf <= 0)
+        r->ncpus_conf = CPU_SETSIZE;
+
+    for (int i = 0; i <= ntasks; i++) {
+        r->tasks[i].pipid = i;
+        r->tasks[i].state = PIP_TASK_FREE;
+    }
+    struct pip_task *rt = &r->tasks[ntasks];
+    rt->pipid = PIP_PIPID_ROOT;
+    rt->state = PIP_TASK_RUNNING;
+    rt->mode = mode;
+    rt->pid = r->pid;
+    rt->tid = r->tid;
+    rt->thread = r->thread;
+    rt->exp = root_expp != NULL ? *root_expp : NULL;
+    r->magic = PIP_ROOT_MAGIC;
+
+    pip_root_ = r;
+    pip_self_ = NULL;
+    if (pipidp != NULL)
+        *pipidp = PIP_PIPID_ROOT;
+    pip_dbg(
+        "root %d initialised: %d tasks, %s mode, stack %zu, TLS reserve %zu",
+        (int)r->pid, ntasks, mode == PIP_MODE_PTHREAD ? "thread" : "process",
+        stacksz, r->tls_reserve);
+    return 0;
+}
+
+int pip_fin(void)
+{
+    if (pip_check_root() != 0)
+        return EPERM;
+    struct pip_root *r = pip_root_;
+    for (int i = 0; i < r->ntasks; i++)
+        if (r->tasks[i].state != PIP_TASK_FREE)
+            return EBUSY;
+    r->finalized = 1;
+    r->magic = 0;
+    /* Namespaces stay loaded: glibc cannot unload a namespace's libc. */
+    munmap(r->arena, r->arena_size);
+    munmap(r, r->map_size);
+    /* pip_root_ stays non-NULL but invalid-marked: a second call is EPERM. */
+    static struct pip_root finalized_mark;
+    finalized_mark.finalized = 1;
+    pip_root_ = &finalized_mark;
+    return 0;
+}
+
+int pip_is_initialized(void)
+{
+    return pip_check_init() == 0;
+}
+
+/* ---- queries ---- */
+
+int pip_get_pipid(int *pipidp)
+{
+    if (pip_check_init() != 0)
+        return EPERM;
+    if (pipidp != NULL)
+        *pipidp = pip_self_ != NULL ? pip_self_->pipid : PIP_PIPID_ROOT;
+    return 0;
+}
+
+int pip_get_ntasks(int *ntasksp)
+{
+    if (pip_check_init() != 0)
+        return EPERM;
+    if (ntasksp != NULL)
+        *ntasksp = pip_root_->ntasks;
+    return 0;
+}
+
+int pip_get_mode(int *modep)
+{
+    if (pip_check_init() != 0)
+        return EPERM;
+    if (modep != NULL)
+        *modep = pip_root_->mode;
+    return 0;
+}
+
+const char *pip_get_mode_str(void)
+{
+    if (pip_check_init() != 0)
+        return NULL;
+    return pip_root_->mode == PIP_MODE_PTHREAD ? PIP_ENV_MODE_PTHREAD
+                                               : PIP_ENV_MODE_PROCESS;
+}
+
+int pip_get_system_id(int pipid, pip_id_t *idp)
+{
+    struct pip_task *t;
+    int rc;
+    if (pip_check_init() != 0)
+        return EPERM;
+    if ((rc = pip_get_task(pipid, &t)) != 0)
+        return rc;
+    if (t->state != PIP_TASK_RUNNING)
+        return ECHILD;
+    if (idp != NULL) {
+        if (pip_root_->mode == PIP_MODE_PTHREAD)
+            *idp = (pip_id_t)t->thread;
+        else
+            *idp = (pip_id_t)t->pid;
+    }
+    return 0;
+}
+
+int pip_isa_root(void)
+{
+    return pip_check_root() == 0;
+}
+
+int pip_isa_task(void)
+{
+    return pip_check_init() == 0 && pip_self_ != NULL;
+}
+
+int pip_is_threaded(int *flagp)
+{
+    if (pip_check_init() != 0)
+        return EPERM;
+    if (flagp != NULL)
+        *flagp = pip_root_->mode == PIP_MODE_PTHREAD;
+    return 0;
+}
+
+int pip_is_shared_fd(int *flagp)
+{
+    return pip_is_threaded(flagp);
+}

@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * pip_spawn.c: pip_task_spawn / pip_spawn and how a task starts and ends.
+ *
+ * Thread mode: the root calls the task namespace's pthread_create().
+ *
+ * Process mode (unmodified glibc, no LD_PRELOAD): the root clone()s a child
+ * with CLONE_VM | SIGCHLD only, so the child has its own PID, a copy of the
+ * fd table and of the signal handlers, and shares memory.  The child still
+ * runs on the root's thread block, so the root blocks (raw futex, no errno)
+ * until the child is gone.  The child closes its close-on-exec descriptors
+ * and calls the task namespace's pthread_create() with a stack the root
+ * allocated; the new thread is in the child's thread group and runs the
+ * task; the child then leaves with a raw SYS_exit (its thread only).  The
+ * task's exit() (its namespace's libc) ends the child process with an
+ * ordinary status for waitpid().
+ *
+ * Task end: main's return value goes to the namespace's exit(), which runs
+ * the task's atexit handlers, then two on_exit handlers libpip registered
+ * first: one runs the program's destructors (DT_FINI_ARRAY, DT_FINI: a
+ * secondary namespace's exit() does not), the last one runs the "after"
+ * hook and, in thread mode, flushes the namespace's stdio, records the
+ * status and longjmp()s back to the task's start frame, so that exit() ends
+ * only the task thread.
+ */
+#include "pip_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PIP_CLONE_STACK_SIZE (256UL * 1024)
+#define PIP_TLS_ROOM                                                           \
+    (128UL * 1024) /* thread block + static TLS, beyond the reserve */
+
+static void pip_nop_fini(void)
+{
+}
+
+/* on_exit handler: the program's destructors, in reverse order, once. */
+static void pip_fini_runner(int status, void *arg)
+{
+    struct pip_task *t = arg;
+    (void)status;
+    if (t->elf.fini_array != 0 && t->elf.fini_arraysz >= sizeof(void *)) {
+        void (**fa)(void) = (void (**)(void))(t->l_addr + t->elf.fini_array);
+        size_t n = t->elf.fini_arraysz / sizeof(void *);
+        for (size_t i = n; i-- > 0;) {
+            void (*f)(void) = fa[i];
+            if (f != NULL && f != (void (*)(void))(intptr_t)-1 &&
+                f != pip_nop_fini)
+                f();
+        }
+        /*
+         * The root's exit runs _dl_fini over every namespace: make sure the
+         * task's destructors do not run a second time there.
+         */
+        uintptr_t lo = (uintptr_t)fa & ~(uintptr_t)4095;
+        uintptr_t hi = ((uintptr_t)(fa + n) + 4095) & ~(uintptr_t)4095;
+        if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0) {
+            for (size_t i = 0; i < n; i++)
+                fa[i] = pip_nop_fini;
+            (void)mprotect((void *)lo, hi - lo, PROT_READ);
+        }
+    }
+    if (t->elf.fini != 0) {
+        void (*f)(void) = (void (*)(void))(t->l_addr + t->elf.fini);
+        f();
+    }
+}
+
+static void pip_notify_end(struct pip_task *t)
+{
+    struct pip_root *r = pip_root_;
+    t->ended = 1;
+    __atomic_add_fetch(&t->exp_seq, 1, __ATOMIC_SEQ_CST);
+    pip_futex_wake(&t->exp_seq, INT32_MAX, 0);
+    __atomic_add_fetch(&r->end_seq, 1, __ATOMIC_SEQ_CST);
+    pip_futex_wake(&r->end_seq, INT32_MAX, 0);
+}
+
+/* on_exit handler registered first, so it runs last. */
+static void pip_exit_catcher(int status, void *arg)
+{
+    struct pip_task *t = arg;
+    int changed = 0;
+
+    if (t->hook.after != NULL) {
+        int rv = t->hook.after(t->hook.hookarg);
+        if (rv != 0 && status == 0) {
+            status = rv;
+            changed = 1;
+        }
+    }
+    if (t->mode == PIP_MODE_PROCESS) {
+        pip_notify_end(t);
+        if (changed) {
+            t->ns->fflush(NULL);
+            t->ns->_exit(status);
+        }
+        return; /* exit() goes on: stdio cleanup, then _exit */
+    }
+    /* Thread mode: only the task's own thread can be ended here. */
+    if (!t->exit_jmp_ok ||
+        (pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0) != t->tid)
+        return; /* exit() from another thread of a task: ends the process */
+    t->ns->fflush(NULL);
+    t->status = W_EXITCODE(status & 0xff, 0);
+    pip_notify_end(t);
+    longjmp(t->exit_jmp, 1);
+}
+
+/* The task's first code, in the new thread of the task namespace's libc. */
+static void *pip_task_main(void *arg)
+{
+    struct pip_task *volatile t = arg;
+    struct pip_root *r = pip_root_;
+
+    /*
+     * Local-exec TLS of a PIE program addresses tp - round_up(memsz, align):
+     * that is the root executable's own TLS block (checked to be large
+     * enough at spawn); fill it with this program's initial image.
+     */
+    if (t->elf.has_tls && t->elf.tls_memsz > 0) {
+        size_t need =
+            (t->elf.tls_memsz + t->elf.tls_align - 1) & ~(t->elf.tls_align - 1);
+        char *blk = (char *)pip_thread_pointer() - need;
+        memcpy(blk, (char *)t->l_addr + t->elf.tls_vaddr, t->elf.tls_filesz);
+        memset(blk + t->elf.tls_filesz, 0,
+               t->elf.tls_memsz - t->elf.tls_filesz);
+    }
+    t->tid = (pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
+    /*
+     * Publish who we are before any user code (hooks, main) runs: the root
+     * fills in the same values when the start returns, which may be later.
+     * pthread_self() only reads the thread pointer, so the root's copy is
+     * right in any namespace.
+     */
+    t->thread = pthread_self();
+    t->tidp = (volatile int *)((char *)t->thread + r->tid_offset);
+    if (t->mode == PIP_MODE_PROCESS)
+        t->pid = (pid_t)pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+    else
+        t->pid = t->tid;
+    __atomic_store_n(&t->state, PIP_TASK_RUNNING, __ATOMIC_RELEASE);
+
+    /*
+     * Process mode: let the clone child (our thread group's leader) finish
+     * and leave first; an early exit() of this task would kill it half-way.
+     */
+    if (t->mode == PIP_MODE_PROCESS) {
+        int v;
+        while ((v = t->clone_tid) != 0)
+            pip_futex_wait(&t->clone_tid, v, 20, 1);
+        /* The kernel wakes one waiter only: the root may be waiting too. */
+        pip_futex_wake(&t->clone_tid, INT32_MAX, 1);
+    }
+
+    cpu_set_t set;
+    int bind = 0;
+    if (pip_core_to_cpuset(t->coreno, &set, &bind) == 0 && bind)
+        (void)pip_raw_syscall(SYS_sched_setaffinity, 0, sizeof(set), (long)&set,
+                              0, 0, 0);
+
+    /* First registered, last run. */
+    t->ns->on_exit(pip_exit_catcher, t);
+    t->ns->on_exit(pip_fini_runner, t);
+
+    if (t->stop_on_start) {
+        pid_t pid = (pid_t)pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+        pip_dbg("task %d (pid %d, tid %d) stops itself (PIP_STOP_ON_START)",
+                t->pipid, (int)pid, (int)t->tid);
+        (void)pip_raw_syscall(SYS_tgkill, pid, t->tid, SIGSTOP, 0, 0, 0);
+    }
+
+    if (t->mode == PIP_MODE_PTHREAD) {
+        if (setjmp(t->exit_jmp) != 0)
+            return NULL; /* exit() caught: status recorded */
+        t->exit_jmp_ok = 1;
+    }
+    if (t->hook.before != NULL) {
+        int rv = t->hook.before(t->hook.hookarg);
+        if (rv != 0) {
+            pip_dbg("task %d: before hook returned %d", t->pipid, rv);
+            t->ns->exit(rv);
+        }
+    }
+    int ret;
+    if (t->funcf != NULL)
+        ret = t->funcf(t->funcarg);
+    else
+        ret = t->mainf(t->argc, t->argv, t->envv);
+    t->ns->exit(ret);
+    return NULL;
+}
+
+/* Close what an exec would close.  Raw system calls only: see above. */
+static void pip_close_cloexec(void)
+{
+    long dfd = pip_raw_syscall(SYS_open, (long)"/proc/self/fd",
+                               O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0, 0);
+    if (dfd < 0)
+        return;
+    char buf[4096];
+    for (;;) {
+        long n = pip_raw_syscall(SYS_getdents64, dfd, (long)buf, sizeof(buf), 0,
+                                 0, 0);
+        if (n <= 0)
+            break;
+        for (long off = 0; off < n;) {
+            struct dirent64 *d = (struct dirent64 *)(buf + off);
+            off += d->d_reclen;
+            if (d->d_name[0] < '0' || d->d_name[0] > '9')
+                continue;
+            long fd = 0;
+            for (const char *p = d->d_name; *p >= '0' && *p <= '9'; p++)
+                fd = fd * 10 + (*p - '0');
+            if (fd == dfd)
+                continue;
+            long fl = pip_raw_syscall(SYS_fcntl, fd, F_GETFD, 0, 0, 0, 0);
+            if (fl >= 0 && (fl & FD_CLOEXEC))
+                (void)pip_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+        }
+    }
+    (void)pip_raw_syscall(SYS_close, dfd, 0, 0, 0, 0, 0);
+}
+
+struct pip_clone_arg {
+    struct pip_task *t;
+    pthread_attr_t *attr;
+};
+
+/* Process mode: runs in the clone child, on the root's thread block. */
+static int pip_clone_child(void *arg)
+{
+    struct pip_clone_arg *ca = arg;
+    struct pip_task *t = ca->t;
+    pthread_t th;
+
+    /* Do not outlive the root: the memory is the root's. */
+    (void)pip_raw_syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0, 0);
+    pip_close_cloexec();
+    int rc = t->ns->pthread_create(&th, ca->attr, pip_task_main, t);
+    if (rc == 0) {
+        t->thread = th;
+        t->tidp = (volatile int *)((char *)th + pip_root_->tid_offset);
+    }
+    t->start_err = rc;
+    /* This thread only; the task thread keeps the process alive. */
+    for (;;)
+        (void)pip_raw_syscall(SYS_exit, rc == 0 ? 0 : 127, 0, 0, 0, 0, 0);
+    return 0;
+}
+
+static int pip_start_process(struct pip_task *t, pthread_attr_t *attr)
+{
+    struct pip_clone_arg ca = {t, attr};
+
+    t->cstack_size = PIP_CLONE_STACK_SIZE;
+    t->cstack = mmap(NULL, t->cstack_size, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (t->cstack == MAP_FAILED) {
+        t->cstack = NULL;
+        return ENOMEM;
+    }
+    t->clone_tid = 1;
+    t->start_err = -1;
+    pid_t pid = clone(pip_clone_child, (char *)t->cstack + t->cstack_size,
+                      CLONE_VM | CLONE_CHILD_CLEARTID | SIGCHLD, &ca, NULL,
+                      NULL, (pid_t *)&t->clone_tid);
+    if (pid < 0) {
+        int e = errno;
+        munmap(t->cstack, t->cstack_size);
+        t->cstack = NULL;
+        return e == ENOMEM || e == EAGAIN ? e : EAGAIN;
+    }
+    /* Do not touch our thread block (errno, malloc) until the child is gone. */
+    int v;
+    while ((v = t->clone_tid) != 0)
+        pip_futex_wait(&t->clone_tid, v, 20, 1);
+    /* The kernel woke one waiter; the task thread may be waiting too. */
+    pip_futex_wake(&t->clone_tid, INT32_MAX, 1);
+    munmap(t->cstack, t->cstack_size);
+    t->cstack = NULL;
+    if (t->start_err != 0) {
+        int st;
+        (void)waitpid(pid, &st, __WALL);
+        return t->start_err > 0 ? t->start_err : EAGAIN;
+    }
+    t->pid = pid;
+    pid_t tid = *t->tidp; /* 0 if the task has already ended */
+    if (tid != 0)
+        t->tid = tid;
+    return 0;
+}
+
+static int pip_start_thread(struct pip_task *t, pthread_attr_t *attr)
+{
+    pthread_t th;
+    int rc = t->ns->pthread_create(&th, attr, pip_task_main, t);
+    if (rc != 0)
+        return rc;
+    t->thread = th;
+    t->tidp = (volatile int *)((char *)th + pip_root_->tid_offset);
+    pid_t tid = *t->tidp; /* 0 if the task has already ended */
+    if (tid != 0)
+        t->tid = tid;
+    t->pid = t->tid;
+    return 0;
+}
+
+/* One malloc'ed block: the vector then the strings. */
+static char **pip_copy_vec(char *const *v, int *countp)
+{
+    size_t n = 0, len = 0;
+    if (v != NULL)
+        for (; v[n] != NULL; n++)
+            len += strlen(v[n]) + 1;
+    char **copy = malloc((n + 1) * sizeof(char *) + len);
+    if (copy == NULL)
+        return NULL;
+    char *s = (char *)(copy + n + 1);
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(v[i]) + 1;
+        memcpy(s, v[i], l);
+        copy[i] = s;
+        s += l;
+    }
+    copy[n] = NULL;
+    if (countp != NULL)
+        *countp = (int)n;
+    return copy;
+}
+
+/*
+ * A program that refers to a libc variable (environ, __progname) has its own
+ * copy of it (a copy relocation), which the namespace's libc then uses too:
+ * set the variable wherever the program's scope or libc's scope finds it.
+ */
+static void pip_set_ns_var(struct pip_task *t, const char *const *names,
+                           void *value)
+{
+    for (int i = 0; names[i] != NULL; i++) {
+        void **a = dlsym(t->handle, names[i]);
+        if (a != NULL)
+            *a = value;
+        a = dlsym(t->ns->libc, names[i]);
+        if (a != NULL)
+            *a = value;
+    }
+}
+
+void pip_task_cleanup(struct pip_task *t)
+{
+    struct pip_root *r = pip_root_;
+    if (t->stack != NULL) {
+        if (t->mode == PIP_MODE_PTHREAD || t->tidp == NULL) {
+            munmap(t->stack, t->stack_size);
+        } else {
+            /*
+             * A process-mode task's thread block stays on ld.so's list of
+             * threads (its process ended without unlinking it), and ld.so
+             * writes into every listed thread's static TLS when a later
+             * dlmopen needs static TLS: keep the top (thread block + TLS)
+             * mapped, return the rest.
+             */
+            size_t keep =
+                (r->tls_reserve + PIP_TLS_ROOM + 4095) & ~(size_t)4095;
+            if (keep < t->stack_size)
+                munmap(t->stack, t->stack_size - keep);
+        }
+    }
+    free(t->argv);
+    free(t->envv);
+    free(t->progname_full);
+    pip_unload(t);
+    t->stack = NULL;
+    t->argv = t->envv = NULL;
+    t->progname_full = NULL;
+    t->named = NULL;
+    t->tidp = NULL;
+    t->state = PIP_TASK_FREE;
+}
+
+int pip_task_spawn(pip_spawn_program_t *progp, uint32_t coreno, uint32_t opts,
+                   int *pipidp, pip_spawn_hook_t *hookp)
+{
+    struct pip_root *r;
+    struct pip_task *t = NULL;
+    cpu_set_t set;
+    int bind, rc, pipid;
+
+    if (pip_check_root() != 0)
+        return EPERM;
+    r = pip_root_;
+    if (progp == NULL || progp->prog == NULL || progp->prog[0] == '\0')
+        return EINVAL;
+    if (opts & ~(uint32_t)PIP_VALID_OPTS)
+        return EINVAL;
+    if ((opts & PIP_MODE_MASK) != 0 && (int)(opts & PIP_MODE_MASK) != r->mode)
+        return EINVAL;
+    if (pip_core_to_cpuset(coreno, &set, &bind) != 0)
+        return EINVAL;
+
+    pipid = pipidp != NULL ? *pipidp : PIP_PIPID_ANY;
+    if (pipid == PIP_PIPID_ANY) {
+        for (int i = 0; i < r->ntasks; i++) {
+            if (r->tasks[i].state == PIP_TASK_FREE) {
+                t = &r->tasks[i];
+                break;
+            }
+        }
+        if (t == NULL)
+            return EAGAIN;
+    } else {
+        if (pipid < 0 || pipid >= r->ntasks)
+            return EINVAL;
+        t = &r->tasks[pipid];
+        if (t->state != PIP_TASK_FREE)
+            return EBUSY;
+    }
+    pipid = t->pipid;
+    uint32_t ended_gen = t->ended_gen;
+    memset(t, 0, sizeof(*t));
+    t->pipid = pipid;
+    t->ended_gen = ended_gen;
+    t->state = PIP_TASK_LOADING;
+    t->mode = r->mode;
+    t->coreno = coreno;
+    t->exp = progp->exp;
+    t->aux = progp->aux;
+    t->funcarg = progp->arg;
+    t->stop_on_start = r->stop_on_start == -1 || r->stop_on_start == pipid;
+    if (hookp != NULL)
+        t->hook = *hookp;
+
+    char *defargv[2] = {progp->prog, NULL};
+    char **argv =
+        progp->argv != NULL && progp->argv[0] != NULL ? progp->argv : defargv;
+    extern char **environ;
+    t->argv = pip_copy_vec(argv, &t->argc);
+    t->envv = pip_copy_vec(progp->envv != NULL ? progp->envv : environ, NULL);
+    t->progname_full = t->argv != NULL ? strdup(t->argv[0]) : NULL;
+    if (t->argv == NULL || t->envv == NULL || t->progname_full == NULL) {
+        rc = ENOMEM;
+        goto fail;
+    }
+    t->progname = strrchr(t->progname_full, '/');
+    t->progname = t->progname != NULL ? t->progname + 1 : t->progname_full;
+
+    if ((rc = pip_load(t, progp->prog, progp->funcname)) != 0)
+        goto fail;
+
+    /* The namespace's libc never ran its start-up code. */
+    static const char *const env_names[] = {"environ", "__environ", "_environ",
+                                            NULL};
+    static const char *const pn_names[] = {
+        "__progname", "program_invocation_short_name", NULL};
+    static const char *const pnf_names[] = {"__progname_full",
+                                            "program_invocation_name", NULL};
+    *t->ns->environ = t->envv;
+    *t->ns->progname = t->progname;
+    *t->ns->progname_full = t->progname_full;
+    pip_set_ns_var(t, env_names, t->envv);
+    pip_set_ns_var(t, pn_names, t->progname);
+    pip_set_ns_var(t, pnf_names, t->progname_full);
+
+    t->stack_size = ((r->stack_size + 4095) & ~(size_t)4095) + r->tls_reserve +
+                    PIP_TLS_ROOM;
+    t->stack_size = (t->stack_size + 4095) & ~(size_t)4095;
+    t->stack =
+        mmap(NULL, t->stack_size, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+    if (t->stack == MAP_FAILED) {
+        t->stack = NULL;
+        rc = ENOMEM;
+        goto fail;
+    }
+    (void)mprotect(t->stack, 4096, PROT_NONE); /* guard page */
+
+    pthread_attr_t attr;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    t->start_mask = old;
+    rc = t->ns->attr_init(&attr);
+    if (rc == 0) {
+        t->ns->attr_setstack(&attr, t->stack, t->stack_size);
+        t->ns->attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        t->ns->attr_setsigmask(&attr, &old);
+        if (r->mode == PIP_MODE_PROCESS)
+            rc = pip_start_process(t, &attr);
+        else
+            rc = pip_start_thread(t, &attr);
+        t->ns->attr_destroy(&attr);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        pip_msg(0, "%s: cannot start the task: %s", progp->prog, strerror(rc));
+        goto fail;
+    }
+    t->state = PIP_TASK_RUNNING;
+    if (pipidp != NULL)
+        *pipidp = pipid;
+    pip_dbg("task %d spawned: %s (pid %d, tid %d)", pipid, progp->prog,
+            (int)t->pid, (int)t->tid);
+    return 0;
+fail:
+    t->tidp = NULL;
+    pip_task_cleanup(t);
+    return rc;
+}
+
+int pip_spawn(char *filename, char **argv, char **envv, uint32_t coreno,
+              int *pipidp, pip_spawnhook_t before, pip_spawnhook_t after,
+              void *hookarg)
+{
+    pip_spawn_program_t prog;
+    pip_spawn_hook_t hook;
+
+    pip_spawn_from_main(&prog, filename, argv, envv, NULL, NULL);
+    pip_spawn_hook(&hook, before, after, hookarg);
+    return pip_task_spawn(&prog, coreno, 0, pipidp, &hook);
+}

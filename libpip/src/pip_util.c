@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * pip_util.c: debug output, raw system calls, futex locks, environment
+ * parsing (PIP_MODE, PIP_STACKSZ, PIP_STOP_ON_START), core numbers, and
+ * small probes of the running glibc.
+ */
+#include "pip_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+int pip_debug_enabled(void)
+{
+    const char *v = getenv("PIP_DEBUG");
+    return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
+}
+
+static void pip_vmsg(const char *fmt, va_list ap)
+{
+    char buf[512];
+    int n = snprintf(buf, sizeof(buf), "libpip: ");
+    if (n < 0)
+        return;
+    vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+    size_t len = strlen(buf);
+    buf[len++] = '\n';
+    /* One write(2): no stdio, no interleaving between tasks. */
+    ssize_t rc = write(2, buf, len);
+    (void)rc;
+}
+
+void pip_dbg(const char *fmt, ...)
+{
+    if (!pip_debug_enabled())
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    pip_vmsg(fmt, ap);
+    va_end(ap);
+}
+
+void pip_msg(int verbose, const char *fmt, ...)
+{
+    if (!verbose && !pip_debug_enabled())
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    pip_vmsg(fmt, ap);
+    va_end(ap);
+}
+
+/*
+ * A system call that never touches errno (thread-local): used while the
+ * root's thread block is borrowed by a clone child.
+ */
+long pip_raw_syscall(long n, long a1, long a2, long a3, long a4, long a5,
+                     long a6)
+{
+#if defined(__x86_64__)
+    long ret;
+    register long r10 __asm__("r10") = a4;
+    register long r8 __asm__("r8") = a5;
+    register long r9 __asm__("r9") = a6;
+    __asm__ __volatile__("syscall"
+                         : "=a"(ret)
+                         : "0"(n), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8),
+                           "r"(r9)
+                         : "rcx", "r11", "memory");
+    return ret;
+#else
+    long r = syscall(n, a1, a2, a3, a4, a5, a6);
+    return r < 0 ? -errno : r;
+#endif
+}
+
+void pip_futex_wait(volatile void *addr, int val, long timeout_ms, int shared)
+{
+    struct timespec ts, *tsp = NULL;
+    if (timeout_ms >= 0) {
+        ts.tv_sec = timeout_ms / 1000;
+        ts.tv_nsec = (timeout_ms % 1000) * 1000000L;
+        tsp = &ts;
+    }
+    int op = FUTEX_WAIT | (shared ? 0 : FUTEX_PRIVATE_FLAG);
+    (void)pip_raw_syscall(SYS_futex, (long)addr, op, val, (long)tsp, 0, 0);
+}
+
+void pip_futex_wake(volatile void *addr, int n, int shared)
+{
+    int op = FUTEX_WAKE | (shared ? 0 : FUTEX_PRIVATE_FLAG);
+    (void)pip_raw_syscall(SYS_futex, (long)addr, op, n, 0, 0, 0);
+}
+
+/* 0 free, 1 locked, 2 locked with waiters.  Works across process-mode
+ * tasks: they share the address space, so private futexes match. */
+void pip_lock(volatile int *l)
+{
+    int c = __sync_val_compare_and_swap(l, 0, 1);
+    if (c == 0)
+        return;
+    for (int i = 0; i < 100; i++) {
+        pip_pause();
+        if (__sync_bool_compare_and_swap(l, 0, 1))
+            return;
+    }
+    if (c != 2)
+        c = __atomic_exchange_n(l, 2, __ATOMIC_ACQUIRE);
+    while (c != 0) {
+        pip_futex_wait(l, 2, -1, 0);
+        c = __atomic_exchange_n(l, 2, __ATOMIC_ACQUIRE);
+    }
+}
+
+void pip_unlock(volatile int *l)
+{
+    if (__atomic_exchange_n(l, 0, __ATOMIC_RELEASE) == 2)
+        pip_futex_wake(l, 1, 0);
+}
+
+/* ---- environment ---- */
+
+int pip_parse_mode(uint32_t opts, int *modep)
+{
+    const char *env = getenv(PIP_ENV_MODE);
+    int envmode = 0;
+
+    if (opts & ~(uint32_t)PIP_VALID_OPTS) {
+        pip_dbg("pip_init: unknown option bits 0x%x",
+                opts & ~(uint32_t)PIP_VALID_OPTS);
+        return EINVAL;
+    }
+    if ((opts & PIP_MODE_PTHREAD) && (opts & PIP_MODE_PROCESS)) {
+        pip_dbg("pip_init: thread and process mode requested together");
+        return EINVAL;
+    }
+    if (env != NULL && *env != '\0') {
+        if (strcasecmp(env, PIP_ENV_MODE_THREAD) == 0 ||
+            strcasecmp(env, PIP_ENV_MODE_PTHREAD) == 0)
+            envmode = PIP_MODE_PTHREAD;
+        else if (strcasecmp(env, PIP_ENV_MODE_PROCESS) == 0)
+            envmode = PIP_MODE_PROCESS;
+        else if (strcasecmp(env, PIP_ENV_MODE_PROCESS_PRELOAD) == 0)
+            envmode = PIP_MODE_PROCESS_PRELOAD;
+        else if (strcasecmp(env, PIP_ENV_MODE_PROCESS_GOT) == 0)
+            envmode = PIP_MODE_PROCESS_GOT;
+        else if (strcasecmp(env, PIP_ENV_MODE_PROCESS_PIPCLONE) == 0)
+            envmode = PIP_MODE_PROCESS_PIPCLONE;
+        else {
+            pip_msg(0, "PIP_MODE='%s' is not one of thread, pthread, process",
+                    env);
+            return EINVAL;
+        }
+    }
+    int mode = (int)(opts & PIP_MODE_MASK);
+    if (mode == 0)
+        mode = envmode;
+    if (mode == 0)
+        mode = PIP_MODE_PROCESS;
+    if (mode == PIP_MODE_PROCESS_PRELOAD || mode == PIP_MODE_PROCESS_GOT ||
+        mode == PIP_MODE_PROCESS_PIPCLONE) {
+        pip_msg(
+            0,
+            "process mode variant 0x%x is not available (only '%s' and '%s')",
+            mode, PIP_ENV_MODE_PROCESS, PIP_ENV_MODE_THREAD);
+        return EPERM;
+    }
+    if (mode != PIP_MODE_PTHREAD && mode != PIP_MODE_PROCESS)
+        return EINVAL;
+    *modep = mode;
+    return 0;
+}
+
+/* Parse one stack size value: bare number = KiB; b, k, m, g, t suffixes. */
+static int pip_parse_size(const char *s, size_t *szp)
+{
+    const char *p = s;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (!isdigit((unsigned char)*p))
+        return EINVAL;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(p, &end, 10);
+    if (errno != 0)
+        return EINVAL;
+    unsigned long long mul = 1024;
+    switch (tolower((unsigned char)*end)) {
+    case '\0':
+        mul = 1024;
+        break;
+    case 'b':
+        mul = 1;
+        end++;
+        break;
+    case 'k':
+        mul = 1024ULL;
+        end++;
+        break;
+    case 'm':
+        mul = 1024ULL << 10;
+        end++;
+        break;
+    case 'g':
+        mul = 1024ULL << 20;
+        end++;
+        break;
+    case 't':
+        mul = 1024ULL << 30;
+        end++;
+        break;
+    default:
+        return EINVAL;
+    }
+    if (*end == 'b' || *end == 'B') /* accept "kb", "MB", ... */
+        end++;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end != '\0' || v == 0 || v > (unsigned long long)SIZE_MAX / mul)
+        return EINVAL;
+    *szp = (size_t)(v * mul);
+    return 0;
+}
+
+int pip_parse_stacksz(size_t *szp)
+{
+    static const char *const names[] = {PIP_ENV_STACKSZ, "KMP_STACKSIZE",
+                                        "OMP_STACKSIZE"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const char *v = getenv(names[i]);
+        if (v == NULL || *v == '\0')
+            continue;
+        size_t sz;
+        if (pip_parse_size(v, &sz) != 0) {
+            pip_msg(0,
+                    "%s='%s' is not a size (number of KiB, or with a b/k/m/g/t "
+                    "suffix)",
+                    names[i], v);
+            return EINVAL;
+        }
+        if (sz < 16384) { /* room for the thread block and a few frames */
+            pip_msg(0, "%s='%s' is too small (at least 16k)", names[i], v);
+            return EINVAL;
+        }
+        *szp = sz;
+        return 0;
+    }
+    *szp = PIP_STACK_SIZE_DEFAULT;
+    return 0;
+}
+
+int pip_parse_stop_on_start(void)
+{
+    const char *v = getenv(PIP_ENV_STOP_ON_START);
+    if (v == NULL || *v == '\0')
+        return PIP_PIPID_NULL;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (end == v)
+        return PIP_PIPID_NULL;
+    return n < 0 ? -1 : (int)n;
+}
+
+/* ---- glibc probes ---- */
+
+struct pip_probe {
+    volatile pid_t tid;
+    volatile int go;
+};
+
+static void *pip_probe_thread(void *arg)
+{
+    struct pip_probe *p = arg;
+    p->tid = (pid_t)syscall(SYS_gettid);
+    while (!p->go)
+        pip_futex_wait(&p->go, 0, 10, 0);
+    return NULL;
+}
+
+/*
+ * Creates (and joins) one thread: this makes the root's libc consider
+ * itself multi-threaded (ld.so allocates task namespaces with the root's
+ * malloc, which must then lock), and finds where glibc keeps the kernel
+ * TID in struct pthread: the kernel clears that word and wakes it when the
+ * thread ends (CLONE_CHILD_CLEARTID), which is how libpip sees task death.
+ */
+int pip_find_tid_offset(size_t *offp)
+{
+    struct pip_probe p = {0, 0};
+    pthread_t th;
+    int rc = pthread_create(&th, NULL, pip_probe_thread, &p);
+    if (rc != 0)
+        return rc;
+    while (p.tid == 0)
+        sched_yield();
+    size_t off = 0;
+    const int *w = (const int *)(uintptr_t)th;
+    for (size_t i = 0; i < 4096 / sizeof(int); i++) {
+        if (w[i] == p.tid) {
+            off = i * sizeof(int);
+            break;
+        }
+    }
+    p.go = 1;
+    pip_futex_wake(&p.go, 1, 0);
+    pthread_join(th, NULL);
+    if (off == 0)
+        return ENOSYS;
+    *offp = off;
+    return 0;
+}
+
+struct pip_tls_probe {
+    size_t memsz, align;
+    int found;
+};
+
+static int pip_tls_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct pip_tls_probe *pr = data;
+    /* The first object reported is the main program. */
+    if (info->dlpi_tls_modid == 1) {
+        for (int i = 0; i < info->dlpi_phnum; i++) {
+            if (info->dlpi_phdr[i].p_type == PT_TLS) {
+                pr->memsz = info->dlpi_phdr[i].p_memsz;
+                pr->align =
+                    info->dlpi_phdr[i].p_align ? info->dlpi_phdr[i].p_align : 1;
+                pr->found = 1;
+            }
+        }
+    }
+    return 1; /* stop after the main program */
+}
+
+/* Size and alignment of the root executable's own TLS block (module 1). */
+int pip_root_tls_info(size_t *reserve, size_t *align)
+{
+    struct pip_tls_probe pr = {0, 1, 0};
+    dl_iterate_phdr(pip_tls_cb, &pr);
+    if (!pr.found) {
+        *reserve = 0;
+        *align = 1;
+        return ENOENT;
+    }
+    *reserve = (pr.memsz + pr.align - 1) & ~(pr.align - 1);
+    *align = pr.align;
+    return 0;
+}
+
+void *pip_thread_pointer(void)
+{
+#if defined(__x86_64__)
+    void *tp;
+    __asm__("mov %%fs:0, %0" : "=r"(tp));
+    return tp;
+#else
+    return __builtin_thread_pointer();
+#endif
+}
+
+/* ---- cores ---- */
+
+int pip_core_to_cpuset(uint32_t coreno, cpu_set_t *set, int *bind)
+{
+    uint32_t flags = coreno & PIP_CPUCORE_FLAG_MASK;
+    uint32_t n = coreno & ~PIP_CPUCORE_FLAG_MASK;
+
+    *bind = 0;
+    CPU_ZERO(set);
+    if (flags == PIP_CPUCORE_ASIS)
+        return n == 0 ? 0 : EINVAL;
+    if (n > PIP_CPUCORE_CORENO_MAX)
+        return EINVAL;
+    if (flags == PIP_CPUCORE_ABS) {
+        /* A CPU that does not exist in this system. */
+        if (n >= CPU_SETSIZE || (int)n >= pip_root_->ncpus_conf)
+            return EINVAL;
+        CPU_SET(n, set);
+        *bind = 1;
+        return 0;
+    }
+    if (flags != 0)
+        return EINVAL;
+    /* the n-th available core of the root's mask (modulo their number) */
+    struct pip_root *r = pip_root_;
+    if (r->ncpus <= 0)
+        return EINVAL;
+    int want = (int)(n % (uint32_t)r->ncpus);
+    for (int c = 0, k = 0; c < CPU_SETSIZE; c++) {
+        if (CPU_ISSET(c, &r->cpuset)) {
+            if (k == want) {
+                CPU_SET(c, set);
+                *bind = 1;
+                return 0;
+            }
+            k++;
+        }
+    }
+    return EINVAL;
+}
+
+/* ---- public helpers ---- */
+
+pid_t pip_gettid(void)
+{
+    return (pid_t)syscall(SYS_gettid);
+}
+
+static volatile int pip_local_loader_lock;
+
+void pip_glibc_lock(void)
+{
+    pip_lock(pip_root_ != NULL ? &pip_root_->loader_lock
+                               : &pip_local_loader_lock);
+}
+
+void pip_glibc_unlock(void)
+{
+    pip_unlock(pip_root_ != NULL ? &pip_root_->loader_lock
+                                 : &pip_local_loader_lock);
+}
+
+int pip_is_debug_build(void)
+{
+#ifdef PIP_DEBUG_BUILD
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int pip_yield(int flag)
+{
+    if (flag != PIP_YIELD_DEFAULT && flag != PIP_YIELD_USER &&
+        flag != PIP_YIELD_SYSTEM)
+        return EINVAL;
+    sched_yield();
+    return 0;
+}

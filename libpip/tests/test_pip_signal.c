@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * test_pip_signal.c: pip_kill, pip_kill_all_tasks, pip_sigmask,
+ * pip_signal_wait, and per-task signal handlers in process mode.
+ */
+#include "pt_util.h"
+
+PT_CASE(kill_sigkill_ends_task)
+{
+    pt_gate_t g;
+    pt_gate_init(&g);
+    pt_init(2);
+    /* SIGKILL to a thread-mode task would end the whole process. */
+    pt_require_process_mode();
+    int a = PT_SPAWN("task_plain", "waitfd", g.rfd_arg, NULL);
+    PT_OK(pip_kill(a, SIGKILL));
+    int st = pt_wait(a);
+    PT_CHECK_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "status 0x%x", st);
+    PT_OK(pip_fin());
+}
+
+PT_CASE(kill_all_tasks_ends_every_task)
+{
+    pt_gate_t g;
+    pt_gate_init(&g);
+    pt_init(3);
+    pt_require_process_mode();
+    int ids[3];
+    for (int i = 0; i < 3; i++)
+        ids[i] = PT_SPAWN("task_plain", "waitfd", g.rfd_arg, NULL);
+    PT_OK(pip_kill_all_tasks());
+    for (int i = 0; i < 3; i++) {
+        int st = pt_wait(ids[i]);
+        PT_CHECK_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+                     "task %d status 0x%x", ids[i], st);
+    }
+    PT_OK(pip_fin());
+}
+
+PT_CASE(signal_wait_receives_pip_kill)
+{
+    pt_shared_t *sh = pt_shared_new(1);
+    /* In thread mode the signal must reach the task's thread, not us. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    PT_OK(pip_sigmask(SIG_BLOCK, &set, NULL));
+    pt_init(2);
+    int a = PT_SPAWN("task_api", "sigwait", pt_ptr_arg(sh), NULL);
+    PT_CHECK(pt_wait_ge(&sh->ready, 1) == 0);
+    PT_CHECK(sh->done == 0);
+    PT_OK(pip_kill(a, SIGUSR1));
+    PT_CHECK_EXIT(pt_wait(a), 0);
+    PT_CHECK(sh->done == 1);
+    /* The signal went to the task, not to the root. */
+    sigset_t pending;
+    sigpending(&pending);
+    PT_CHECK(!sigismember(&pending, SIGUSR1));
+    PT_OK(pip_fin());
+}
+
+PT_CASE(root_signal_wait_receives_its_own_kill)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR2);
+    pt_init(2);
+    PT_OK(pip_sigmask(SIG_BLOCK, &set, NULL));
+    PT_OK(pip_kill(PIP_PIPID_ROOT, SIGUSR2));
+    PT_OK(pip_signal_wait(SIGUSR2));
+    PT_OK(pip_kill(PIP_PIPID_MYSELF, 0));
+    PT_OK(pip_fin());
+}
+
+PT_CASE(sigmask_returns_old_mask)
+{
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR2);
+    PT_OK(pip_sigmask(SIG_BLOCK, &set, NULL));
+    PT_OK(pip_sigmask(SIG_UNBLOCK, &set, &old));
+    PT_CHECK(sigismember(&old, SIGUSR2) == 1);
+    PT_OK(pip_sigmask(SIG_SETMASK, NULL, &old));
+    PT_CHECK(sigismember(&old, SIGUSR2) == 0);
+    PT_CHECK_ERR(pip_sigmask(12345, &set, NULL), EINVAL);
+}
+
+static volatile sig_atomic_t root_handler_ran;
+
+static void root_handler(int sig)
+{
+    (void)sig;
+    root_handler_ran = 1;
+}
+
+PT_CASE(process_mode_task_has_own_handlers)
+{
+    pt_shared_t *sh = pt_shared_new(1);
+    pt_init(2);
+    pt_require_process_mode();
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = root_handler;
+    sigemptyset(&sa.sa_mask);
+    PT_CHECK(sigaction(SIGUSR2, &sa, NULL) == 0);
+    int a = PT_SPAWN("task_api", "handler", pt_ptr_arg(sh), NULL);
+    PT_CHECK(pt_wait_ge(&sh->ready, 1) == 0);
+    PT_OK(pip_kill(a, SIGUSR2));
+    PT_CHECK_EXIT(pt_wait(a), 0);
+    /* The task installed its own handler; ours must not have run. */
+    PT_CHECK(root_handler_ran == 0);
+    PT_OK(pip_fin());
+}
+
+PT_CASE(kill_bad_arguments)
+{
+    pt_gate_t g;
+    pt_gate_init(&g);
+    pt_init(3);
+    int a = PT_SPAWN("task_plain", "waitfd", g.rfd_arg, NULL);
+    PT_CHECK_ERR(pip_kill(a, -1), EINVAL);
+    PT_CHECK_ERR(pip_kill(a, 4096), EINVAL);
+    /* Signal 0: only checks the task exists. */
+    PT_OK(pip_kill(a, 0));
+    int other = a == 0 ? 1 : 0;
+    PT_CHECK_ERR(pip_kill(other, 0), ECHILD);
+    int rc = pip_kill(100, 0);
+    PT_CHECK_MSG(rc == ERANGE || rc == EINVAL, "pip_kill(100): %d (%s)", rc,
+                 pt_errname(rc));
+    pt_gate_open(&g, 1);
+    PT_CHECK_EXIT(pt_wait(a), 0);
+    PT_CHECK_ERR(pip_kill(a, 0), ECHILD);
+    PT_OK(pip_fin());
+}
+
+PT_CASE(kill_without_init_is_eperm)
+{
+    PT_CHECK_ERR(pip_kill(0, 0), EPERM);
+    PT_CHECK_ERR(pip_kill_all_tasks(), EPERM);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(kill_sigkill_ends_task),
+        cmocka_unit_test(kill_all_tasks_ends_every_task),
+        cmocka_unit_test(signal_wait_receives_pip_kill),
+        cmocka_unit_test(root_signal_wait_receives_its_own_kill),
+        cmocka_unit_test(sigmask_returns_old_mask),
+        cmocka_unit_test(process_mode_task_has_own_handlers),
+        cmocka_unit_test(kill_bad_arguments),
+        cmocka_unit_test(kill_without_init_is_eperm),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
