@@ -4,7 +4,7 @@
 FTA_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ft-agree/include \
 	-I$(top_srcdir)/ft-agree/src
 
-EXTRA_DIST += ft-agree/tests/test_fta_mpi.sh ft-agree/tests/fta-mpiexec \
+EXTRA_DIST += ft-agree/tests/test_fta_mpi.sh ft-agree/tests/fta-mpiexec ft-agree/.gitignore \
 	ft-agree/ftagree.pc.in
 FORMAT_FILES += ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
 	ft-agree/src/fta_wire.c ft-agree/src/fta_sim.c ft-agree/src/fta_mpi.c \

@@ -66,12 +66,16 @@ int main(int argc, char **argv)
         return 99;
     setvbuf(rep, NULL, _IOLBF, 0);
     int victim = is_victim(argv[3], wrank), nvict = 0, firstv = -1;
-    for (int r = 0; r < size; r++)
+    int firsts = -1;
+    for (int r = 0; r < size; r++) {
         if (is_victim(argv[3], r)) {
             nvict++;
             if (firstv < 0)
                 firstv = r;
+        } else if (firsts < 0) {
+            firsts = r;
         }
+    }
     int flag, rc;
 
     if (!strcmp(mode, "before") && victim)
@@ -127,7 +131,7 @@ int main(int argc, char **argv)
         MPI_Group_size(fg, &nf);
         MPI_Group_free(&fg);
         acked = nf;
-        flag = wrank == 0 ? 5 : 7;
+        flag = wrank == firsts ? 5 : 7;
         rc = MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
         if (rc == MPI_SUCCESS)
             break;
