@@ -4,7 +4,9 @@
 FTA_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ft-agree/include \
 	-I$(top_srcdir)/ft-agree/src
 
-EXTRA_DIST += ft-agree/tests/test_fta_mpi.sh ft-agree/tests/fta-mpiexec ft-agree/.gitignore \
+EXTRA_DIST += ft-agree/README.md ft-agree/man/ftagree.7.md \
+	ft-agree/tests/test_fta_mpi.sh ft-agree/tests/fta-mpiexec \
+	ft-agree/.gitignore ft-agree/bench/fta-bench.sh \
 	ft-agree/ftagree.pc.in
 FORMAT_FILES += ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
 	ft-agree/src/fta_wire.c ft-agree/src/fta_sim.c ft-agree/src/fta_mpi.c \
@@ -69,6 +71,18 @@ ft_agree_tests_fta_mpi_detect_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 ft_agree_tests_fta_mpi_detect_LDADD = ft-agree/libftagree.la $(MPI_LIBS)
 ft_agree_tests_fta_mpi_detect_LDFLAGS = $(AM_LDFLAGS) -no-install
 
+# Benchmarks (make bench).
+noinst_PROGRAMS += ft-agree/bench/fta_bench_mpi
+ft_agree_bench_fta_bench_mpi_CPPFLAGS = $(FTA_CPPFLAGS)
+ft_agree_bench_fta_bench_mpi_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+ft_agree_bench_fta_bench_mpi_LDADD = ft-agree/libftagree.la $(MPI_LIBS)
+ft_agree_bench_fta_bench_mpi_LDFLAGS = $(AM_LDFLAGS) -no-install
+BENCH_TARGETS += fta-bench
+fta-bench: ft-agree/bench/fta_bench_mpi ft-agree/fta-sim test/mpi-run
+	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+	$(SHELL) $(top_srcdir)/ft-agree/bench/fta-bench.sh
+CLEANFILES += ft-agree-bench.csv ft-agree-sim.csv
+
 CHECK_LONG_TARGETS += fta-check-long
 fta-check-long: ft-agree/tests/test_fta_sim $(check_PROGRAMS) test/mpi-run
 	FTA_SIM_LONG=1 ft-agree/tests/test_fta_sim
@@ -76,4 +90,4 @@ fta-check-long: ft-agree/tests/test_fta_sim $(check_PROGRAMS) test/mpi-run
 	MPI_RUN='$(abs_top_builddir)/test/mpi-run' FTA_MPI_NP_MAX=6 \
 	$(SHELL) $(top_srcdir)/ft-agree/tests/test_fta_mpi.sh
 endif
-.PHONY: fta-check-long
+.PHONY: fta-check-long fta-bench
