@@ -81,8 +81,9 @@ int main(int argc, char **argv)
             csv = optarg;
             break;
         default:
-            fprintf(stderr, "usage: %s [-i ITERS] [-r ROUNDS] [-f FAILURES] "
-                            "[-o CSV]\n",
+            fprintf(stderr,
+                    "usage: %s [-i ITERS] [-r ROUNDS] [-f FAILURES] "
+                    "[-o CSV]\n",
                     argv[0]);
             return 2;
         }

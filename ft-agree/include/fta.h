@@ -48,11 +48,11 @@ typedef struct fta_node fta_node_t;
 
 /* The outcome of one agreement, identical at every surviving member. */
 typedef struct fta_decision {
-    int32_t value;     /* bitwise AND of the contributed values */
-    int rc;            /* 0 or FTA_EPROCFAILED */
-    uint32_t nfailed;  /* number of entries in failed[] */
-    uint32_t *failed;  /* sorted ranks decided failed (malloc'ed) */
-    void *ubuf;        /* reduced user buffer (ulen bytes, malloc'ed) */
+    int32_t value;    /* bitwise AND of the contributed values */
+    int rc;           /* 0 or FTA_EPROCFAILED */
+    uint32_t nfailed; /* number of entries in failed[] */
+    uint32_t *failed; /* sorted ranks decided failed (malloc'ed) */
+    void *ubuf;       /* reduced user buffer (ulen bytes, malloc'ed) */
 } fta_decision_t;
 
 typedef struct fta_ops {
@@ -74,19 +74,19 @@ typedef struct fta_ops {
 } fta_ops_t;
 
 typedef struct fta_config {
-    uint32_t size;   /* group size, >= 1 */
-    uint32_t rank;   /* this member's rank, < size */
-    uint32_t arity;  /* tree fan-out, >= 2 (0: default 2) */
-    size_t ulen;     /* bytes of the user reduction buffer (0: none) */
+    uint32_t size;  /* group size, >= 1 */
+    uint32_t rank;  /* this member's rank, < size */
+    uint32_t arity; /* tree fan-out, >= 2 (0: default 2) */
+    size_t ulen;    /* bytes of the user reduction buffer (0: none) */
 } fta_config_t;
 
 /* Counters, for tests and benchmarks. */
 typedef struct fta_stats {
     uint64_t msgs_sent;
     uint64_t bytes_sent;
-    uint64_t ballots;     /* ballot changes (re-collections) seen */
-    uint64_t conflicts;   /* decisions received that differ from ours */
-    uint64_t dropped;     /* messages for collected instances */
+    uint64_t ballots;   /* ballot changes (re-collections) seen */
+    uint64_t conflicts; /* decisions received that differ from ours */
+    uint64_t dropped;   /* messages for collected instances */
 } fta_stats_t;
 
 /* Create a node.  Returns 0, -EINVAL or -ENOMEM. */

@@ -177,8 +177,8 @@ static int decide_inst(fta_node_t *n, inst_t *I, const dec_t *d, int *dirty)
         if ((rc = note_dead(n, d->F.v[i], dirty)) < 0)
             return rc;
     if (n->ops.decided) {
-        fta_decision_t pub = {I->dec.value, I->dec.rc, I->dec.F.n,
-                              I->dec.F.v, I->dec.ubuf};
+        fta_decision_t pub = {I->dec.value, I->dec.rc, I->dec.F.n, I->dec.F.v,
+                              I->dec.ubuf};
         n->ops.decided(n->ctx, I->id, &pub);
     }
     return 0;
@@ -283,8 +283,8 @@ out:
     return rc;
 }
 
-static int pend_add(fta_node_t *n, uint32_t src, uint64_t inst,
-                    const void *buf, size_t len)
+static int pend_add(fta_node_t *n, uint32_t src, uint64_t inst, const void *buf,
+                    size_t len)
 {
     pend_t *p = malloc(sizeof *p + len);
     if (!p)
@@ -301,8 +301,8 @@ static int pend_add(fta_node_t *n, uint32_t src, uint64_t inst,
     return 0;
 }
 
-static int on_up(fta_node_t *n, inst_t *I, uint32_t src, uint32_t b,
-                 rbuf_t *r, int *dirty)
+static int on_up(fta_node_t *n, inst_t *I, uint32_t src, uint32_t b, rbuf_t *r,
+                 int *dirty)
 {
     agg_t a = {0};
     int rc = fta_dec_agg(r, &a, n->cfg.ulen, n->cfg.size);
@@ -346,8 +346,7 @@ out:
     return rc;
 }
 
-static int on_down(fta_node_t *n, inst_t *I, uint32_t b, rbuf_t *r,
-                   int *dirty)
+static int on_down(fta_node_t *n, inst_t *I, uint32_t b, rbuf_t *r, int *dirty)
 {
     dec_t d = {0};
     int rc = fta_dec_dec(r, &d, n->cfg.ulen, n->cfg.size);
@@ -375,8 +374,8 @@ out:
     return rc;
 }
 
-static int handle_msg(fta_node_t *n, uint32_t src, const void *buf,
-                      size_t len, int *dirty)
+static int handle_msg(fta_node_t *n, uint32_t src, const void *buf, size_t len,
+                      int *dirty)
 {
     rbuf_t r = {buf, len, 0, 0};
     uint32_t tw = rb_u32(&r), b = rb_u32(&r);

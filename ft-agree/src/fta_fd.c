@@ -28,10 +28,10 @@ struct fta_fd {
     uint64_t nonce;
     double period, timeout;
     struct sockaddr_in *peer;
-    double *last_seen;          /* monotonic */
-    _Atomic double *detect_at;  /* realtime */
+    double *last_seen;         /* monotonic */
+    _Atomic double *detect_at; /* realtime */
     _Atomic unsigned char *dead;
-    unsigned char *gone;        /* left cleanly */
+    unsigned char *gone; /* left cleanly */
     _Atomic uint64_t gen;
     _Atomic int stop;
     pthread_t thr;
@@ -166,8 +166,7 @@ int fta_fd_create(int rank, int size, uint64_t nonce, double period_s,
     fd->dead = calloc((size_t)size, sizeof *fd->dead);
     fd->gone = calloc((size_t)size, 1);
     int rc = -ENOMEM;
-    if (!fd->peer || !fd->last_seen || !fd->detect_at || !fd->dead ||
-        !fd->gone)
+    if (!fd->peer || !fd->last_seen || !fd->detect_at || !fd->dead || !fd->gone)
         goto fail;
     fd->sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (fd->sock < 0) {

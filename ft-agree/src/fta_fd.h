@@ -21,8 +21,8 @@
 typedef struct fta_fd fta_fd_t;
 
 typedef struct fta_fd_addr {
-    uint32_t ip;    /* network order */
-    uint16_t port;  /* network order */
+    uint32_t ip;   /* network order */
+    uint16_t port; /* network order */
     uint16_t pad;
 } fta_fd_addr_t;
 

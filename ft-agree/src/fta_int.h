@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include "fta.h"
 
-#define FTA_WUR __attribute__((warn_unused_result))
+#define FTA_WUR    __attribute__((warn_unused_result))
 #define FTA_HIDDEN __attribute__((visibility("hidden")))
 
 /* A sorted set of ranks; small (failures are rare). */
@@ -31,7 +31,7 @@ enum {
     FTA_MSG_QUERY = 3, /* "a new ballot started: send me your UP" */
     FTA_MSG_REVOKE = 4 /* reliable broadcast of the revocation */
 };
-#define FTA_MAGIC 0xFA000000u
+#define FTA_MAGIC   0xFA000000u
 #define FTA_HDR_LEN 16u
 
 typedef struct fta_dec_int {
@@ -43,12 +43,12 @@ typedef struct fta_dec_int {
 
 /* A (partial) aggregate of contributions. */
 typedef struct fta_agg {
-    int has;          /* at least one contribution merged */
-    int32_t value;    /* AND of values */
-    uint32_t minack;  /* min over contributors of #acknowledged failures */
-    rset_t F;         /* union of known failures */
+    int has;         /* at least one contribution merged */
+    int32_t value;   /* AND of values */
+    uint32_t minack; /* min over contributors of #acknowledged failures */
+    rset_t F;        /* union of known failures */
     unsigned char *ubuf;
-    int has_dec;      /* some member had decided: the highest ballot wins */
+    int has_dec; /* some member had decided: the highest ballot wins */
     uint32_t bdec;
     dec_t dec;
 } agg_t;
@@ -60,11 +60,11 @@ typedef struct slot {
 
 typedef struct inst {
     uint64_t id;
-    rset_t E;          /* base: members excluded by earlier decisions */
+    rset_t E; /* base: members excluded by earlier decisions */
     int contributed;
     agg_t own;
-    uint32_t ballot;   /* promise: rank of the root of the current ballot */
-    int active;        /* gathering in the current ballot */
+    uint32_t ballot; /* promise: rank of the root of the current ballot */
+    int active;      /* gathering in the current ballot */
     slot_t *slots;
     uint32_t nslots, capslots;
     int sent;
@@ -88,10 +88,10 @@ struct fta_node {
     fta_config_t cfg;
     fta_ops_t ops;
     void *ctx;
-    rset_t dead;       /* every failure known here (trusted) */
+    rset_t dead;         /* every failure known here (trusted) */
     uint64_t next_start; /* next instance the application starts */
-    uint64_t lwm;      /* instances below are collected */
-    inst_t *insts;     /* sorted by id */
+    uint64_t lwm;        /* instances below are collected */
+    inst_t *insts;       /* sorted by id */
     pend_t *pend;
     int revoked;
     rset_t rv_sent;
@@ -103,8 +103,8 @@ struct fta_node {
 /* Tree helpers (fta_tree.c). */
 FTA_HIDDEN uint32_t fta_rank_of(const rset_t *E, uint32_t idx);
 FTA_HIDDEN uint32_t fta_view_root(const fta_node_t *n, const inst_t *I);
-FTA_HIDDEN int fta_view_parent(const fta_node_t *n, const inst_t *I,
-                               uint32_t p, uint32_t *parent);
+FTA_HIDDEN int fta_view_parent(const fta_node_t *n, const inst_t *I, uint32_t p,
+                               uint32_t *parent);
 FTA_HIDDEN int fta_view_children(const fta_node_t *n, const inst_t *I,
                                  uint32_t p, rset_t *out) FTA_WUR;
 FTA_HIDDEN int fta_bmg_neighbors(const fta_node_t *n, rset_t *out) FTA_WUR;
@@ -127,19 +127,17 @@ FTA_HIDDEN uint32_t rb_u32(rbuf_t *r);
 FTA_HIDDEN uint64_t rb_u64(rbuf_t *r);
 FTA_HIDDEN const unsigned char *rb_bytes(rbuf_t *r, size_t n);
 FTA_HIDDEN void fta_enc_agg(wbuf_t *w, const agg_t *a, size_t ulen);
-FTA_HIDDEN int fta_dec_agg(rbuf_t *r, agg_t *a, size_t ulen, uint32_t size)
-    FTA_WUR;
+FTA_HIDDEN int fta_dec_agg(rbuf_t *r, agg_t *a, size_t ulen,
+                           uint32_t size) FTA_WUR;
 FTA_HIDDEN void fta_enc_dec(wbuf_t *w, const dec_t *d, size_t ulen);
-FTA_HIDDEN int fta_dec_dec(rbuf_t *r, dec_t *d, size_t ulen, uint32_t size)
-    FTA_WUR;
+FTA_HIDDEN int fta_dec_dec(rbuf_t *r, dec_t *d, size_t ulen,
+                           uint32_t size) FTA_WUR;
 FTA_HIDDEN void fta_agg_clear(agg_t *a);
 FTA_HIDDEN void fta_dec_clear(dec_t *d);
 FTA_HIDDEN int fta_dec_copy(dec_t *dst, const dec_t *src, size_t ulen) FTA_WUR;
 FTA_HIDDEN int fta_dec_equal(const dec_t *a, const dec_t *b, size_t ulen);
 FTA_HIDDEN int fta_agg_merge(const fta_node_t *n, agg_t *dst,
                              const agg_t *src) FTA_WUR;
-
-
 
 /* Deep copy of a node with another callback context (simulator only). */
 FTA_HIDDEN int fta_node_clone(const fta_node_t *n, void *ctx,

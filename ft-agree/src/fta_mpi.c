@@ -25,7 +25,7 @@
 #include "mpix_ft.h"
 
 #define FTA_TAG 0x7A6E
-#define HDR 8 /* communicator id */
+#define HDR     8 /* communicator id */
 
 fta_rt_t fta_rt = {0};
 
@@ -45,7 +45,7 @@ typedef struct pmsg {
 } pmsg_t;
 
 static osend_t *sends;
-static pmsg_t *parked;  /* messages for communicators not created here yet */
+static pmsg_t *parked; /* messages for communicators not created here yet */
 static long nsends;
 
 void fta_log(const char *fmt, ...)
@@ -348,7 +348,8 @@ static int fta_setup(void)
     PMPI_Comm_set_errhandler(fta_rt.ctl, MPI_ERRORS_RETURN);
     /* Connect every pair while everybody is alive. */
     int n = fta_rt.world_size;
-    int *sb = calloc((size_t)n, sizeof(int)), *rb = calloc((size_t)n, sizeof(int));
+    int *sb = calloc((size_t)n, sizeof(int)),
+        *rb = calloc((size_t)n, sizeof(int));
     if (!sb || !rb) {
         free(sb);
         free(rb);

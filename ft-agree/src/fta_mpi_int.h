@@ -15,26 +15,26 @@ typedef struct ftcomm {
     MPI_Comm comm;
     uint64_t id;
     int size, rank;
-    int *world;          /* comm rank -> world rank */
+    int *world; /* comm rank -> world rank */
     fta_node_t *node;
-    int *failed;         /* comm ranks, in detection order */
+    int *failed; /* comm ranks, in detection order */
     int nfailed, nacked;
-    uint64_t nderived;   /* communicators derived from this one */
+    uint64_t nderived; /* communicators derived from this one */
     struct ftcomm *next;
 } ftcomm_t;
 
 typedef struct fta_rt {
-    int up;              /* initialised */
+    int up; /* initialised */
     int world_rank, world_size;
-    MPI_Comm ctl;        /* private duplicate of MPI_COMM_WORLD */
+    MPI_Comm ctl; /* private duplicate of MPI_COMM_WORLD */
     fta_fd_t *fd;
     uint64_t fd_gen;
-    int *world_dead;     /* dead world ranks seen by the layer */
+    int *world_dead; /* dead world ranks seen by the layer */
     int any_failure;
     ftcomm_t *comms;
     uint32_t arity;
     int log;
-    long fault_send;     /* FTA_FAULT_SEND: SIGKILL self at this send */
+    long fault_send; /* FTA_FAULT_SEND: SIGKILL self at this send */
 } fta_rt_t;
 
 FTA_HIDDEN extern fta_rt_t fta_rt;
@@ -51,8 +51,7 @@ FTA_HIDDEN int fta_world_dead(int world_rank);
  * communicator's error handler. */
 FTA_HIDDEN int fta_mpi_error(MPI_Comm comm, int code);
 FTA_HIDDEN int fta_comm_any_failed(const ftcomm_t *fc);
-FTA_HIDDEN int fta_agree_blocking(ftcomm_t *fc, int *flag,
-                                  fta_decision_t *dec);
+FTA_HIDDEN int fta_agree_blocking(ftcomm_t *fc, int *flag, fta_decision_t *dec);
 FTA_HIDDEN void fta_log(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 

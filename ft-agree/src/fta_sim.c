@@ -19,8 +19,8 @@ enum { EV_START = 1, EV_DELIVER, EV_NOTICE, EV_CRASH, EV_REVOKE, EV_LOSE };
 
 typedef struct ev {
     uint8_t kind;
-    uint32_t a, b;  /* process(es) or counts, by kind */
-    uint64_t seq;   /* message or notice number */
+    uint32_t a, b; /* process(es) or counts, by kind */
+    uint64_t seq;  /* message or notice number */
 } ev_t;
 
 typedef struct smsg {
@@ -63,7 +63,7 @@ typedef struct sim {
     notice_t *nt;
     size_t nnt, capnt;
     uint64_t seq;
-    sdec_t *dec; /* P * ninst */
+    sdec_t *dec;  /* P * ninst */
     uint32_t cur; /* process being stepped (sender of messages) */
     uint64_t steps;
     int bad;
@@ -260,7 +260,8 @@ static sim_t *sim_clone(const sim_t *s)
             c->dec[i].F = malloc((s->dec[i].nF + 1) * sizeof *c->dec[i].F);
             if (!c->dec[i].F)
                 goto fail;
-            memcpy(c->dec[i].F, s->dec[i].F, s->dec[i].nF * sizeof *c->dec[i].F);
+            memcpy(c->dec[i].F, s->dec[i].F,
+                   s->dec[i].nF * sizeof *c->dec[i].F);
         }
     }
     return c;
@@ -438,8 +439,8 @@ static void apply(sim_t *s, const ev_t *e)
             }
             if (m.depth > s->clock[m.dst])
                 s->clock[m.dst] = m.depth;
-            node_rc(s, m.dst, fta_node_recv(s->node[m.dst], m.src, m.buf, m.len),
-                    "recv");
+            node_rc(s, m.dst,
+                    fta_node_recv(s->node[m.dst], m.src, m.buf, m.len), "recv");
             free(m.buf);
             return;
         }
@@ -504,8 +505,7 @@ static void check_final(sim_t *s)
             if (s->alive[p] && !contributed)
                 fail(s, "validity: survivor p%u missing from #%u", p, k);
             if (contributed && !D(s, p, k)->started)
-                fail(s, "validity: p%u counted in #%u without starting", p,
-                     k);
+                fail(s, "validity: p%u counted in #%u without starting", p, k);
         }
         for (uint32_t i = 0; i < ref->nF; i++)
             if (ref->F[i] >= s->P || s->alive[ref->F[i]])
@@ -555,8 +555,8 @@ typedef struct explorer {
 
 static void describe(explorer_t *x, const sim_t *s, size_t depth)
 {
-    static const char *names[] = {"", "start", "deliver", "notice", "crash",
-                                  "revoke", "lose"};
+    static const char *names[] = {"",      "start",  "deliver", "notice",
+                                  "crash", "revoke", "lose"};
     fta_sim_result_t *r = x->res;
     size_t o = (size_t)snprintf(r->first, sizeof r->first,
                                 "P=%u: %s\n  schedule:", x->cfg->P, s->why);
@@ -595,8 +595,8 @@ static void dfs(explorer_t *x, sim_t *s, size_t depth, const ev_t *sleep,
         if (x->cfg->max_schedules && r->schedules >= x->cfg->max_schedules)
             r->truncated = 1;
         if (x->cfg->progress && r->schedules % 1000000 == 0)
-            fprintf(x->cfg->progress, "  P=%u: %llu schedules...\n",
-                    x->cfg->P, (unsigned long long)r->schedules);
+            fprintf(x->cfg->progress, "  P=%u: %llu schedules...\n", x->cfg->P,
+                    (unsigned long long)r->schedules);
         goto out;
     }
     if (depth + 1 >= x->cap) {
@@ -731,8 +731,8 @@ static void bench_drain(sim_t *s, const uint64_t *at, const uint32_t *who,
                 bench_crash(s, v);
             next++;
         }
-        int take_msg = mh < s->nm &&
-                       (nh >= s->nnt || s->m[mh].seq < s->nt[nh].seq);
+        int take_msg =
+            mh < s->nm && (nh >= s->nnt || s->m[mh].seq < s->nt[nh].seq);
         if (take_msg) {
             smsg_t m = s->m[mh++];
             (*delivered)++;
@@ -748,8 +748,7 @@ static void bench_drain(sim_t *s, const uint64_t *at, const uint32_t *who,
         } else {
             notice_t t = s->nt[nh++];
             if (s->alive[t.q])
-                node_rc(s, t.q, fta_node_failed(s->node[t.q], t.p),
-                        "failed");
+                node_rc(s, t.q, fta_node_failed(s->node[t.q], t.p), "failed");
         }
         if (mh > 4096 && mh * 2 > s->nm) {
             memmove(s->m, s->m + mh, (s->nm - mh) * sizeof *s->m);

@@ -20,22 +20,22 @@
 #include <stdio.h>
 
 typedef struct fta_sim_cfg {
-    uint32_t P;          /* processes */
-    uint32_t arity;      /* tree fan-out */
-    uint32_t ninst;      /* agreement instances per run (1..3) */
-    uint32_t max_crash;  /* crashes per schedule */
-    int all_orders;      /* 1: every delivery order; 0: oldest event first */
-    int revoke;          /* 1: the last process revokes at some step */
+    uint32_t P;             /* processes */
+    uint32_t arity;         /* tree fan-out */
+    uint32_t ninst;         /* agreement instances per run (1..3) */
+    uint32_t max_crash;     /* crashes per schedule */
+    int all_orders;         /* 1: every delivery order; 0: oldest event first */
+    int revoke;             /* 1: the last process revokes at some step */
     uint64_t max_schedules; /* stop after this many (0: no limit) */
-    FILE *progress;      /* progress lines, or NULL */
+    FILE *progress;         /* progress lines, or NULL */
 } fta_sim_cfg_t;
 
 typedef struct fta_sim_result {
-    uint64_t schedules;  /* complete runs checked */
-    uint64_t steps;      /* events executed (replays included) */
+    uint64_t schedules; /* complete runs checked */
+    uint64_t steps;     /* events executed (replays included) */
     uint64_t violations;
-    int truncated;       /* max_schedules reached */
-    char first[1024];    /* first violation and its schedule */
+    int truncated;    /* max_schedules reached */
+    char first[1024]; /* first violation and its schedule */
 } fta_sim_result_t;
 
 /* Returns 0 (result filled; violations may be non-zero) or -errno. */
@@ -49,10 +49,10 @@ typedef struct fta_sim_bench {
     uint32_t P, arity, nfail;
     int random;
     uint64_t seed;
-    uint64_t msgs;     /* protocol messages sent */
-    uint64_t rounds;   /* causal depth at the last decision */
+    uint64_t msgs;                       /* protocol messages sent */
+    uint64_t rounds;                     /* causal depth at the last decision */
     uint64_t revoke_msgs, revoke_rounds; /* one revoke, same failures */
-    int ok;            /* all survivors decided the same */
+    int ok;                              /* all survivors decided the same */
 } fta_sim_bench_t;
 
 int fta_sim_bench_run(fta_sim_bench_t *b);

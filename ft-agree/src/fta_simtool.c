@@ -117,8 +117,7 @@ static int do_bench(int argc, char **argv)
     }
     FILE *out = NULL;
     if (csv && !(out = fopen(csv, "w"))) {
-        fprintf(stderr, "fta-sim: cannot write %s: %s\n", csv,
-                strerror(errno));
+        fprintf(stderr, "fta-sim: cannot write %s: %s\n", csv, strerror(errno));
         return 2;
     }
     if (out)

@@ -59,8 +59,8 @@ static int agree_start(ftcomm_t *fc, int flag, uint64_t *inst)
     if (!acked)
         return -ENOMEM;
     acked_list(fc, acked);
-    int rc = fta_agree_start(fc->node, flag, NULL, acked, (size_t)fc->nacked,
-                             inst);
+    int rc =
+        fta_agree_start(fc->node, flag, NULL, acked, (size_t)fc->nacked, inst);
     free(acked);
     return rc;
 }
@@ -403,8 +403,8 @@ FTA_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest,
     return fta_mpi_error(comm, rc);
 }
 
-FTA_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src,
-                        int tag, MPI_Comm comm, MPI_Status *st)
+FTA_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag,
+                        MPI_Comm comm, MPI_Status *st)
 {
     PRECHECK(comm, src);
     if (!fc)
@@ -418,8 +418,8 @@ FTA_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src,
 
 FTA_EXPORT int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt,
                             int dest, int stag, void *rbuf, int rcount,
-                            MPI_Datatype rdt, int src, int rtag,
-                            MPI_Comm comm, MPI_Status *st)
+                            MPI_Datatype rdt, int src, int rtag, MPI_Comm comm,
+                            MPI_Status *st)
 {
     PRECHECK(comm, dest);
     if (!fc)

@@ -58,8 +58,8 @@ int main(int argc, char **argv)
             MPI_Recv(&t_kill, 1, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
         /* Wait for the detector through a call on the dead peer. */
-        int rc = MPI_Recv(&one, 1, MPI_INT, 1, 8, MPI_COMM_WORLD,
-                          MPI_STATUS_IGNORE);
+        int rc =
+            MPI_Recv(&one, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         double t_det = 0;
         FTA_Failure_time(1, &t_det);
         int flag = 1;
@@ -67,8 +67,8 @@ int main(int argc, char **argv)
         if (rank == 0) {
             double ms = (t_det - t_kill) * 1000.0;
             fprintf(rep, "%s rank 0: rc=%d detect_ms=%.1f timeout_ms=%.0f\n",
-                    rc == MPIX_ERR_PROC_FAILED && t_det > 0 ? "OK" : "FAIL",
-                    rc, ms, timeout_ms);
+                    rc == MPIX_ERR_PROC_FAILED && t_det > 0 ? "OK" : "FAIL", rc,
+                    ms, timeout_ms);
         } else {
             fprintf(rep, "%s rank %d: rc=%d\n",
                     rc == MPIX_ERR_PROC_FAILED ? "OK" : "FAIL", rank, rc);
@@ -90,10 +90,11 @@ int main(int argc, char **argv)
         MPIX_Comm_get_failed(MPI_COMM_WORLD, &fg);
         MPI_Group_size(fg, &nf);
         MPI_Group_free(&fg);
-        fprintf(rep, "%s rank %d: stopped %d ms, agree rc=%d barrier rc=%d "
-                     "failed=%d\n",
+        fprintf(rep,
+                "%s rank %d: stopped %d ms, agree rc=%d barrier rc=%d "
+                "failed=%d\n",
                 rc == MPI_SUCCESS && rc2 == MPI_SUCCESS && nf == 0 ? "OK"
-                                                                    : "FAIL",
+                                                                   : "FAIL",
                 rank, ms, rc, rc2, nf);
         free(pids);
     }

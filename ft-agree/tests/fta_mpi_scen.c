@@ -108,8 +108,8 @@ int main(int argc, char **argv)
 
     /* (1) A call that involves a dead peer fails with PROC_FAILED. */
     int x = 0;
-    rc = MPI_Recv(&x, 1, MPI_INT, firstv, 42, MPI_COMM_WORLD,
-                  MPI_STATUS_IGNORE);
+    rc =
+        MPI_Recv(&x, 1, MPI_INT, firstv, 42, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     CHECK(rc == MPIX_ERR_PROC_FAILED, "recv from dead %d: rc=%d", firstv, rc);
     int cls;
     MPI_Error_class(rc, &cls);
@@ -154,8 +154,7 @@ int main(int argc, char **argv)
           size - nvict);
     MPI_Comm_set_errhandler(sc, MPI_ERRORS_RETURN);
     rc = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, sc);
-    CHECK(rc == MPI_SUCCESS && sum == ssize, "allreduce rc=%d sum=%d", rc,
-          sum);
+    CHECK(rc == MPI_SUCCESS && sum == ssize, "allreduce rc=%d sum=%d", rc, sum);
     int rev = 1;
     MPIX_Comm_is_revoked(sc, &rev);
     CHECK(!rev, "new communicator is revoked");

@@ -116,8 +116,8 @@ static void agree_all(net_t *n, uint64_t expect_inst, const uint32_t *acked,
             continue;
         uint64_t inst = 0;
         int64_t one = 1;
-        assert_int_equal(fta_agree_start(n->node[p], (int32_t) ~(1u << p),
-                                         &one, acked, nacked, &inst),
+        assert_int_equal(fta_agree_start(n->node[p], (int32_t) ~(1u << p), &one,
+                                         acked, nacked, &inst),
                          0);
         assert_int_equal(inst, expect_inst);
     }
@@ -129,8 +129,8 @@ static void agree_all_noubuf(net_t *n, uint64_t expect_inst)
         if (!n->alive[p])
             continue;
         uint64_t inst = 0;
-        assert_int_equal(fta_agree_start(n->node[p], (int32_t) ~(1u << p),
-                                         NULL, NULL, 0, &inst),
+        assert_int_equal(fta_agree_start(n->node[p], (int32_t) ~(1u << p), NULL,
+                                         NULL, 0, &inst),
                          0);
         assert_int_equal(inst, expect_inst);
     }
@@ -158,7 +158,7 @@ static void failure_free_agreement_is_and_of_all_values(void **state)
     net_init(&n, 7, 2, 0);
     agree_all_noubuf(&n, 1);
     net_run(&n);
-    expect_decision(&n, 1, (int32_t) ~0x7fu, 0, 0);
+    expect_decision(&n, 1, (int32_t)~0x7fu, 0, 0);
     /* 2(P-1) messages: one UP and one DOWN per tree edge. */
     assert_int_equal(n.sent, 12);
     net_free(&n);
@@ -190,7 +190,7 @@ static void dead_inner_node_is_spliced_out(void **state)
     net_kill(&n, 1); /* before anyone starts: its children 3,4 reattach */
     agree_all_noubuf(&n, 1);
     net_run(&n);
-    expect_decision(&n, 1, (int32_t) ~0x7du, FTA_EPROCFAILED, 1);
+    expect_decision(&n, 1, (int32_t)~0x7du, FTA_EPROCFAILED, 1);
     net_free(&n);
 }
 
@@ -231,11 +231,11 @@ static void acknowledged_failures_give_success_next_time(void **state)
     net_kill(&n, 3);
     agree_all_noubuf(&n, 1);
     net_run(&n);
-    expect_decision(&n, 1, (int32_t) ~0x17u, FTA_EPROCFAILED, 1);
+    expect_decision(&n, 1, (int32_t)~0x17u, FTA_EPROCFAILED, 1);
     uint32_t acked[] = {3};
     agree_all(&n, 2, acked, 1);
     net_run(&n);
-    expect_decision(&n, 2, (int32_t) ~0x17u, 0, 1);
+    expect_decision(&n, 2, (int32_t)~0x17u, 0, 1);
     /* Instance 1 is collected once instance 2 is decided. */
     assert_int_equal(fta_node_low_water(n.node[0]), 2);
     assert_int_equal(fta_agree_test(n.node[0], 1, NULL), -ENOENT);
@@ -248,8 +248,7 @@ static void late_member_gets_the_decision(void **state)
     net_t n;
     net_init(&n, 4, 2, 0);
     for (uint32_t p = 0; p < 3; p++)
-        assert_int_equal(
-            fta_agree_start(n.node[p], 1, NULL, NULL, 0, NULL), 0);
+        assert_int_equal(fta_agree_start(n.node[p], 1, NULL, NULL, 0, NULL), 0);
     net_run(&n);
     for (uint32_t p = 0; p < 4; p++)
         assert_int_equal(fta_agree_test(n.node[p], 1, NULL), 0);

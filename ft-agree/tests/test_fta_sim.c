@@ -29,7 +29,7 @@ static uint64_t total;
 
 static void run_sweep(const sweep_t *w)
 {
-    fta_sim_cfg_t c = {w->P,      2,         w->ninst, w->crashes,
+    fta_sim_cfg_t c = {w->P,          2,         w->ninst, w->crashes,
                        w->all_orders, w->revoke, w->limit, stdout};
     fta_sim_result_t r;
     assert_int_equal(fta_sim_explore(&c, &r), 0);
@@ -58,7 +58,9 @@ static void every_crash_at_every_step_oldest_first(void **state)
 {
     (void)state;
     static const sweep_t t[] = {
-        {2, 3, 1, 0, 0, 0}, {3, 3, 2, 0, 0, 0}, {4, 2, 3, 0, 0, 0},
+        {2, 3, 1, 0, 0, 0},
+        {3, 3, 2, 0, 0, 0},
+        {4, 2, 3, 0, 0, 0},
         {5, 1, 4, 0, 0, 0},
     };
     run_table(t, sizeof t / sizeof t[0]);
@@ -69,10 +71,13 @@ static void every_order_with_crashes(void **state)
 {
     (void)state;
     static const sweep_t t[] = {
-        {2, 2, 1, 1, 0, 0}, {3, 1, 2, 1, 0, 0}, {4, 1, 0, 1, 0, 0},
+        {2, 2, 1, 1, 0, 0},
+        {3, 1, 2, 1, 0, 0},
+        {4, 1, 0, 1, 0, 0},
         {4, 1, 1, 1, 0, 0},
         /* Bounded prefixes of the larger spaces (complete in check-long). */
-        {3, 2, 2, 1, 0, 50000}, {4, 1, 3, 1, 0, 50000},
+        {3, 2, 2, 1, 0, 50000},
+        {4, 1, 3, 1, 0, 50000},
     };
     run_table(t, sizeof t / sizeof t[0]);
 }
@@ -81,7 +86,9 @@ static void revoke_reaches_all_survivors(void **state)
 {
     (void)state;
     static const sweep_t t[] = {
-        {2, 1, 1, 0, 1, 0}, {3, 1, 2, 0, 1, 0}, {4, 1, 2, 0, 1, 0},
+        {2, 1, 1, 0, 1, 0},
+        {3, 1, 2, 0, 1, 0},
+        {4, 1, 2, 0, 1, 0},
         {3, 1, 1, 1, 1, 0},
     };
     run_table(t, sizeof t / sizeof t[0]);
@@ -96,8 +103,8 @@ static void long_sweeps(void **state)
     }
     static const sweep_t t[] = {
         {3, 2, 2, 1, 0, 0}, {5, 2, 4, 0, 0, 0}, {4, 1, 2, 1, 0, 0},
-        {4, 1, 3, 1, 0, 0}, {5, 1, 4, 0, 1, 0}, {4, 1, 3, 0, 1, 0}, {3, 1, 2, 1, 1, 0},
-        {4, 1, 2, 1, 1, 0},
+        {4, 1, 3, 1, 0, 0}, {5, 1, 4, 0, 1, 0}, {4, 1, 3, 0, 1, 0},
+        {3, 1, 2, 1, 1, 0}, {4, 1, 2, 1, 1, 0},
     };
     run_table(t, sizeof t / sizeof t[0]);
 }
