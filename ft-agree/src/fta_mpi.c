@@ -412,8 +412,10 @@ FTA_EXPORT int MPI_Finalize(void)
     ftcomm_t *w = fta_comm_find(MPI_COMM_WORLD);
     int flag = 1;
     fta_decision_t d;
-    if (w && fta_agree_blocking(w, &flag, &d) == 0)
+    if (w) {
+        (void)fta_agree_blocking(w, &flag, &d);
         fta_decision_release(&d);
+    }
     /* Let our last messages (decisions for the others) leave. */
     for (int i = 0; sends && i < 100000; i++) {
         fta_progress();

@@ -238,7 +238,8 @@ static sim_t *sim_clone(const sim_t *s)
     memcpy(c->alive, s->alive, s->P);
     memcpy(c->revoked, s->revoked, s->P);
     memcpy(c->clock, s->clock, s->P * sizeof *c->clock);
-    memcpy(c->nt, s->nt, s->nnt * sizeof *c->nt);
+    if (s->nnt)
+        memcpy(c->nt, s->nt, s->nnt * sizeof *c->nt);
     for (uint32_t p = 0; p < s->P; p++) {
         c->proc[p].s = c;
         c->proc[p].p = p;

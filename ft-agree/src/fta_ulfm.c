@@ -80,6 +80,7 @@ static void adopt_failed(ftcomm_t *fc, const fta_decision_t *d)
 int fta_agree_blocking(ftcomm_t *fc, int *flag, fta_decision_t *dec)
 {
     uint64_t inst;
+    memset(dec, 0, sizeof *dec);
     fta_progress();
     int rc = agree_start(fc, *flag, &inst);
     while (rc >= 0 && (rc = fta_agree_test(fc->node, inst, dec)) == 0) {
@@ -107,8 +108,7 @@ FTA_EXPORT int MPIX_Comm_agree(MPI_Comm comm, int *flag)
         return fta_mpi_error(comm, fc ? -EINVAL : MPI_ERR_COMM);
     fta_decision_t d;
     int rc = fta_agree_blocking(fc, flag, &d);
-    if (rc != -ENOMEM && rc != -EBUSY)
-        fta_decision_release(&d);
+    fta_decision_release(&d);
     return fta_mpi_error(comm, rc);
 }
 
@@ -288,8 +288,10 @@ FTA_EXPORT int MPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm)
     int flag = 1;
     fta_decision_t d;
     int rc = fta_agree_blocking(fc, &flag, &d);
-    if (rc == -ENOMEM || rc == -EBUSY)
+    if (rc < 0 && rc != FTA_EPROCFAILED) {
+        fta_decision_release(&d);
         return fta_mpi_error(comm, rc);
+    }
     MPI_Group g, sg;
     int *excl = malloc((d.nfailed + 1) * sizeof *excl);
     if (!excl) {
