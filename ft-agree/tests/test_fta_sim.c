@@ -89,7 +89,8 @@ static void revoke_reaches_all_survivors(void **state)
         {2, 1, 1, 0, 1, 0},
         {3, 1, 2, 0, 1, 0},
         {4, 1, 2, 0, 1, 0},
-        {3, 1, 1, 1, 1, 0},
+        {2, 1, 1, 1, 1, 0},
+        {3, 1, 0, 1, 1, 0},
     };
     run_table(t, sizeof t / sizeof t[0]);
 }
@@ -104,7 +105,7 @@ static void long_sweeps(void **state)
     static const sweep_t t[] = {
         {3, 2, 2, 1, 0, 0}, {5, 2, 4, 0, 0, 0}, {4, 1, 2, 1, 0, 0},
         {4, 1, 3, 1, 0, 0}, {5, 1, 4, 0, 1, 0}, {4, 1, 3, 0, 1, 0},
-        {3, 1, 2, 1, 1, 0}, {4, 1, 2, 1, 1, 0},
+        {3, 1, 1, 1, 1, 0}, {3, 1, 2, 1, 1, 0}, {4, 1, 2, 1, 1, 0},
     };
     run_table(t, sizeof t / sizeof t[0]);
 }
