@@ -17,6 +17,9 @@
 #include "fta_mpi_int.h"
 #include "mpix_ft.h"
 
+/* Polls before a wait loop starts yielding the core. */
+#define FTA_SPIN 200
+
 int fta_mpi_error(MPI_Comm comm, int code)
 {
     int cls;
@@ -83,8 +86,12 @@ int fta_agree_blocking(ftcomm_t *fc, int *flag, fta_decision_t *dec)
     memset(dec, 0, sizeof *dec);
     fta_progress();
     int rc = agree_start(fc, *flag, &inst);
-    while (rc >= 0 && (rc = fta_agree_test(fc->node, inst, dec)) == 0) {
-        sched_yield();
+    /* Spin briefly (a decision often arrives within microseconds), then
+     * yield: ranks may share cores. */
+    for (int spins = 0;
+         rc >= 0 && (rc = fta_agree_test(fc->node, inst, dec)) == 0; spins++) {
+        if (spins > FTA_SPIN)
+            sched_yield();
         fta_progress();
     }
     if (rc < 0)
@@ -369,7 +376,7 @@ static int check(ftcomm_t *fc, int peer)
 
 static int wait_req(ftcomm_t *fc, MPI_Request *req, int peer, MPI_Status *st)
 {
-    for (;;) {
+    for (int spins = 0;;) {
         int done = 0;
         int rc = PMPI_Test(req, &done, st);
         if (rc != MPI_SUCCESS || done)
@@ -379,7 +386,8 @@ static int wait_req(ftcomm_t *fc, MPI_Request *req, int peer, MPI_Status *st)
             PMPI_Request_free(req);
             return rc;
         }
-        sched_yield();
+        if (++spins > FTA_SPIN)
+            sched_yield();
     }
 }
 
