@@ -85,9 +85,9 @@ CLEANFILES += ft-agree-bench.csv ft-agree-sim.csv
 
 CHECK_LONG_TARGETS += fta-check-long
 fta-check-long: ft-agree/tests/test_fta_sim $(check_PROGRAMS) test/mpi-run
-	FTA_SIM_LONG=1 ft-agree/tests/test_fta_sim
 	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
 	MPI_RUN='$(abs_top_builddir)/test/mpi-run' FTA_MPI_NP_MAX=6 \
 	$(SHELL) $(top_srcdir)/ft-agree/tests/test_fta_mpi.sh
+	FTA_SIM_LONG=1 ft-agree/tests/test_fta_sim
 endif
 .PHONY: fta-check-long fta-bench
