@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# ft-agree/Makefile.mk: fault-tolerant agreement, revoke and shrink.
+
+FTA_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ft-agree/include \
+	-I$(top_srcdir)/ft-agree/src
+
+EXTRA_DIST += ft-agree/README.md ft-agree/man/ftagree.7.md \
+	ft-agree/tests/test_fta_mpi.sh ft-agree/tests/fta-mpiexec \
+	ft-agree/.gitignore ft-agree/bench/fta-bench.sh \
+	ft-agree/ftagree.pc.in
+FORMAT_FILES += ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
+	ft-agree/src/fta_wire.c ft-agree/src/fta_sim.c ft-agree/src/fta_mpi.c \
+	ft-agree/src/fta_ulfm.c ft-agree/src/fta_fd.c
+
+if BUILD_FT_AGREE
+# The transport-independent core (static, linked into the installed
+# library, the tests and the tools) and the simulator.
+noinst_LTLIBRARIES += ft-agree/libftacore.la ft-agree/libftasim.la
+ft_agree_libftacore_la_SOURCES = ft-agree/src/fta_core.c \
+	ft-agree/src/fta_tree.c ft-agree/src/fta_wire.c \
+	ft-agree/src/fta_int.h ft-agree/include/fta.h
+ft_agree_libftacore_la_CPPFLAGS = $(FTA_CPPFLAGS)
+ft_agree_libftacore_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+ft_agree_libftasim_la_SOURCES = ft-agree/src/fta_sim.c ft-agree/src/fta_sim.h
+ft_agree_libftasim_la_CPPFLAGS = $(FTA_CPPFLAGS)
+ft_agree_libftasim_la_LIBADD = ft-agree/libftacore.la
+
+# The ULFM layer for MPI programs (PMPI interposition).
+lib_LTLIBRARIES += ft-agree/libftagree.la
+ft_agree_libftagree_la_SOURCES = ft-agree/src/fta_mpi.c \
+	ft-agree/src/fta_ulfm.c ft-agree/src/fta_fd.c ft-agree/src/fta_fd.h \
+	ft-agree/src/fta_mpi_int.h ft-agree/include/mpix_ft.h
+ft_agree_libftagree_la_CPPFLAGS = $(FTA_CPPFLAGS)
+ft_agree_libftagree_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) \
+	-fvisibility=hidden
+ft_agree_libftagree_la_LIBADD = ft-agree/libftacore.la $(MPI_LIBS) -lpthread
+ft_agree_libftagree_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
+
+ftagreeincludedir = $(includedir)
+ftagreeinclude_HEADERS = ft-agree/include/fta.h ft-agree/include/mpix_ft.h
+pkgconfig_DATA += ft-agree/ftagree.pc
+
+# The simulator's command-line front end.
+bin_PROGRAMS += ft-agree/fta-sim
+ft_agree_fta_sim_SOURCES = ft-agree/src/fta_simtool.c
+ft_agree_fta_sim_CPPFLAGS = $(FTA_CPPFLAGS)
+ft_agree_fta_sim_LDADD = ft-agree/libftasim.la -lm
+
+if HAVE_CMOCKA
+check_PROGRAMS += ft-agree/tests/test_fta_core ft-agree/tests/test_fta_sim
+TESTS += ft-agree/tests/test_fta_core ft-agree/tests/test_fta_sim
+ft_agree_tests_test_fta_core_CPPFLAGS = $(FTA_CPPFLAGS)
+ft_agree_tests_test_fta_core_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+ft_agree_tests_test_fta_core_LDADD = ft-agree/libftacore.la $(CMOCKA_LIBS)
+ft_agree_tests_test_fta_core_LDFLAGS = $(AM_LDFLAGS) -no-install
+ft_agree_tests_test_fta_sim_CPPFLAGS = $(FTA_CPPFLAGS)
+ft_agree_tests_test_fta_sim_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+ft_agree_tests_test_fta_sim_LDADD = ft-agree/libftasim.la $(CMOCKA_LIBS)
+ft_agree_tests_test_fta_sim_LDFLAGS = $(AM_LDFLAGS) -no-install
+endif
+
+# Real-process failure tests (through test/mpi-run).
+check_PROGRAMS += ft-agree/tests/fta_mpi_scen ft-agree/tests/fta_mpi_detect
+TESTS += ft-agree/tests/test_fta_mpi.sh
+ft_agree_tests_fta_mpi_scen_CPPFLAGS = $(FTA_CPPFLAGS)
+ft_agree_tests_fta_mpi_scen_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+ft_agree_tests_fta_mpi_scen_LDADD = ft-agree/libftagree.la $(MPI_LIBS)
+ft_agree_tests_fta_mpi_scen_LDFLAGS = $(AM_LDFLAGS) -no-install
+ft_agree_tests_fta_mpi_detect_CPPFLAGS = $(FTA_CPPFLAGS)
+ft_agree_tests_fta_mpi_detect_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+ft_agree_tests_fta_mpi_detect_LDADD = ft-agree/libftagree.la $(MPI_LIBS)
+ft_agree_tests_fta_mpi_detect_LDFLAGS = $(AM_LDFLAGS) -no-install
+
+# Benchmarks (make bench).
+noinst_PROGRAMS += ft-agree/bench/fta_bench_mpi
+ft_agree_bench_fta_bench_mpi_CPPFLAGS = $(FTA_CPPFLAGS)
+ft_agree_bench_fta_bench_mpi_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+ft_agree_bench_fta_bench_mpi_LDADD = ft-agree/libftagree.la $(MPI_LIBS)
+ft_agree_bench_fta_bench_mpi_LDFLAGS = $(AM_LDFLAGS) -no-install
+BENCH_TARGETS += fta-bench
+fta-bench: ft-agree/bench/fta_bench_mpi ft-agree/fta-sim test/mpi-run
+	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+	$(SHELL) $(top_srcdir)/ft-agree/bench/fta-bench.sh
+CLEANFILES += ft-agree-bench.csv ft-agree-sim.csv
+
+CHECK_LONG_TARGETS += fta-check-long
+fta-check-long: ft-agree/tests/test_fta_sim $(check_PROGRAMS) test/mpi-run
+	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+	MPI_RUN='$(abs_top_builddir)/test/mpi-run' FTA_MPI_NP_MAX=6 \
+	$(SHELL) $(top_srcdir)/ft-agree/tests/test_fta_mpi.sh
+	FTA_SIM_LONG=1 ft-agree/tests/test_fta_sim
+endif
+.PHONY: fta-check-long fta-bench

@@ -1,0 +1,813 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * fta_core.c: the agreement and revoke state machine.
+ *
+ * Agreement (Early Returning Agreement with ballots).  Each instance runs
+ * in ballots; the ballot number is the rank of its root, the lowest live
+ * member of the base.  In a ballot every member waits for an UP message
+ * from each of its children in its view, merges them with its own
+ * contribution and sends an UP to its parent; the root decides and sends
+ * DOWN messages back along the tree; a member returns as soon as it has
+ * the DOWN (early return).  A failure below a member is spliced out (the
+ * orphans send their UP to their nearest live ancestor, which re-sends its
+ * aggregate); the failure of the root starts the next ballot: the new root
+ * and every member whose view changes re-collect fresh UPs.
+ *
+ * Why survivors always agree: a member promises its ballot and never
+ * accepts a DOWN of a lower ballot afterwards.  An UP carries the
+ * decision of the member if it has one, and a root that finds decisions in
+ * its aggregate decides the one of the highest ballot.  If a surviving
+ * member s decided v in ballot b, every root of a later ballot b' got a
+ * fresh UP of s (s is alive, so it is waited for): s either had decided
+ * before it sent it, so the root sees (v, b) and, by induction over the
+ * ballots in between, decides v; or s promised b' first and then could not
+ * have accepted v in b < b'.  Decided members keep answering (and take part
+ * in later ballots of) an instance until the next instance is decided:
+ * then every member alive at that point had decided it, and the state is
+ * garbage-collected.
+ *
+ * Revoke: reliable broadcast over the binomial graph of the live members;
+ * a revoked member sends to each neighbour once, and again to the new
+ * neighbours when a failure changes the graph, so the revocation reaches
+ * every live member if any live member has it.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "fta_int.h"
+
+#define ME(n) ((n)->cfg.rank)
+
+static int note_dead(fta_node_t *n, uint32_t r, int *dirty)
+{
+    if (r >= n->cfg.size || r == ME(n))
+        return 0;
+    int rc = rset_add(&n->dead, r);
+    if (rc > 0)
+        *dirty = 1;
+    return rc < 0 ? rc : 0;
+}
+
+static int send_msg(fta_node_t *n, uint32_t dest, uint32_t type,
+                    uint32_t ballot, uint64_t inst, const agg_t *agg,
+                    const dec_t *dec)
+{
+    if (dest == ME(n) || dest >= n->cfg.size || rset_has(&n->dead, dest))
+        return 0;
+    wbuf_t w = {n->scratch, 0, n->scratch_cap, 0};
+    wb_u32(&w, FTA_MAGIC | type);
+    wb_u32(&w, ballot);
+    wb_u64(&w, inst);
+    if (agg)
+        fta_enc_agg(&w, agg, n->cfg.ulen);
+    if (dec)
+        fta_enc_dec(&w, dec, n->cfg.ulen);
+    n->scratch = w.p;
+    n->scratch_cap = w.cap;
+    if (w.err)
+        return w.err;
+    n->st.msgs_sent++;
+    n->st.bytes_sent += w.len;
+    (void)n->ops.send(n->ctx, dest, w.p, w.len);
+    return 0;
+}
+
+static inst_t *inst_find(const fta_node_t *n, uint64_t id)
+{
+    for (inst_t *I = n->insts; I; I = I->next)
+        if (I->id == id)
+            return I;
+    return NULL;
+}
+
+static void slots_clear(inst_t *I)
+{
+    for (uint32_t i = 0; i < I->nslots; i++)
+        fta_agg_clear(&I->slots[i].agg);
+    I->nslots = 0;
+}
+
+static void inst_free(inst_t *I)
+{
+    slots_clear(I);
+    free(I->slots);
+    rset_free(&I->E);
+    fta_agg_clear(&I->own);
+    fta_dec_clear(&I->dec);
+    free(I);
+}
+
+static int inst_create(fta_node_t *n, uint64_t id, const rset_t *E)
+{
+    inst_t *I = calloc(1, sizeof *I);
+    if (!I)
+        return -ENOMEM;
+    I->id = id;
+    int rc = rset_copy(&I->E, E);
+    if (rc < 0) {
+        inst_free(I);
+        return rc;
+    }
+    I->active = 1;
+    I->ballot = fta_view_root(n, I);
+    inst_t **pp = &n->insts;
+    while (*pp && (*pp)->id < id)
+        pp = &(*pp)->next;
+    I->next = *pp;
+    *pp = I;
+    return 0;
+}
+
+static slot_t *slot_find(inst_t *I, uint32_t child)
+{
+    for (uint32_t i = 0; i < I->nslots; i++)
+        if (I->slots[i].child == child)
+            return &I->slots[i];
+    return NULL;
+}
+
+static int send_to_set(fta_node_t *n, const rset_t *s, uint32_t type,
+                       uint32_t ballot, uint64_t inst, const dec_t *dec)
+{
+    for (uint32_t i = 0; i < s->n; i++) {
+        int rc = send_msg(n, s->v[i], type, ballot, inst, NULL, dec);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int new_ballot(fta_node_t *n, inst_t *I, uint32_t b)
+{
+    rset_t ch = {0};
+    I->ballot = b;
+    I->active = 1;
+    I->sent = 0;
+    I->gen++;
+    slots_clear(I);
+    n->st.ballots++;
+    int rc = fta_view_children(n, I, ME(n), &ch);
+    if (rc >= 0)
+        rc = send_to_set(n, &ch, FTA_MSG_QUERY, b, I->id, NULL);
+    rset_free(&ch);
+    return rc;
+}
+
+/* A message of ballot b tells that every base member numbered below the
+ * root b is dead (b's owner knew it: failure reports are trusted). */
+static int adopt_below(fta_node_t *n, inst_t *I, uint32_t b, int *dirty)
+{
+    for (uint32_t r = 0; r < b; r++) {
+        if (rset_has(&I->E, r))
+            continue;
+        int rc = note_dead(n, r, dirty);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int decide_inst(fta_node_t *n, inst_t *I, const dec_t *d, int *dirty)
+{
+    int rc = fta_dec_copy(&I->dec, d, n->cfg.ulen);
+    if (rc < 0)
+        return rc;
+    I->decided = 1;
+    *dirty = 1;
+    for (uint32_t i = 0; i < d->F.n; i++)
+        if ((rc = note_dead(n, d->F.v[i], dirty)) < 0)
+            return rc;
+    if (n->ops.decided) {
+        fta_decision_t pub = {I->dec.value, I->dec.rc, I->dec.F.n, I->dec.F.v,
+                              I->dec.ubuf};
+        n->ops.decided(n->ctx, I->id, &pub);
+    }
+    return 0;
+}
+
+/* Send the decision down: to the children in our view and to every member
+ * that sent us an UP in this ballot (it waits for us). */
+static int send_down(fta_node_t *n, inst_t *I, uint32_t b)
+{
+    rset_t to = {0};
+    int rc = fta_view_children(n, I, ME(n), &to);
+    for (uint32_t i = 0; rc >= 0 && i < I->nslots; i++)
+        rc = rset_add(&to, I->slots[i].child);
+    if (rc >= 0)
+        rc = send_to_set(n, &to, FTA_MSG_DOWN, b, I->id, &I->dec);
+    rset_free(&to);
+    return rc;
+}
+
+static int build_agg(fta_node_t *n, inst_t *I, const rset_t *ch, agg_t *a)
+{
+    int rc = fta_agg_merge(n, a, &I->own);
+    if (rc >= 0)
+        rc = rset_union(&a->F, &n->dead);
+    if (rc >= 0 && I->decided && !a->has_dec) {
+        a->has_dec = 1;
+        a->bdec = I->done_ballot;
+        rc = fta_dec_copy(&a->dec, &I->dec, n->cfg.ulen);
+    }
+    for (uint32_t i = 0; rc >= 0 && i < ch->n; i++)
+        rc = fta_agg_merge(n, a, &slot_find(I, ch->v[i])->agg);
+    return rc;
+}
+
+static int root_decide(fta_node_t *n, inst_t *I, agg_t *a, int *dirty)
+{
+    int rc = 0;
+    if (!I->decided) {
+        dec_t d = {0};
+        if (a->has_dec) {
+            rc = fta_dec_copy(&d, &a->dec, n->cfg.ulen);
+        } else {
+            d.value = a->value;
+            d.rc = a->minack == a->F.n ? 0 : FTA_EPROCFAILED;
+            rc = rset_copy(&d.F, &a->F);
+            if (rc >= 0 && n->cfg.ulen) {
+                d.ubuf = malloc(n->cfg.ulen);
+                if (d.ubuf)
+                    memcpy(d.ubuf, a->ubuf, n->cfg.ulen);
+                else
+                    rc = -ENOMEM;
+            }
+        }
+        if (rc >= 0)
+            rc = decide_inst(n, I, &d, dirty);
+        fta_dec_clear(&d);
+    } else if (a->has_dec && !fta_dec_equal(&a->dec, &I->dec, n->cfg.ulen)) {
+        n->st.conflicts++;
+    }
+    if (rc < 0)
+        return rc;
+    I->active = 0;
+    I->done_ballot = I->ballot;
+    return send_down(n, I, I->ballot);
+}
+
+static int inst_eval(fta_node_t *n, inst_t *I, int *dirty)
+{
+    int rc = 0;
+    if (!I->active)
+        return 0;
+    uint32_t r = fta_view_root(n, I);
+    if (r > I->ballot && (rc = new_ballot(n, I, r)) < 0)
+        return rc;
+    if (!I->contributed)
+        return 0;
+    rset_t ch = {0};
+    agg_t a = {0};
+    if ((rc = fta_view_children(n, I, ME(n), &ch)) < 0)
+        goto out;
+    for (uint32_t i = 0; i < ch.n; i++)
+        if (!slot_find(I, ch.v[i]))
+            goto out; /* still waiting */
+    if ((rc = build_agg(n, I, &ch, &a)) < 0)
+        goto out;
+    if (I->ballot == ME(n)) {
+        rc = root_decide(n, I, &a, dirty);
+    } else {
+        uint32_t parent;
+        if (!fta_view_parent(n, I, ME(n), &parent))
+            goto out;
+        if (!I->sent || I->sent_to != parent || I->sent_gen != I->gen) {
+            rc = send_msg(n, parent, FTA_MSG_UP, I->ballot, I->id, &a, NULL);
+            I->sent = 1;
+            I->sent_to = parent;
+            I->sent_gen = I->gen;
+        }
+    }
+out:
+    fta_agg_clear(&a);
+    rset_free(&ch);
+    return rc;
+}
+
+static int pend_add(fta_node_t *n, uint32_t src, uint64_t inst, const void *buf,
+                    size_t len)
+{
+    pend_t *p = malloc(sizeof *p + len);
+    if (!p)
+        return -ENOMEM;
+    p->src = src;
+    p->inst = inst;
+    p->len = len;
+    memcpy(p->buf, buf, len);
+    pend_t **pp = &n->pend;
+    while (*pp)
+        pp = &(*pp)->next;
+    p->next = NULL;
+    *pp = p;
+    return 0;
+}
+
+static int on_up(fta_node_t *n, inst_t *I, uint32_t src, uint32_t b, rbuf_t *r,
+                 int *dirty)
+{
+    agg_t a = {0};
+    int rc = fta_dec_agg(r, &a, n->cfg.ulen, n->cfg.size);
+    if (rc < 0)
+        goto out;
+    if (b > I->ballot) {
+        if ((rc = adopt_below(n, I, b, dirty)) < 0 ||
+            (rc = new_ballot(n, I, b)) < 0)
+            goto out;
+    }
+    if (!I->active) {
+        rc = send_msg(n, src, FTA_MSG_DOWN, I->done_ballot, I->id, NULL,
+                      &I->dec);
+    } else if (b < I->ballot) {
+        rc = send_msg(n, src, FTA_MSG_QUERY, I->ballot, I->id, NULL, NULL);
+    } else {
+        slot_t *s = slot_find(I, src);
+        if (!s) {
+            if (I->nslots == I->capslots) {
+                uint32_t cap = I->capslots ? I->capslots * 2 : 4;
+                slot_t *v = realloc(I->slots, cap * sizeof *v);
+                if (!v) {
+                    rc = -ENOMEM;
+                    goto out;
+                }
+                I->slots = v;
+                I->capslots = cap;
+            }
+            s = &I->slots[I->nslots++];
+            s->child = src;
+        } else {
+            fta_agg_clear(&s->agg);
+        }
+        s->agg = a;
+        memset(&a, 0, sizeof a);
+        I->gen++;
+        *dirty = 1;
+    }
+out:
+    fta_agg_clear(&a);
+    return rc;
+}
+
+static int on_down(fta_node_t *n, inst_t *I, uint32_t b, rbuf_t *r, int *dirty)
+{
+    dec_t d = {0};
+    int rc = fta_dec_dec(r, &d, n->cfg.ulen, n->cfg.size);
+    if (rc < 0 || b < I->ballot)
+        goto out; /* promised a later ballot: ignore */
+    if (b > I->ballot) {
+        if ((rc = adopt_below(n, I, b, dirty)) < 0)
+            goto out;
+        I->ballot = b;
+    }
+    if (!I->decided) {
+        if ((rc = decide_inst(n, I, &d, dirty)) < 0)
+            goto out;
+    } else if (!fta_dec_equal(&d, &I->dec, n->cfg.ulen)) {
+        n->st.conflicts++;
+    }
+    if (I->active || I->done_ballot != b) {
+        I->active = 0;
+        I->done_ballot = b;
+        rc = send_down(n, I, b);
+    }
+    *dirty = 1;
+out:
+    fta_dec_clear(&d);
+    return rc;
+}
+
+static int handle_msg(fta_node_t *n, uint32_t src, const void *buf, size_t len,
+                      int *dirty)
+{
+    rbuf_t r = {buf, len, 0, 0};
+    uint32_t tw = rb_u32(&r), b = rb_u32(&r);
+    uint64_t id = rb_u64(&r);
+    uint32_t type = tw & 0xffu;
+    int rc = 0;
+    if (r.err || (tw & 0xffffff00u) != FTA_MAGIC || src >= n->cfg.size ||
+        b >= n->cfg.size || type < FTA_MSG_UP || type > FTA_MSG_REVOKE)
+        return FTA_EPROTO;
+    if (rset_has(&n->dead, src) || src == ME(n))
+        return 0;
+    if (type == FTA_MSG_REVOKE) {
+        if (!n->revoked) {
+            n->revoked = 1;
+            *dirty = 1;
+            if (n->ops.revoked)
+                n->ops.revoked(n->ctx);
+        }
+        return 0;
+    }
+    if (id == 0)
+        return FTA_EPROTO;
+    if (id < n->lwm) {
+        n->st.dropped++;
+        if (n->ops.dropped)
+            n->ops.dropped(n->ctx, src, id);
+        return 0;
+    }
+    inst_t *I = inst_find(n, id);
+    if (!I)
+        return pend_add(n, src, id, buf, len);
+    if (rset_has(&I->E, b))
+        return FTA_EPROTO;
+    switch (type) {
+    case FTA_MSG_UP:
+        rc = on_up(n, I, src, b, &r, dirty);
+        break;
+    case FTA_MSG_DOWN:
+        rc = on_down(n, I, b, &r, dirty);
+        break;
+    case FTA_MSG_QUERY:
+        if (b > I->ballot) {
+            if ((rc = adopt_below(n, I, b, dirty)) >= 0)
+                rc = new_ballot(n, I, b);
+            *dirty = 1;
+        } else if (!I->active && b <= I->done_ballot) {
+            rc = send_msg(n, src, FTA_MSG_DOWN, I->done_ballot, I->id, NULL,
+                          &I->dec);
+        }
+        break;
+    }
+    return rc;
+}
+
+static int revoke_spread(fta_node_t *n)
+{
+    rset_t nb = {0};
+    int rc = fta_bmg_neighbors(n, &nb);
+    for (uint32_t i = 0; rc >= 0 && i < nb.n; i++) {
+        if (rset_has(&n->rv_sent, nb.v[i]) || nb.v[i] == ME(n))
+            continue;
+        rc = rset_add(&n->rv_sent, nb.v[i]);
+        if (rc >= 0)
+            rc = send_msg(n, nb.v[i], FTA_MSG_REVOKE, 0, 0, NULL, NULL);
+    }
+    rset_free(&nb);
+    return rc < 0 ? rc : 0;
+}
+
+/* Bring every instance up to date with what the node knows; repeat until
+ * nothing changes. */
+static int settle(fta_node_t *n, int dirty)
+{
+    int rc = 0, guard = 0;
+    while (dirty && rc >= 0 && guard++ < 1000000) {
+        dirty = 0;
+        for (inst_t *I = n->insts; rc >= 0 && I; I = I->next) {
+            if (I->active) {
+                for (uint32_t i = 0; i < I->nslots;) {
+                    if (rset_has(&n->dead, I->slots[i].child)) {
+                        fta_agg_clear(&I->slots[i].agg);
+                        I->slots[i] = I->slots[--I->nslots];
+                        I->gen++;
+                    } else {
+                        i++;
+                    }
+                }
+            }
+            rc = inst_eval(n, I, &dirty);
+        }
+        /* A decided instance opens the next one (its base excludes the
+         * decided failures) and collects the one before it. */
+        for (inst_t *I = n->insts; rc >= 0 && I; I = I->next) {
+            if (!I->decided || inst_find(n, I->id + 1))
+                continue;
+            rc = inst_create(n, I->id + 1, &I->dec.F);
+            dirty = 1;
+            for (pend_t **pp = &n->pend; rc >= 0 && *pp;) {
+                pend_t *p = *pp;
+                if (p->inst != I->id + 1) {
+                    pp = &p->next;
+                    continue;
+                }
+                *pp = p->next;
+                rc = handle_msg(n, p->src, p->buf, p->len, &dirty);
+                free(p);
+            }
+            break;
+        }
+        while (n->insts && n->insts->next && n->insts->next->decided) {
+            inst_t *I = n->insts;
+            n->insts = I->next;
+            n->lwm = I->id + 1;
+            inst_free(I);
+        }
+        for (pend_t **pp = &n->pend; *pp;) {
+            pend_t *p = *pp;
+            if (p->inst < n->lwm) {
+                *pp = p->next;
+                n->st.dropped++;
+                if (n->ops.dropped)
+                    n->ops.dropped(n->ctx, p->src, p->inst);
+                free(p);
+            } else {
+                pp = &p->next;
+            }
+        }
+        if (rc >= 0 && n->revoked)
+            rc = revoke_spread(n);
+    }
+    return rc;
+}
+
+int fta_node_create(const fta_config_t *cfg, const fta_ops_t *ops, void *ctx,
+                    fta_node_t **out)
+{
+    if (!cfg || !ops || !ops->send || !out || cfg->size == 0 ||
+        cfg->rank >= cfg->size || cfg->arity == 1 || cfg->size > 0x7fffffffu)
+        return -EINVAL;
+    fta_node_t *n = calloc(1, sizeof *n);
+    if (!n)
+        return -ENOMEM;
+    n->cfg = *cfg;
+    if (!n->cfg.arity)
+        n->cfg.arity = 2;
+    n->ops = *ops;
+    n->ctx = ctx;
+    n->next_start = 1;
+    n->lwm = 1;
+    rset_t none = {0};
+    int rc = inst_create(n, 1, &none);
+    if (rc < 0) {
+        free(n);
+        return rc;
+    }
+    *out = n;
+    return 0;
+}
+
+void fta_node_destroy(fta_node_t *n)
+{
+    if (!n)
+        return;
+    while (n->insts) {
+        inst_t *I = n->insts;
+        n->insts = I->next;
+        inst_free(I);
+    }
+    while (n->pend) {
+        pend_t *p = n->pend;
+        n->pend = p->next;
+        free(p);
+    }
+    rset_free(&n->dead);
+    rset_free(&n->rv_sent);
+    free(n->scratch);
+    free(n);
+}
+
+int fta_agree_start(fta_node_t *n, int32_t value, const void *ubuf,
+                    const uint32_t *acked, size_t nacked, uint64_t *inst)
+{
+    if (!n || (n->cfg.ulen && !ubuf) || (nacked && !acked))
+        return -EINVAL;
+    inst_t *I = inst_find(n, n->next_start);
+    if (!I || I->contributed)
+        return -EBUSY;
+    int dirty = 1, rc = 0;
+    rset_t A = {0};
+    for (size_t i = 0; rc >= 0 && i < nacked; i++) {
+        if (acked[i] >= n->cfg.size || acked[i] == ME(n))
+            rc = -EINVAL;
+        else if ((rc = rset_add(&A, acked[i])) >= 0)
+            rc = note_dead(n, acked[i], &dirty);
+    }
+    if (rc >= 0 && n->cfg.ulen && !(I->own.ubuf = malloc(n->cfg.ulen)))
+        rc = -ENOMEM;
+    if (rc < 0) {
+        rset_free(&A);
+        return rc;
+    }
+    if (n->cfg.ulen)
+        memcpy(I->own.ubuf, ubuf, n->cfg.ulen);
+    I->own.has = 1;
+    I->own.value = value;
+    I->own.minack = A.n;
+    rset_free(&A);
+    I->contributed = 1;
+    I->gen++;
+    if (inst)
+        *inst = I->id;
+    n->next_start++;
+    return settle(n, dirty);
+}
+
+int fta_agree_test(fta_node_t *n, uint64_t inst, fta_decision_t *d)
+{
+    inst_t *I = n ? inst_find(n, inst) : NULL;
+    if (!I)
+        return -ENOENT;
+    if (!I->decided)
+        return 0;
+    if (d) {
+        memset(d, 0, sizeof *d);
+        d->value = I->dec.value;
+        d->rc = I->dec.rc;
+        d->nfailed = I->dec.F.n;
+        if (I->dec.F.n) {
+            d->failed = malloc(I->dec.F.n * sizeof *d->failed);
+            if (!d->failed)
+                return -ENOMEM;
+            memcpy(d->failed, I->dec.F.v, I->dec.F.n * sizeof *d->failed);
+        }
+        if (n->cfg.ulen) {
+            d->ubuf = malloc(n->cfg.ulen);
+            if (!d->ubuf) {
+                fta_decision_release(d);
+                return -ENOMEM;
+            }
+            memcpy(d->ubuf, I->dec.ubuf, n->cfg.ulen);
+        }
+    }
+    return 1;
+}
+
+void fta_decision_release(fta_decision_t *d)
+{
+    if (!d)
+        return;
+    free(d->failed);
+    free(d->ubuf);
+    memset(d, 0, sizeof *d);
+}
+
+int fta_node_recv(fta_node_t *n, uint32_t src, const void *buf, size_t len)
+{
+    if (!n || (!buf && len))
+        return -EINVAL;
+    int dirty = 0;
+    int rc = handle_msg(n, src, buf, len, &dirty);
+    int rc2 = settle(n, dirty);
+    return rc < 0 ? rc : rc2;
+}
+
+int fta_node_failed(fta_node_t *n, uint32_t r)
+{
+    if (!n || r >= n->cfg.size)
+        return -EINVAL;
+    int dirty = 0;
+    int rc = note_dead(n, r, &dirty);
+    if (rc < 0)
+        return rc;
+    return settle(n, dirty);
+}
+
+int fta_revoke(fta_node_t *n)
+{
+    if (!n)
+        return -EINVAL;
+    if (n->revoked)
+        return 0;
+    n->revoked = 1;
+    if (n->ops.revoked)
+        n->ops.revoked(n->ctx);
+    return settle(n, 1);
+}
+
+int fta_is_revoked(const fta_node_t *n)
+{
+    return n && n->revoked;
+}
+
+size_t fta_node_known_failed(const fta_node_t *n, uint32_t *out, size_t max)
+{
+    for (size_t i = 0; out && i < max && i < n->dead.n; i++)
+        out[i] = n->dead.v[i];
+    return n->dead.n;
+}
+
+int fta_node_is_failed(const fta_node_t *n, uint32_t r)
+{
+    return rset_has(&n->dead, r);
+}
+
+void fta_node_get_stats(const fta_node_t *n, fta_stats_t *st)
+{
+    *st = n->st;
+}
+
+uint64_t fta_node_low_water(const fta_node_t *n)
+{
+    return n->lwm;
+}
+
+const char *fta_strerror(int code)
+{
+    switch (code) {
+    case 0:
+        return "success";
+    case FTA_EPROCFAILED:
+        return "a process failed that not every member acknowledged";
+    case FTA_EREVOKED:
+        return "the group was revoked";
+    case FTA_EPROTO:
+        return "malformed protocol message";
+    case -EINVAL:
+        return "invalid argument";
+    case -ENOMEM:
+        return "out of memory";
+    case -EBUSY:
+        return "the previous agreement is not decided here yet";
+    case -ENOENT:
+        return "no such agreement instance (never started or collected)";
+    default:
+        return "unknown error";
+    }
+}
+
+/* Deep copies, for the simulator's state-space exploration. */
+static int agg_clone(agg_t *dst, const agg_t *src, size_t ulen)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->has = src->has;
+    dst->value = src->value;
+    dst->minack = src->minack;
+    dst->has_dec = src->has_dec;
+    dst->bdec = src->bdec;
+    int rc = rset_copy(&dst->F, &src->F);
+    if (rc >= 0 && src->has_dec)
+        rc = fta_dec_copy(&dst->dec, &src->dec, ulen);
+    if (rc >= 0 && ulen && src->ubuf) {
+        if (!(dst->ubuf = malloc(ulen)))
+            return -ENOMEM;
+        memcpy(dst->ubuf, src->ubuf, ulen);
+    }
+    return rc;
+}
+
+static int inst_clone(const inst_t *I, inst_t **out, size_t ulen)
+{
+    inst_t *J = calloc(1, sizeof *J);
+    if (!J)
+        return -ENOMEM;
+    *J = *I;
+    memset(&J->E, 0, sizeof J->E);
+    memset(&J->own, 0, sizeof J->own);
+    memset(&J->dec, 0, sizeof J->dec);
+    J->slots = NULL;
+    J->nslots = J->capslots = 0;
+    J->next = NULL;
+    int rc = rset_copy(&J->E, &I->E);
+    if (rc >= 0)
+        rc = agg_clone(&J->own, &I->own, ulen);
+    if (rc >= 0 && I->decided)
+        rc = fta_dec_copy(&J->dec, &I->dec, ulen);
+    if (rc >= 0 && I->nslots) {
+        J->slots = calloc(I->nslots, sizeof *J->slots);
+        if (!J->slots)
+            rc = -ENOMEM;
+        for (uint32_t i = 0; rc >= 0 && i < I->nslots; i++) {
+            J->slots[i].child = I->slots[i].child;
+            rc = agg_clone(&J->slots[i].agg, &I->slots[i].agg, ulen);
+            J->nslots = i + 1;
+        }
+        J->capslots = I->nslots;
+    }
+    if (rc < 0) {
+        inst_free(J);
+        return rc;
+    }
+    *out = J;
+    return 0;
+}
+
+int fta_node_clone(const fta_node_t *n, void *ctx, fta_node_t **out)
+{
+    fta_node_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return -ENOMEM;
+    *c = *n;
+    c->ctx = ctx;
+    c->insts = NULL;
+    c->pend = NULL;
+    c->scratch = NULL;
+    c->scratch_cap = 0;
+    memset(&c->dead, 0, sizeof c->dead);
+    memset(&c->rv_sent, 0, sizeof c->rv_sent);
+    int rc = rset_copy(&c->dead, &n->dead);
+    if (rc >= 0)
+        rc = rset_copy(&c->rv_sent, &n->rv_sent);
+    inst_t **ip = &c->insts;
+    for (const inst_t *I = n->insts; rc >= 0 && I; I = I->next) {
+        rc = inst_clone(I, ip, n->cfg.ulen);
+        if (rc >= 0)
+            ip = &(*ip)->next;
+    }
+    pend_t **pp = &c->pend;
+    for (const pend_t *p = n->pend; rc >= 0 && p; p = p->next) {
+        pend_t *q = malloc(sizeof *q + p->len);
+        if (!q) {
+            rc = -ENOMEM;
+            break;
+        }
+        memcpy(q, p, sizeof *q + p->len);
+        q->next = NULL;
+        *pp = q;
+        pp = &q->next;
+    }
+    if (rc < 0) {
+        fta_node_destroy(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}

@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * fta_mpi.c: the runtime of the MPI layer: initialisation and finalisation
+ * (interposed MPI_Init*, MPI_Finalize), the failure detector's start,
+ * the registry of fault-tolerant communicators and the transport of the
+ * protocol messages.
+ *
+ * Protocol messages travel over MPI itself (a private duplicate of
+ * MPI_COMM_WORLD, one tag, small eager sends): under ch4:ucx the surviving
+ * ranks keep exchanging messages after a rank is killed, and a send to a
+ * dead rank completes locally.  Every pair of ranks exchanges one message
+ * at initialisation so that no connection is first set up with a process
+ * that is already dead.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "fta_mpi_int.h"
+#include "mpix_ft.h"
+
+#define FTA_TAG 0x7A6E
+#define HDR     8 /* communicator id */
+
+fta_rt_t fta_rt = {0};
+
+typedef struct osend {
+    MPI_Request req;
+    int dest;
+    void *buf;
+    struct osend *next;
+} osend_t;
+
+typedef struct pmsg {
+    uint64_t id;
+    int src;
+    int len;
+    struct pmsg *next;
+    unsigned char buf[];
+} pmsg_t;
+
+static osend_t *sends;
+static pmsg_t *parked; /* messages for communicators not created here yet */
+static long nsends;
+
+void fta_log(const char *fmt, ...)
+{
+    if (!fta_rt.log)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "ft-agree[%d]: %s\n", fta_rt.world_rank, line);
+}
+
+static long env_long(const char *name, long dflt, long min, long max)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return dflt;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < min || v > max) {
+        fprintf(stderr, "ft-agree: bad %s='%s' (want %ld..%ld), using %ld\n",
+                name, s, min, max, dflt);
+        return dflt;
+    }
+    return v;
+}
+
+int fta_world_dead(int w)
+{
+    return fta_rt.world_dead && fta_rt.world_dead[w];
+}
+
+ftcomm_t *fta_comm_find(MPI_Comm comm)
+{
+    for (ftcomm_t *c = fta_rt.comms; c; c = c->next)
+        if (c->comm == comm)
+            return c;
+    return NULL;
+}
+
+static ftcomm_t *comm_by_id(uint64_t id)
+{
+    for (ftcomm_t *c = fta_rt.comms; c; c = c->next)
+        if (c->id == id)
+            return c;
+    return NULL;
+}
+
+uint64_t fta_derive_id(ftcomm_t *parent, uint64_t salt)
+{
+    /* Every member derives communicators in the same order (MPI requires
+     * it for the collective constructors), so the ids agree. */
+    uint64_t x = parent->id * 0x9e3779b97f4a7c15ull + (++parent->nderived);
+    x ^= salt + 0x632be59bd9b4e019ull + (x << 6) + (x >> 2);
+    x ^= x >> 31;
+    return x ? x : 1;
+}
+
+static int send_cb(void *ctx, uint32_t dest, const void *buf, size_t len)
+{
+    ftcomm_t *fc = ctx;
+    int w = fc->world[dest];
+    if (fta_world_dead(w))
+        return 0;
+    if (fta_rt.fault_send > 0 && ++nsends >= fta_rt.fault_send)
+        raise(SIGKILL); /* fault injection for the tests */
+    osend_t *s = malloc(sizeof *s);
+    unsigned char *b = malloc(len + HDR);
+    if (!s || !b) {
+        free(s);
+        free(b);
+        return -ENOMEM;
+    }
+    memcpy(b, &fc->id, HDR);
+    memcpy(b + HDR, buf, len);
+    if (PMPI_Isend(b, (int)(len + HDR), MPI_BYTE, w, FTA_TAG, fta_rt.ctl,
+                   &s->req) != MPI_SUCCESS) {
+        free(s);
+        free(b);
+        return -EIO;
+    }
+    s->dest = w;
+    s->buf = b;
+    s->next = sends;
+    sends = s;
+    return 0;
+}
+
+static void dispatch(int src, unsigned char *buf, int len)
+{
+    uint64_t id;
+    if (len < HDR)
+        return;
+    memcpy(&id, buf, HDR);
+    ftcomm_t *fc = comm_by_id(id);
+    if (!fc) {
+        pmsg_t *p = malloc(sizeof *p + (size_t)len);
+        if (!p)
+            return;
+        p->id = id;
+        p->src = src;
+        p->len = len;
+        memcpy(p->buf, buf, (size_t)len);
+        p->next = parked;
+        parked = p;
+        return;
+    }
+    for (int r = 0; r < fc->size; r++) {
+        if (fc->world[r] != src)
+            continue;
+        int rc = fta_node_recv(fc->node, (uint32_t)r, buf + HDR,
+                               (size_t)(len - HDR));
+        if (rc < 0)
+            fta_log("message from %d dropped: %s", src, fta_strerror(rc));
+        return;
+    }
+}
+
+static void note_failures(void)
+{
+    if (!fta_rt.fd)
+        return;
+    uint64_t g = fta_fd_generation(fta_rt.fd);
+    if (g == fta_rt.fd_gen)
+        return;
+    fta_rt.fd_gen = g;
+    for (int w = 0; w < fta_rt.world_size; w++) {
+        if (fta_rt.world_dead[w] || !fta_fd_is_dead(fta_rt.fd, w))
+            continue;
+        fta_rt.world_dead[w] = 1;
+        fta_rt.any_failure = 1;
+        fta_log("rank %d declared failed", w);
+        for (ftcomm_t *c = fta_rt.comms; c; c = c->next)
+            for (int r = 0; r < c->size; r++)
+                if (c->world[r] == w) {
+                    c->failed[c->nfailed++] = r;
+                    (void)fta_node_failed(c->node, (uint32_t)r);
+                }
+    }
+}
+
+void fta_progress(void)
+{
+    if (!fta_rt.up)
+        return;
+    note_failures();
+    for (;;) {
+        int flag = 0, len = 0;
+        MPI_Status st;
+        if (PMPI_Iprobe(MPI_ANY_SOURCE, FTA_TAG, fta_rt.ctl, &flag, &st) !=
+                MPI_SUCCESS ||
+            !flag)
+            break;
+        PMPI_Get_count(&st, MPI_BYTE, &len);
+        unsigned char *buf = malloc(len > 0 ? (size_t)len : 1);
+        if (!buf)
+            break;
+        PMPI_Recv(buf, len, MPI_BYTE, st.MPI_SOURCE, FTA_TAG, fta_rt.ctl,
+                  MPI_STATUS_IGNORE);
+        if (!fta_world_dead(st.MPI_SOURCE))
+            dispatch(st.MPI_SOURCE, buf, len);
+        free(buf);
+        note_failures();
+    }
+    for (osend_t **pp = &sends; *pp;) {
+        osend_t *s = *pp;
+        int done = 0;
+        PMPI_Test(&s->req, &done, MPI_STATUS_IGNORE);
+        if (!done && fta_world_dead(s->dest)) {
+            /* Never completes: let MPI own it; the buffer is leaked on
+             * purpose (MPI may still read it). */
+            PMPI_Request_free(&s->req);
+            *pp = s->next;
+            free(s);
+            continue;
+        }
+        if (done) {
+            *pp = s->next;
+            free(s->buf);
+            free(s);
+        } else {
+            pp = &s->next;
+        }
+    }
+}
+
+int fta_comm_any_failed(const ftcomm_t *fc)
+{
+    return fc->nfailed > 0;
+}
+
+int fta_comm_register(MPI_Comm comm, uint64_t id, ftcomm_t **out)
+{
+    ftcomm_t *fc = calloc(1, sizeof *fc);
+    if (!fc)
+        return -ENOMEM;
+    fc->comm = comm;
+    fc->id = id;
+    PMPI_Comm_size(comm, &fc->size);
+    PMPI_Comm_rank(comm, &fc->rank);
+    fc->world = calloc((size_t)fc->size, sizeof *fc->world);
+    fc->failed = calloc((size_t)fc->size, sizeof *fc->failed);
+    if (!fc->world || !fc->failed)
+        goto fail;
+    MPI_Group g, wg;
+    PMPI_Comm_group(comm, &g);
+    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+    int *idx = malloc((size_t)fc->size * sizeof *idx);
+    if (!idx)
+        goto fail;
+    for (int i = 0; i < fc->size; i++)
+        idx[i] = i;
+    PMPI_Group_translate_ranks(g, fc->size, idx, wg, fc->world);
+    free(idx);
+    PMPI_Group_free(&g);
+    PMPI_Group_free(&wg);
+    static const fta_ops_t ops = {send_cb, NULL, NULL, NULL, NULL};
+    fta_config_t cfg = {(uint32_t)fc->size, (uint32_t)fc->rank, fta_rt.arity,
+                        0};
+    if (fta_node_create(&cfg, &ops, fc, &fc->node) < 0)
+        goto fail;
+    for (int r = 0; r < fc->size; r++)
+        if (fta_world_dead(fc->world[r])) {
+            fc->failed[fc->nfailed++] = r;
+            (void)fta_node_failed(fc->node, (uint32_t)r);
+        }
+    fc->next = fta_rt.comms;
+    fta_rt.comms = fc;
+    /* Replay what arrived before this communicator existed here. */
+    pmsg_t *keep = NULL;
+    while (parked) {
+        pmsg_t *p = parked;
+        parked = p->next;
+        if (p->id == id) {
+            dispatch(p->src, p->buf, p->len);
+            free(p);
+        } else {
+            p->next = keep;
+            keep = p;
+        }
+    }
+    parked = keep;
+    *out = fc;
+    return 0;
+fail:
+    free(fc->world);
+    free(fc->failed);
+    free(fc);
+    return -ENOMEM;
+}
+
+void fta_comm_unregister(MPI_Comm comm)
+{
+    for (ftcomm_t **pp = &fta_rt.comms; *pp; pp = &(*pp)->next) {
+        ftcomm_t *c = *pp;
+        if (c->comm != comm)
+            continue;
+        *pp = c->next;
+        fta_node_destroy(c->node);
+        free(c->world);
+        free(c->failed);
+        free(c);
+        return;
+    }
+}
+
+static void on_usr1(int sig)
+{
+    (void)sig; /* hydra tells survivors about a failure; we know already */
+}
+
+static int fta_setup(void)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    PMPI_Comm_rank(w, &fta_rt.world_rank);
+    PMPI_Comm_size(w, &fta_rt.world_size);
+    const char *lg = getenv("FTA_LOG");
+    fta_rt.log = lg && *lg && strcmp(lg, "0") != 0;
+    fta_rt.arity = (uint32_t)env_long("FTA_ARITY", 4, 2, 1024);
+    fta_rt.fault_send = env_long("FTA_FAULT_SEND", 0, 0, 1000000000);
+    long period = env_long("FTA_FD_PERIOD_MS", 100, 1, 60000);
+    long timeout = env_long("FTA_FD_TIMEOUT_MS", 2000, 2, 3600000);
+    if (timeout <= period) {
+        fprintf(stderr, "ft-agree: FTA_FD_TIMEOUT_MS must exceed "
+                        "FTA_FD_PERIOD_MS; using 20 periods\n");
+        timeout = 20 * period;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1;
+    sigaction(SIGUSR1, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    fta_rt.world_dead = calloc((size_t)fta_rt.world_size, sizeof(int));
+    if (!fta_rt.world_dead)
+        return MPI_ERR_NO_MEM;
+    PMPI_Comm_dup(w, &fta_rt.ctl);
+    PMPI_Comm_set_errhandler(fta_rt.ctl, MPI_ERRORS_RETURN);
+    /* Connect every pair while everybody is alive. */
+    int n = fta_rt.world_size;
+    int *sb = calloc((size_t)n, sizeof(int)),
+        *rb = calloc((size_t)n, sizeof(int));
+    if (!sb || !rb) {
+        free(sb);
+        free(rb);
+        return MPI_ERR_NO_MEM;
+    }
+    PMPI_Alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, fta_rt.ctl);
+    free(sb);
+    free(rb);
+    uint64_t nonce = 0;
+    if (fta_rt.world_rank == 0)
+        nonce = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL);
+    PMPI_Bcast(&nonce, 1, MPI_UINT64_T, 0, fta_rt.ctl);
+    fta_fd_addr_t self, *all = calloc((size_t)n, sizeof *all);
+    if (!all)
+        return MPI_ERR_NO_MEM;
+    int rc = fta_fd_create(fta_rt.world_rank, n, nonce, period / 1000.0,
+                           timeout / 1000.0, &fta_rt.fd, &self);
+    if (rc < 0) {
+        fprintf(stderr, "ft-agree: failure detector: %s\n", strerror(-rc));
+        free(all);
+        return MPI_ERR_OTHER;
+    }
+    PMPI_Allgather(&self, sizeof self, MPI_BYTE, all, sizeof self, MPI_BYTE,
+                   fta_rt.ctl);
+    rc = fta_fd_start(fta_rt.fd, all);
+    free(all);
+    if (rc < 0)
+        return MPI_ERR_OTHER;
+    ftcomm_t *fc;
+    if (fta_comm_register(MPI_COMM_WORLD, 1, &fc) < 0)
+        return MPI_ERR_NO_MEM;
+    fta_rt.up = 1;
+    PMPI_Barrier(fta_rt.ctl);
+    fta_log("up: %d ranks, heartbeat %ld ms, timeout %ld ms", n, period,
+            timeout);
+    return MPI_SUCCESS;
+}
+
+FTA_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    return rc == MPI_SUCCESS ? fta_setup() : rc;
+}
+
+FTA_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required,
+                               int *provided)
+{
+    if (required > MPI_THREAD_SERIALIZED)
+        required = MPI_THREAD_SERIALIZED;
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    return rc == MPI_SUCCESS ? fta_setup() : rc;
+}
+
+FTA_EXPORT int MPI_Finalize(void)
+{
+    if (!fta_rt.up)
+        return PMPI_Finalize();
+    /* Everybody alive reaches this point before anybody leaves: a
+     * fault-tolerant barrier over the world. */
+    ftcomm_t *w = fta_comm_find(MPI_COMM_WORLD);
+    int flag = 1;
+    fta_decision_t d;
+    if (w) {
+        (void)fta_agree_blocking(w, &flag, &d);
+        fta_decision_release(&d);
+    }
+    /* Let our last messages (decisions for the others) leave. */
+    for (int i = 0; sends && i < 100000; i++) {
+        fta_progress();
+        sched_yield();
+    }
+    int failed = fta_rt.any_failure;
+    fta_fd_stop(fta_rt.fd, 1);
+    fta_rt.fd = NULL;
+    fta_rt.up = 0;
+    while (fta_rt.comms)
+        fta_comm_unregister(fta_rt.comms->comm);
+    if (failed) {
+        /* MPICH's finalisation would wait for the dead: skip it. */
+        fta_log("failures happened: leaving without PMPI_Finalize");
+        fflush(NULL);
+        return MPI_SUCCESS;
+    }
+    PMPI_Comm_free(&fta_rt.ctl);
+    free(fta_rt.world_dead);
+    fta_rt.world_dead = NULL;
+    return PMPI_Finalize();
+}
+
+FTA_EXPORT int FTA_Failure_time(int world_rank, double *when)
+{
+    if (!when || world_rank < 0 || world_rank >= fta_rt.world_size)
+        return MPI_ERR_ARG;
+    *when = fta_rt.fd ? fta_fd_detect_time(fta_rt.fd, world_rank) : 0;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* fta_mpi_int.h: shared state of the MPI layer (fta_mpi.c, fta_ulfm.c). */
+#ifndef FTA_MPI_INT_H
+#define FTA_MPI_INT_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include "fta.h"
+#include "fta_fd.h"
+
+#define FTA_HIDDEN __attribute__((visibility("hidden")))
+#define FTA_EXPORT __attribute__((visibility("default")))
+
+typedef struct ftcomm {
+    MPI_Comm comm;
+    uint64_t id;
+    int size, rank;
+    int *world; /* comm rank -> world rank */
+    fta_node_t *node;
+    int *failed; /* comm ranks, in detection order */
+    int nfailed, nacked;
+    uint64_t nderived; /* communicators derived from this one */
+    struct ftcomm *next;
+} ftcomm_t;
+
+typedef struct fta_rt {
+    int up; /* initialised */
+    int world_rank, world_size;
+    MPI_Comm ctl; /* private duplicate of MPI_COMM_WORLD */
+    fta_fd_t *fd;
+    uint64_t fd_gen;
+    int *world_dead; /* dead world ranks seen by the layer */
+    int any_failure;
+    ftcomm_t *comms;
+    uint32_t arity;
+    int log;
+    long fault_send; /* FTA_FAULT_SEND: SIGKILL self at this send */
+} fta_rt_t;
+
+FTA_HIDDEN extern fta_rt_t fta_rt;
+
+FTA_HIDDEN ftcomm_t *fta_comm_find(MPI_Comm comm);
+FTA_HIDDEN int fta_comm_register(MPI_Comm comm, uint64_t id, ftcomm_t **out);
+FTA_HIDDEN void fta_comm_unregister(MPI_Comm comm);
+FTA_HIDDEN uint64_t fta_derive_id(ftcomm_t *parent, uint64_t salt);
+/* Poll the detector and the network once; never blocks. */
+FTA_HIDDEN void fta_progress(void);
+/* Wait (progressing) until *done or a failure/revocation of fc; yields. */
+FTA_HIDDEN int fta_world_dead(int world_rank);
+/* Translate an ft-agree code into an MPI error class and hand it to the
+ * communicator's error handler. */
+FTA_HIDDEN int fta_mpi_error(MPI_Comm comm, int code);
+FTA_HIDDEN int fta_comm_any_failed(const ftcomm_t *fc);
+FTA_HIDDEN int fta_agree_blocking(ftcomm_t *fc, int *flag, fta_decision_t *dec);
+FTA_HIDDEN void fta_log(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+#endif /* FTA_MPI_INT_H */

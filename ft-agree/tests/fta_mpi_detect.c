@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * fta_mpi_detect.c: the failure detector on real processes.
+ *
+ *   fta_mpi_detect kill OUTDIR   rank 1 kills itself; the others measure
+ *                                the time from the kill to its detection
+ *   fta_mpi_detect stop OUTDIR MS  rank 0 stops rank 1 (SIGSTOP) for MS
+ *                                milliseconds; nobody may declare it dead
+ *
+ * Each rank writes its findings to OUTDIR/rank.N ("OK ..." or "FAIL ...");
+ * the detection latency line reads "detect_ms=... timeout_ms=...".
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <mpi.h>
+#include "mpix_ft.h"
+
+static double now_real(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s kill|stop OUTDIR [MS]\n", argv[0]);
+        return 99;
+    }
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rank.%d", argv[2], rank);
+    FILE *rep = fopen(path, "w");
+    if (!rep)
+        return 99;
+    const char *t = getenv("FTA_FD_TIMEOUT_MS");
+    double timeout_ms = t ? atof(t) : 2000;
+    if (!strcmp(argv[1], "kill")) {
+        /* Rank 1 reports when it dies; the others read it after. */
+        double t_kill = 0;
+        int pid = getpid(), one = 1;
+        (void)pid;
+        if (rank == 1) {
+            t_kill = now_real();
+            MPI_Send(&t_kill, 1, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD);
+            raise(SIGKILL);
+        }
+        if (rank == 0)
+            MPI_Recv(&t_kill, 1, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        /* Wait for the detector through a call on the dead peer. */
+        int rc =
+            MPI_Recv(&one, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        double t_det = 0;
+        FTA_Failure_time(1, &t_det);
+        int flag = 1;
+        MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
+        if (rank == 0) {
+            double ms = (t_det - t_kill) * 1000.0;
+            fprintf(rep, "%s rank 0: rc=%d detect_ms=%.1f timeout_ms=%.0f\n",
+                    rc == MPIX_ERR_PROC_FAILED && t_det > 0 ? "OK" : "FAIL", rc,
+                    ms, timeout_ms);
+        } else {
+            fprintf(rep, "%s rank %d: rc=%d\n",
+                    rc == MPIX_ERR_PROC_FAILED ? "OK" : "FAIL", rank, rc);
+        }
+    } else {
+        int ms = argc > 3 ? atoi(argv[3]) : 500;
+        int *pids = malloc((size_t)size * sizeof *pids), me = getpid();
+        MPI_Allgather(&me, 1, MPI_INT, pids, 1, MPI_INT, MPI_COMM_WORLD);
+        if (rank == 0) {
+            struct timespec d = {ms / 1000, (ms % 1000) * 1000000L};
+            kill(pids[1], SIGSTOP);
+            nanosleep(&d, NULL); /* the length of the stop, not a sync */
+            kill(pids[1], SIGCONT);
+        }
+        int flag = 1, rc = MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
+        int rc2 = MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Group fg;
+        int nf = -1;
+        MPIX_Comm_get_failed(MPI_COMM_WORLD, &fg);
+        MPI_Group_size(fg, &nf);
+        MPI_Group_free(&fg);
+        fprintf(rep,
+                "%s rank %d: stopped %d ms, agree rc=%d barrier rc=%d "
+                "failed=%d\n",
+                rc == MPI_SUCCESS && rc2 == MPI_SUCCESS && nf == 0 ? "OK"
+                                                                   : "FAIL",
+                rank, ms, rc, rc2, nf);
+        free(pids);
+    }
+    fclose(rep);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# test_fta_mpi.sh: ft-agree on real MPI processes: ranks SIGKILL themselves
+# before, during and after an agreement; the survivors report
+# MPIX_ERR_PROC_FAILED, agree, shrink and run a collective; a killed rank
+# is detected within the timeout; a briefly stopped rank is not declared
+# dead.  Survivors are judged by their own report files.
+#   FTA_MPI_NP_MAX: largest rank count to use (make check: 4; check-long: 6)
+set -u
+b=${abs_top_builddir:-.}/ft-agree/tests
+s=${abs_top_srcdir:-.}/ft-agree/tests
+run=${MPI_RUN:-${abs_top_builddir:-.}/test/mpi-run}
+npmax=${FTA_MPI_NP_MAX:-4}
+command -v mpiexec >/dev/null 2>&1 || { echo "SKIP: no mpiexec"; exit 77; }
+[ -x "$b/fta_mpi_scen" ] && [ -x "$b/fta_mpi_detect" ] || { echo "ERROR: helpers not built"; exit 99; }
+MPIEXEC=$s/fta-mpiexec
+MPI_RUN_NP_MAX=$npmax
+export MPIEXEC MPI_RUN_NP_MAX
+# Generous detector settings: other builds load this 2-core machine.
+FTA_FD_PERIOD_MS=${FTA_FD_PERIOD_MS:-100}
+FTA_FD_TIMEOUT_MS=${FTA_FD_TIMEOUT_MS:-2000}
+export FTA_FD_PERIOD_MS FTA_FD_TIMEOUT_MS
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fta-mpi.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+
+kill_case() { # NP MODE VICTIMS
+    np=$1 mode=$2 v=$3
+    nv=$(echo "$v" | tr ',' '\n' | grep -c .)
+    d=$tmp/k$np-$mode-$(echo "$v" | tr ',' _)
+    mkdir -p "$d"
+    "$run" -n "$np" -t 150 "$b/fta_mpi_scen" "$mode" "$d" "$v" >"$d.out" 2>&1
+    st=$?
+    want=$((np - nv))
+    ok=$(cat "$d"/rank.* 2>/dev/null | grep -c '^OK')
+    if [ "$st" -eq 124 ]; then
+        echo "FAIL: np=$np $mode victims=$v: timed out"; fails=$((fails + 1))
+    elif grep -q '^FAIL' "$d"/rank.* 2>/dev/null || [ "$ok" -ne "$want" ]; then
+        echo "FAIL: np=$np $mode victims=$v: $ok of $want survivors OK"
+        cat "$d"/rank.* "$d.out" 2>/dev/null | head -40
+        fails=$((fails + 1))
+    else
+        echo "PASS: np=$np $mode victims=$v: $ok survivors agreed, shrank, reduced"
+    fi
+}
+
+kill_case 4 before 3
+kill_case 4 during 1
+kill_case 4 after 1,2
+kill_case 3 before 0
+if [ "$npmax" -ge 6 ]; then
+    kill_case 5 during 0,3
+    kill_case 6 before 2,5
+    kill_case 6 after 0,1
+    kill_case 6 during 4
+fi
+
+mkdir -p "$tmp/det" "$tmp/stop"
+"$run" -n 3 -t 120 "$b/fta_mpi_detect" kill "$tmp/det" >"$tmp/det.out" 2>&1
+if grep -q '^OK rank 0' "$tmp/det/rank.0" 2>/dev/null &&
+    [ "$(cat "$tmp"/det/rank.* | grep -c '^OK')" -eq 2 ]; then
+    ms=$(sed -n 's/.*detect_ms=\([0-9.]*\).*/\1/p' "$tmp/det/rank.0")
+    # Declared after (timeout - period) of silence; allow one more period
+    # of scheduling delay on a loaded machine.
+    lim=$((FTA_FD_TIMEOUT_MS + FTA_FD_PERIOD_MS))
+    if awk -v m="$ms" -v l="$lim" 'BEGIN { exit !(m > 0 && m <= l) }'; then
+        echo "PASS: killed rank detected after $ms ms (timeout $FTA_FD_TIMEOUT_MS ms)"
+    else
+        echo "FAIL: detection took $ms ms (timeout $FTA_FD_TIMEOUT_MS ms)"; fails=$((fails + 1))
+    fi
+else
+    echo "FAIL: detection run"; cat "$tmp"/det/rank.* "$tmp/det.out" | head -30; fails=$((fails + 1))
+fi
+
+stop_ms=$((FTA_FD_TIMEOUT_MS / 2))
+"$run" -n 3 -t 120 "$b/fta_mpi_detect" stop "$tmp/stop" "$stop_ms" >"$tmp/stop.out" 2>&1
+if [ "$(cat "$tmp"/stop/rank.* 2>/dev/null | grep -c '^OK')" -eq 3 ]; then
+    echo "PASS: rank stopped for $stop_ms ms (timeout $FTA_FD_TIMEOUT_MS ms) not declared dead"
+else
+    echo "FAIL: stopped rank"; cat "$tmp"/stop/rank.* "$tmp/stop.out" | head -30; fails=$((fails + 1))
+fi
+
+[ "$fails" -eq 0 ]
