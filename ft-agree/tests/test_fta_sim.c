@@ -86,11 +86,8 @@ static void revoke_reaches_all_survivors(void **state)
 {
     (void)state;
     static const sweep_t t[] = {
-        {2, 1, 1, 0, 1, 0},
-        {3, 1, 2, 0, 1, 0},
-        {4, 1, 2, 0, 1, 0},
-        {2, 1, 1, 1, 1, 0},
-        {3, 1, 0, 1, 1, 0},
+        {2, 1, 1, 0, 1, 0}, {3, 1, 2, 0, 1, 0}, {4, 1, 2, 0, 1, 0},
+        {2, 1, 1, 1, 1, 0}, {3, 1, 0, 1, 1, 0},
     };
     run_table(t, sizeof t / sizeof t[0]);
 }

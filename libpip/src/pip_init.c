@@ -23,8 +23,9 @@ struct pip_task *pip_self_;
  */
 __attribute__((visibility("default"))) struct pip_ns_link pip_ns_link_;
 
-#define PIP_ARENA_SIZE (4UL << 20) /* named exports: reserved, touched lazily  \
-                                    */
+#define PIP_ARENA_SIZE                                                         \
+    (4UL << 20) /* named exports: reserved, touched lazily                     \
+                 */
 
 static struct pip_root *pip_get_root(void)
 {
