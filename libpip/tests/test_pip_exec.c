@@ -22,21 +22,19 @@ typedef struct {
     char *out, *err;
 } run_t;
 
-/* Run pip-exec with extra environment entries and arguments (NULL-terminated).
- */
-static run_t run_pip_exec_env(char *const env_add[], const char *first, ...)
+/* Run pip-exec with extra environment entries (may be NULL) and the
+ * arguments in ap, which end with NULL. */
+static run_t run_pip_exec_va(char *const env_add[], const char *first,
+                             va_list ap)
 {
     char *argv[64];
     int argc = 0;
-    va_list ap;
     run_t r = {0, -1, NULL, NULL};
 
     argv[argc++] = pip_exec_path();
-    va_start(ap, first);
     for (const char *a = first; a != NULL && argc < 63;
          a = va_arg(ap, const char *))
         argv[argc++] = (char *)a;
-    va_end(ap);
     argv[argc] = NULL;
     r.rc = th_run(argv, env_add, TIMEOUT, &r.status, &r.out, &r.err);
     assert_int_equal(r.rc, 0);
@@ -45,25 +43,24 @@ static run_t run_pip_exec_env(char *const env_add[], const char *first, ...)
     return r;
 }
 
+/* Run pip-exec with extra environment entries and arguments (NULL-terminated).
+ */
+static run_t run_pip_exec_env(char *const env_add[], const char *first, ...)
+{
+    va_list ap;
+    va_start(ap, first);
+    run_t r = run_pip_exec_va(env_add, first, ap);
+    va_end(ap);
+    return r;
+}
+
 /* Run pip-exec with the given arguments (NULL-terminated). */
 static run_t run_pip_exec(const char *first, ...)
 {
-    char *argv[64];
-    int argc = 0;
     va_list ap;
-    run_t r = {0, -1, NULL, NULL};
-
-    argv[argc++] = pip_exec_path();
     va_start(ap, first);
-    for (const char *a = first; a != NULL && argc < 63;
-         a = va_arg(ap, const char *))
-        argv[argc++] = (char *)a;
+    run_t r = run_pip_exec_va(NULL, first, ap);
     va_end(ap);
-    argv[argc] = NULL;
-    r.rc = th_run(argv, NULL, TIMEOUT, &r.status, &r.out, &r.err);
-    assert_int_equal(r.rc, 0);
-    assert_non_null(r.out);
-    assert_non_null(r.err);
     return r;
 }
 

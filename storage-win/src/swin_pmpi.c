@@ -71,35 +71,38 @@ static void win_destroy(struct swin_win *w, int do_unlink)
     free(w);
 }
 
-/* Raise e through comm's error handler and return the error code.  A
- * fatal handler aborts with MPICH's text for the class only, so the message
- * is printed first. */
+/* The part of raising e that does not depend on the object: a fatal
+ * handler aborts with MPICH's text for the class only, so the message is
+ * printed first; the handle got from *_get_errhandler is released. */
+static void check_handler(MPI_Errhandler *eh, MPI_Comm abort_comm,
+                          const struct swin_err *e)
+{
+    if (*eh == MPI_ERRORS_ARE_FATAL) {
+        fprintf(stderr, "storage-win: %s\n", e->msg);
+        PMPI_Abort(abort_comm, e->mpi_class);
+    }
+    if (*eh != MPI_ERRORS_RETURN && *eh != MPI_ERRHANDLER_NULL)
+        PMPI_Errhandler_free(eh);
+}
+
+/* Raise e through comm's error handler and return the error code. */
 static int raise_comm(MPI_Comm comm, const struct swin_err *e)
 {
     int code = swin_err_to_code(e);
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
     PMPI_Comm_get_errhandler(comm, &eh);
-    if (eh == MPI_ERRORS_ARE_FATAL) {
-        fprintf(stderr, "storage-win: %s\n", e->msg);
-        PMPI_Abort(comm, e->mpi_class);
-    }
-    if (eh != MPI_ERRORS_RETURN && eh != MPI_ERRHANDLER_NULL)
-        PMPI_Errhandler_free(&eh);
+    check_handler(&eh, comm, e);
     PMPI_Comm_call_errhandler(comm, code);
     return code;
 }
 
+/* Raise e through win's error handler and return the error code. */
 static int raise_win(MPI_Win win, const struct swin_err *e)
 {
     int code = swin_err_to_code(e);
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
     PMPI_Win_get_errhandler(win, &eh);
-    if (eh == MPI_ERRORS_ARE_FATAL) {
-        fprintf(stderr, "storage-win: %s\n", e->msg);
-        PMPI_Abort(MPI_COMM_WORLD, e->mpi_class);
-    }
-    if (eh != MPI_ERRORS_RETURN && eh != MPI_ERRHANDLER_NULL)
-        PMPI_Errhandler_free(&eh);
+    check_handler(&eh, MPI_COMM_WORLD, e);
     PMPI_Win_call_errhandler(win, code);
     return code;
 }
