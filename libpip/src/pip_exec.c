@@ -32,9 +32,6 @@
 static __thread char pip_exec_tls_reserve[PIP_EXEC_TLS_RESERVE]
     __attribute__((aligned(64), used));
 
-/* Below this many tasks the default number of glibc namespaces suffices. */
-#define PIP_EXEC_NS_DEFAULT 10
-
 struct spec {
     int ntasks;
     char *cores; /* core list, NULL: PIP_CPUCORE_ASIS */
@@ -193,35 +190,14 @@ static const char *loader_reason(int err, const struct spec *s)
         }
         return "'main' is not exported: link it with -rdynamic";
     case EAGAIN:
-        return "cannot load another task: glibc has no dlmopen namespace left "
-               "(stock glibc: about 11 tasks, 15 with "
-               "GLIBC_TUNABLES=glibc.rtld.nns=16)";
+        return "cannot load another task: out of memory, processes or "
+               "dlmopen namespaces (try a smaller PIP_NAMESPACES)";
     case ELIBACC:
         return "a shared library it needs cannot be loaded (PIP_DEBUG=1 shows "
                "which)";
     default:
         return strerror(err);
     }
-}
-
-/* More tasks than the default namespaces: restart with more (read only at
- * start-up). */
-static void maybe_reexec(int total, char **argv)
-{
-    const char *tun = getenv("GLIBC_TUNABLES");
-    if (total <= PIP_EXEC_NS_DEFAULT ||
-        (tun != NULL && strstr(tun, "glibc.rtld.nns") != NULL))
-        return;
-    size_t len =
-        (tun != NULL ? strlen(tun) + 1 : 0) + sizeof("glibc.rtld.nns=16");
-    char *val = malloc(len);
-    if (val == NULL)
-        return;
-    snprintf(val, len, "%s%sglibc.rtld.nns=16", tun != NULL ? tun : "",
-             tun != NULL && *tun ? ":" : "");
-    if (setenv("GLIBC_TUNABLES", val, 1) == 0)
-        execv("/proc/self/exe", argv);
-    free(val); /* exec failed: go on with the default */
 }
 
 int main(int argc, char **argv)
@@ -302,7 +278,6 @@ int main(int argc, char **argv)
             die("no program given after ':' (see %s -h)", prog_name);
     }
 
-    maybe_reexec(total, argv);
 
     /* Split argv at the ':' separators now that exec is behind us. */
     for (int k = 1; k < argc; k++)

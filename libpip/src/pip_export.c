@@ -40,7 +40,7 @@ static struct pip_named *pip_find_named(struct pip_task *t, const char *name)
 
 static struct pip_task *pip_self_task(void)
 {
-    return pip_self_ != NULL ? pip_self_ : pip_root_task();
+    return pip_self() != NULL ? pip_self() : pip_root_task();
 }
 
 int pip_named_export(void *exp, const char *fmt, ...)

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sysinfo.h>
@@ -14,7 +15,6 @@
 #include <unistd.h>
 
 struct pip_root *pip_root_;
-struct pip_task *pip_self_;
 
 /*
  * Filled in by the root (found with dlsym in the task's namespace) before the
@@ -27,13 +27,45 @@ __attribute__((visibility("default"))) struct pip_ns_link pip_ns_link_;
     (4UL << 20) /* named exports: reserved, touched lazily                     \
                  */
 
+/*
+ * In a task namespace's copy: the task of the calling thread, set by the
+ * root's start code on each task's main thread (tasks may share a
+ * namespace, and so this copy).
+ */
+static __thread struct pip_task *pip_self_tls_;
+
+__attribute__((visibility("default"))) void pip_ns_enter_(void *task)
+{
+    pip_self_tls_ = task;
+}
+
 static struct pip_root *pip_get_root(void)
 {
-    if (pip_root_ == NULL && pip_ns_link_.root != NULL) {
+    if (pip_root_ == NULL && pip_ns_link_.root != NULL)
         pip_root_ = pip_ns_link_.root;
-        pip_self_ = pip_ns_link_.task;
-    }
     return pip_root_;
+}
+
+struct pip_task *pip_self(void)
+{
+    if (!pip_is_task_copy())
+        return NULL;
+    struct pip_task *t = pip_self_tls_;
+    if (t != NULL)
+        return t;
+    /* A thread the task created: the namespace's only task, or by PID. */
+    struct pip_ns *ns = pip_ns_link_.ns;
+    if (ns != NULL && (t = ns->single) != NULL)
+        return t;
+    struct pip_root *r = pip_get_root();
+    if (r != NULL && r->mode == PIP_MODE_PROCESS) {
+        pid_t pid = (pid_t)pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+        for (int i = 0; i < r->ntasks; i++)
+            if (r->tasks[i].state == PIP_TASK_RUNNING &&
+                r->tasks[i].pid == pid)
+                return &r->tasks[i];
+    }
+    return NULL;
 }
 
 int pip_check_init(void)
@@ -41,12 +73,18 @@ int pip_check_init(void)
     struct pip_root *r = pip_get_root();
     if (r == NULL || r->magic != PIP_ROOT_MAGIC || r->finalized)
         return EPERM;
+    /*
+     * A thread of a task that shares its namespace with others and that
+     * libpip cannot attribute (thread mode, created by the task).
+     */
+    if (pip_is_task_copy() && pip_self() == NULL)
+        return EPERM;
     return 0;
 }
 
 int pip_check_root(void)
 {
-    if (pip_check_init() != 0 || pip_self_ != NULL)
+    if (pip_check_init() != 0 || pip_is_task_copy())
         return EPERM;
     return 0;
 }
@@ -65,7 +103,8 @@ int pip_get_task(int pipid, struct pip_task **tp)
         return 0;
     }
     if (pipid == PIP_PIPID_MYSELF) {
-        *tp = pip_self_ != NULL ? pip_self_ : pip_root_task();
+        struct pip_task *self = pip_self();
+        *tp = self != NULL ? self : pip_root_task();
         return 0;
     }
     if (pipid < 0 || pipid >= r->ntasks)
@@ -91,9 +130,12 @@ void *pip_arena_alloc(size_t sz)
 int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
 {
     /* In a task: report who we are. */
-    if (pip_get_root() != NULL && pip_self_ != NULL) {
+    if (pip_get_root() != NULL && pip_is_task_copy()) {
+        struct pip_task *self = pip_self();
+        if (self == NULL)
+            return EPERM;
         if (pipidp != NULL)
-            *pipidp = pip_self_->pipid;
+            *pipidp = self->pipid;
         if (ntasksp != NULL)
             *ntasksp = pip_root_->ntasks;
         if (root_expp != NULL)
@@ -109,17 +151,19 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
     if (ntasks > PIP_NTASKS_MAX)
         return EOVERFLOW;
 
-    int mode, rc;
+    int mode, rc, nns;
     size_t stacksz;
     if ((rc = pip_parse_mode(opts, &mode)) != 0)
         return rc;
     if ((rc = pip_parse_stacksz(&stacksz)) != 0)
         return rc;
+    if ((rc = pip_parse_namespaces(ntasks, &nns)) != 0)
+        return rc;
 
     size_t hdr = sizeof(struct pip_root) +
                  sizeof(struct pip_task) * (size_t)(ntasks + 1);
     hdr = (hdr + 63) & ~(size_t)63;
-    size_t size = hdr + sizeof(struct pip_ns) * (size_t)ntasks;
+    size_t size = hdr + sizeof(struct pip_ns) * (size_t)nns;
     size = (size + 4095) & ~(size_t)4095;
     struct pip_root *r = mmap(NULL, size, PROT_READ | PROT_WRITE,
                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -145,6 +189,7 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
     }
 
     r->ntasks = ntasks;
+    r->nns_max = nns;
     r->mode = mode;
     r->stack_size = stacksz;
     r->stop_on_start = pip_parse_stop_on_start();
@@ -176,13 +221,14 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
     r->magic = PIP_ROOT_MAGIC;
 
     pip_root_ = r;
-    pip_self_ = NULL;
     if (pipidp != NULL)
         *pipidp = PIP_PIPID_ROOT;
     pip_dbg(
-        "root %d initialised: %d tasks, %s mode, stack %zu, TLS reserve %zu",
-        (int)r->pid, ntasks, mode == PIP_MODE_PTHREAD ? "thread" : "process",
-        stacksz, r->tls_reserve);
+        "root %d initialised: %d tasks, %d namespaces at most, %s mode, "
+        "stack %zu, TLS reserve %zu",
+        (int)r->pid, ntasks, nns,
+        mode == PIP_MODE_PTHREAD ? "thread" : "process", stacksz,
+        r->tls_reserve);
     return 0;
 }
 
@@ -196,6 +242,26 @@ int pip_fin(void)
             return EBUSY;
     r->finalized = 1;
     r->magic = 0;
+    /* The images stay loaded (see pip_image); their bookkeeping goes. */
+    while (r->images != NULL) {
+        struct pip_image *img = r->images;
+        r->images = img->next;
+        for (int i = 0; i < img->nsnap; i++)
+            free(img->snap[i].data);
+        free(img->snap);
+        free(img->fini_saved);
+        free(img);
+    }
+    for (int i = 0; i < r->nns; i++) {
+        free(r->nss[i].envv);
+        free(r->nss[i].progname_full_s);
+    }
+    while (r->retired != NULL) {
+        void **cell = r->retired;
+        r->retired = cell[0];
+        free(cell[1]);
+        free(cell);
+    }
     /* Namespaces stay loaded: glibc cannot unload a namespace's libc. */
     munmap(r->arena, r->arena_size);
     munmap(r, r->map_size);
@@ -217,8 +283,10 @@ int pip_get_pipid(int *pipidp)
 {
     if (pip_check_init() != 0)
         return EPERM;
-    if (pipidp != NULL)
-        *pipidp = pip_self_ != NULL ? pip_self_->pipid : PIP_PIPID_ROOT;
+    if (pipidp != NULL) {
+        struct pip_task *self = pip_self();
+        *pipidp = self != NULL ? self->pipid : PIP_PIPID_ROOT;
+    }
     return 0;
 }
 
@@ -274,7 +342,7 @@ int pip_isa_root(void)
 
 int pip_isa_task(void)
 {
-    return pip_check_init() == 0 && pip_self_ != NULL;
+    return pip_check_init() == 0 && pip_is_task_copy();
 }
 
 int pip_is_threaded(int *flagp)

@@ -20,11 +20,15 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define PIP_HIDDEN __attribute__((visibility("hidden")))
 #define PIP_WUR    __attribute__((warn_unused_result))
 
 #define PIP_ROOT_MAGIC 0x50695052 /* "PiPR" */
+
+#define PIP_NAMESPACES_DEFAULT 8 /* namespaces a root creates at most */
+#define PIP_NAMESPACES_MAX     15 /* stock glibc: 16 with the base one */
 
 /* Task slot states. */
 enum pip_task_state {
@@ -34,14 +38,22 @@ enum pip_task_state {
 };
 
 /*
- * A namespace slot: one dlmopen() link-map namespace.  Today every task owns
- * one; the abstraction lets a later version load several distinct program
- * images (one memfd copy each) into one namespace and share its libc.
+ * A namespace slot: one dlmopen() link-map namespace and its libc.  The
+ * first program image loaded into a namespace heads its global scope (libc
+ * binds to that image's copies of its data); later images (another memfd
+ * copy each, so the loader maps them again) share the namespace's libc.
  */
 struct pip_ns {
+    int index;
     Lmid_t lmid;
-    void *libc; /* handle of the namespace's libc.so.6 */
-    int users;  /* tasks loaded into it */
+    void *libc;    /* handle of the namespace's libc.so.6 */
+    int busy;      /* tasks of this namespace now loading or running */
+    int nimages;   /* program images loaded into it */
+    int max_busy;  /* most tasks it ever ran at once */
+    struct pip_task *volatile single; /* its task when busy == 1 */
+    void *head;            /* handle of its first image */
+    char **envv;           /* environ and program name given to its libc */
+    char *progname_full_s;
     /* functions of the namespace's libc */
     int (*pthread_create)(pthread_t *, const pthread_attr_t *,
                           void *(*)(void *), void *);
@@ -54,9 +66,56 @@ struct pip_ns {
     void (*_exit)(int) __attribute__((noreturn));
     int (*fflush)(void *);
     int (*on_exit)(void (*)(int, void *), void *);
+    int (*mallopt)(int, int);
     char ***environ;
     char **progname;
     char **progname_full;
+};
+
+/* ELF facts about a task program gathered by the loader. */
+#define PIP_ELF_MAX_RW 4
+struct pip_elf_info {
+    int has_tls;
+    uint64_t tls_vaddr, tls_filesz, tls_memsz, tls_align;
+    uint64_t fini_array, fini_arraysz, fini; /* unrelocated vaddrs / size */
+    uint64_t dyn_offset, dyn_size;           /* PT_DYNAMIC in the file */
+    uint64_t rela, relasz, relaent, symtab, strtab; /* for copy relocations */
+    int nrw;                          /* writable PT_LOAD segments */
+    uint64_t rw_vaddr[PIP_ELF_MAX_RW], rw_memsz[PIP_ELF_MAX_RW];
+    uint64_t relro_vaddr, relro_memsz; /* PT_GNU_RELRO */
+};
+
+/* A saved range of a program image's writable data (see pip_image). */
+struct pip_snap {
+    uintptr_t addr; /* start in the image (page aligned or range start) */
+    size_t len;
+    char *data; /* NULL: the range was all zero */
+};
+
+/*
+ * One loaded copy of a program.  When its task has been reaped the image is
+ * idle and a later task of the same file reuses it: its writable data is
+ * put back to the state right after loading (snapshot) instead of loading
+ * a new copy.  Images are never unloaded (the root's exit would run their
+ * destructors again, and a namespace's libc cannot be unloaded).
+ */
+struct pip_image {
+    struct pip_image *next; /* all images of the root */
+    struct pip_ns *ns;
+    int first_in_ns; /* heads its namespace's global scope */
+    int busy;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    void *handle;
+    uintptr_t l_addr;
+    struct pip_elf_info elf;
+    void (*ns_enter)(void *); /* the namespace libpip's pip_ns_enter_ */
+    void (**fini_saved)(void); /* the program's DT_FINI_ARRAY, as loaded */
+    size_t nfini;
+    int nsnap;
+    struct pip_snap *snap;
 };
 
 /* One named export. Allocated from the root's export arena. */
@@ -66,14 +125,6 @@ struct pip_named {
     char name[];
 };
 
-/* ELF facts about a task program gathered by the loader. */
-struct pip_elf_info {
-    int has_tls;
-    uint64_t tls_vaddr, tls_filesz, tls_memsz, tls_align;
-    uint64_t fini_array, fini_arraysz, fini; /* unrelocated vaddrs / size */
-    uint64_t dyn_offset, dyn_size;           /* PT_DYNAMIC in the file */
-    uint64_t rela, relasz, relaent, symtab, strtab; /* for copy relocations */
-};
 
 struct pip_task {
     int pipid;
@@ -96,6 +147,7 @@ struct pip_task {
 
     /* loader */
     struct pip_ns *ns;
+    struct pip_image *img;
     void *handle;     /* dlmopen handle of the program */
     uintptr_t l_addr; /* load bias of the program */
     struct pip_elf_info elf;
@@ -122,8 +174,10 @@ struct pip_task {
     volatile int start_err; /* clone child: pthread_create result */
     sigset_t start_mask;    /* signal mask the task starts with */
 
-    jmp_buf exit_jmp; /* thread mode: exit() catcher returns here */
+    jmp_buf exit_jmp; /* exit() of the task's main thread returns here */
     volatile int exit_jmp_ok;
+    volatile int exiting;   /* in its exit handler */
+    volatile int clean_end; /* ended through its exit handler */
 };
 
 struct pip_root {
@@ -157,20 +211,32 @@ struct pip_root {
     size_t arena_size;
     size_t arena_used;
 
+    int nns_max;             /* namespaces to create at most */
+    int nns;                 /* namespaces created */
+    unsigned long image_seq; /* images loaded (unique load names) */
+    struct pip_image *images;
+    void **retired; /* strings a namespace's libc may still read */
     size_t map_size;         /* size of this mmap */
-    struct pip_ns *nss;      /* ntasks namespace slots */
+    struct pip_ns *nss;      /* nns_max namespace slots */
     struct pip_task tasks[]; /* ntasks + 1 (the last is the root) */
 };
 
 /* What the root writes into each task namespace's libpip copy. */
 struct pip_ns_link {
     struct pip_root *root;
-    struct pip_task *task;
+    struct pip_ns *ns;
 };
 
 /* ---- globals of this copy of libpip ---- */
 PIP_HIDDEN extern struct pip_root *pip_root_; /* root state (root and tasks) */
-PIP_HIDDEN extern struct pip_task *pip_self_; /* NULL in the root */
+/* The calling task, NULL in the root (and in a task thread libpip cannot
+ * attribute: see pip_check_init). */
+PIP_HIDDEN struct pip_task *pip_self(void);
+/* Called by the root's start code on a task's main thread (found with
+ * dlsym in the task's namespace); not part of the API. */
+__attribute__((visibility("default"))) void pip_ns_enter_(void *task);
+/* This copy of libpip serves tasks (it lives in a task namespace). */
+#define pip_is_task_copy() (pip_ns_link_.root != NULL)
 extern __attribute__((
     visibility("default"))) struct pip_ns_link pip_ns_link_; /* for dlsym */
 
@@ -190,6 +256,7 @@ PIP_HIDDEN void pip_unlock(volatile int *l);
 PIP_HIDDEN int pip_parse_mode(uint32_t opts, int *modep) PIP_WUR;
 PIP_HIDDEN int pip_parse_stacksz(size_t *szp) PIP_WUR;
 PIP_HIDDEN int pip_parse_stop_on_start(void);
+PIP_HIDDEN int pip_parse_namespaces(int ntasks, int *nnsp) PIP_WUR;
 PIP_HIDDEN int pip_find_tid_offset(size_t *offp) PIP_WUR;
 PIP_HIDDEN int pip_core_to_cpuset(uint32_t coreno, cpu_set_t *set,
                                   int *bind) PIP_WUR;
@@ -211,10 +278,12 @@ PIP_HIDDEN int pip_elf_check(const char *path, const char *func, int verbose,
                              struct pip_elf_info *info) PIP_WUR;
 PIP_HIDDEN int pip_load(struct pip_task *t, const char *path,
                         const char *func) PIP_WUR;
-PIP_HIDDEN void pip_unload(struct pip_task *t);
+
+PIP_HIDDEN void pip_image_release(struct pip_task *t);
 
 /* ---- pip_spawn.c ---- */
 PIP_HIDDEN void pip_task_cleanup(struct pip_task *t);
+PIP_HIDDEN void pip_ns_setup_exit(struct pip_ns *ns);
 
 /* ---- pip_wait.c ---- */
 PIP_HIDDEN int pip_task_ended(struct pip_task *t);

@@ -18,6 +18,7 @@
 #include "pip_internal.h"
 
 #include <elf.h>
+#include <malloc.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -198,6 +199,20 @@ int pip_elf_check(const char *path, const char *func, int verbose,
         } else if (ph[i].p_type == PT_DYNAMIC) {
             info->dyn_offset = ph[i].p_offset;
             info->dyn_size = ph[i].p_filesz;
+        } else if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_W) &&
+                   ph[i].p_memsz > 0) {
+            if (info->nrw == PIP_ELF_MAX_RW) {
+                pip_msg(verbose, "%s: more than %d writable segments", path,
+                        PIP_ELF_MAX_RW);
+                rc = ELIBBAD;
+                goto out;
+            }
+            info->rw_vaddr[info->nrw] = ph[i].p_vaddr;
+            info->rw_memsz[info->nrw] = ph[i].p_memsz;
+            info->nrw++;
+        } else if (ph[i].p_type == PT_GNU_RELRO) {
+            info->relro_vaddr = ph[i].p_vaddr;
+            info->relro_memsz = ph[i].p_memsz;
         }
     }
     if (info->dyn_size == 0 ||
@@ -333,55 +348,12 @@ static int pip_ns_resolve(struct pip_ns *ns)
     PIP_NS_SYM(_exit, "_exit");
     PIP_NS_SYM(fflush, "fflush");
     PIP_NS_SYM(on_exit, "on_exit");
+    PIP_NS_SYM(mallopt, "mallopt");
     PIP_NS_SYM(environ, "environ");
     PIP_NS_SYM(progname, "__progname");
     PIP_NS_SYM(progname_full, "__progname_full");
 #undef PIP_NS_SYM
     return 0;
-}
-
-/*
- * Copy relocations.  A PIE program that refers to a library's data
- * (stderr, environ, optind, __progname) has its own copy of it, filled by
- * an R_*_COPY relocation from the library's definition.  ld.so looks the
- * source up skipping only objects loaded as *the executable*; our program
- * is loaded as a library, so the lookup finds the program's own (empty) copy.
- * Redo these copies from the first definition after the program.
- */
-static void pip_fix_copy_relocs(struct pip_task *t, struct link_map *lm)
-{
-#if defined(__x86_64__)
-    const struct pip_elf_info *e = &t->elf;
-    if (e->rela == 0 || e->relasz == 0 || e->symtab == 0 || e->strtab == 0)
-        return;
-    size_t ent = e->relaent ? e->relaent : sizeof(Elf64_Rela);
-    const char *strtab = (const char *)(t->l_addr + e->strtab);
-    const Elf64_Sym *symtab = (const Elf64_Sym *)(t->l_addr + e->symtab);
-    for (uint64_t off = 0; off + ent <= e->relasz; off += ent) {
-        const Elf64_Rela *r = (const Elf64_Rela *)(t->l_addr + e->rela + off);
-        if (ELF64_R_TYPE(r->r_info) != R_X86_64_COPY)
-            continue;
-        const Elf64_Sym *sym = &symtab[ELF64_R_SYM(r->r_info)];
-        const char *name = strtab + sym->st_name;
-        void *dest = (void *)(t->l_addr + r->r_offset);
-        for (struct link_map *m = lm->l_next; m != NULL; m = m->l_next) {
-            void *h = dlmopen(t->ns->lmid, m->l_name, RTLD_LAZY | RTLD_NOLOAD);
-            if (h == NULL)
-                continue;
-            void *src = dlsym(h, name);
-            dlclose(h);
-            if (src != NULL && src != dest) {
-                memcpy(dest, src, sym->st_size);
-                pip_dbg("copy relocation %s: %zu bytes", name,
-                        (size_t)sym->st_size);
-                break;
-            }
-        }
-    }
-#else
-    (void)t;
-    (void)lm;
-#endif
 }
 
 /* Map a dlerror() text to an error code of the contract. */
@@ -400,13 +372,233 @@ static int pip_dlerror_code(const char *msg)
 }
 
 /*
- * Load task `t`'s program.  Today: a new namespace per task.  Later: pick a
- * namespace slot that already holds this libc and load another memfd image.
+ * The name an image is loaded under.  ld.so takes a name it already has in
+ * the namespace for the object already loaded, and descriptor numbers are
+ * reused: make every name distinct by spelling the path differently.  After
+ * the leading '/', each of 32 bits of `seq` is "./" (1) or "/" (0): both
+ * resolve to the same directory, and the spellings differ.
+ */
+static void pip_load_name(char *buf, size_t size, unsigned long seq, int fd)
+{
+    size_t n = 0;
+    buf[n++] = '/';
+    for (int b = 31; b >= 0; b--) {
+        if ((seq >> b) & 1UL)
+            buf[n++] = '.';
+        buf[n++] = '/';
+    }
+    snprintf(buf + n, size - n, "proc/self/fd/%d", fd);
+}
+
+static int pip_is_image_name(const char *name)
+{
+    return name != NULL && strstr(name, "proc/self/fd/") != NULL;
+}
+
+/*
+ * Copy relocations.  A PIE program that refers to a library's data
+ * (stderr, environ, optind, __progname) has its own copy of it, filled by
+ * an R_*_COPY relocation from the library's definition.  ld.so looks the
+ * source up skipping only objects loaded as *the executable*; our program
+ * is loaded as a library, so the lookup finds a program's own copy (its own,
+ * or the namespace's first image's).  Redo these copies from the first
+ * definition in a library of the namespace.
+ */
+static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
+{
+#if defined(__x86_64__)
+    const struct pip_elf_info *e = &img->elf;
+    if (e->rela == 0 || e->relasz == 0 || e->symtab == 0 || e->strtab == 0)
+        return;
+    struct link_map *head = lm;
+    while (head->l_prev != NULL)
+        head = head->l_prev;
+    size_t ent = e->relaent ? e->relaent : sizeof(Elf64_Rela);
+    const char *strtab = (const char *)(img->l_addr + e->strtab);
+    const Elf64_Sym *symtab = (const Elf64_Sym *)(img->l_addr + e->symtab);
+    for (uint64_t off = 0; off + ent <= e->relasz; off += ent) {
+        const Elf64_Rela *r =
+            (const Elf64_Rela *)(img->l_addr + e->rela + off);
+        if (ELF64_R_TYPE(r->r_info) != R_X86_64_COPY)
+            continue;
+        const Elf64_Sym *sym = &symtab[ELF64_R_SYM(r->r_info)];
+        const char *name = strtab + sym->st_name;
+        void *dest = (void *)(img->l_addr + r->r_offset);
+        for (struct link_map *m = head; m != NULL; m = m->l_next) {
+            if (m->l_name == NULL || m->l_name[0] == '\0' ||
+                pip_is_image_name(m->l_name))
+                continue;
+            void *h =
+                dlmopen(img->ns->lmid, m->l_name, RTLD_LAZY | RTLD_NOLOAD);
+            if (h == NULL)
+                continue;
+            void *src = dlsym(h, name);
+            dlclose(h);
+            if (src != NULL && src != dest) {
+                memcpy(dest, src, sym->st_size);
+                pip_dbg("copy relocation %s: %zu bytes", name,
+                        (size_t)sym->st_size);
+                break;
+            }
+        }
+    }
+#else
+    (void)img;
+    (void)lm;
+#endif
+}
+
+/* Is this 4 KiB-or-less range all zero bytes? */
+static int pip_all_zero(const char *p, size_t len)
+{
+    const uint64_t *w = (const uint64_t *)(uintptr_t)p;
+    size_t i = 0;
+    if (((uintptr_t)p & 7) == 0) {
+        for (; i + 8 <= len; i += 8)
+            if (w[i / 8] != 0)
+                return 0;
+    }
+    for (; i < len; i++)
+        if (p[i] != 0)
+            return 0;
+    return 1;
+}
+
+/*
+ * Save the writable data of a freshly loaded image (after relocation and
+ * constructors), page by page; all-zero pages are only recorded.  The
+ * RELRO part is read-only by now and is not saved.
+ */
+static int pip_snapshot(struct pip_image *img)
+{
+    const struct pip_elf_info *e = &img->elf;
+    size_t cap = 0;
+    for (int i = 0; i < e->nrw; i++)
+        cap += e->rw_memsz[i] / 4096 + 2;
+    img->snap = calloc(cap > 0 ? cap : 1, sizeof(*img->snap));
+    if (img->snap == NULL)
+        return ENOMEM;
+    img->nsnap = 0;
+    for (int i = 0; i < e->nrw; i++) {
+        uintptr_t lo = img->l_addr + e->rw_vaddr[i];
+        uintptr_t hi = lo + e->rw_memsz[i];
+        if (e->relro_memsz > 0) {
+            uintptr_t rlo = img->l_addr + e->relro_vaddr;
+            uintptr_t rhi = (rlo + e->relro_memsz + 4095) & ~(uintptr_t)4095;
+            if (rlo <= lo && rhi > lo)
+                lo = rhi < hi ? rhi : hi;
+        }
+        while (lo < hi) {
+            uintptr_t end = (lo + 4096) & ~(uintptr_t)4095;
+            if (end > hi)
+                end = hi;
+            struct pip_snap *sn = &img->snap[img->nsnap];
+            sn->addr = lo;
+            sn->len = end - lo;
+            sn->data = NULL;
+            if (!pip_all_zero((const char *)lo, sn->len)) {
+                sn->data = malloc(sn->len);
+                if (sn->data == NULL)
+                    return ENOMEM;
+                memcpy(sn->data, (const void *)lo, sn->len);
+            }
+            img->nsnap++;
+            lo = end;
+        }
+    }
+    return 0;
+}
+
+static void pip_restore(struct pip_image *img)
+{
+    for (int i = 0; i < img->nsnap; i++) {
+        struct pip_snap *sn = &img->snap[i];
+        if (sn->data != NULL)
+            memcpy((void *)sn->addr, sn->data, sn->len);
+        else if (!pip_all_zero((const char *)sn->addr, sn->len))
+            memset((void *)sn->addr, 0, sn->len);
+    }
+}
+
+/* Pick the namespace for a new image; NULL: create one. */
+static struct pip_ns *pip_pick_ns(struct pip_root *r, const struct stat *st)
+{
+    if (r->nns < r->nns_max)
+        return NULL;
+    struct pip_ns *best = NULL;
+    int best_same = 0;
+    for (int i = 0; i < r->nns; i++) {
+        struct pip_ns *ns = &r->nss[i];
+        int same = 0;
+        for (struct pip_image *im = r->images; im != NULL; im = im->next)
+            if (im->ns == ns && im->dev == st->st_dev && im->ino == st->st_ino)
+                same = 1;
+        if (best == NULL || ns->busy < best->busy ||
+            (ns->busy == best->busy && same && !best_same)) {
+            best = ns;
+            best_same = same;
+        }
+    }
+    return best;
+}
+
+static int pip_ns_setup(struct pip_root *r, struct pip_ns *ns, void *handle,
+                        const char *path)
+{
+    if (dlinfo(handle, RTLD_DI_LMID, &ns->lmid) != 0)
+        return ELIBBAD;
+    ns->libc = dlmopen(ns->lmid, "libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    if (ns->libc == NULL) {
+        pip_msg(0, "%s: is not linked with libc.so.6", path);
+        return ELIBBAD;
+    }
+    int rc = pip_ns_resolve(ns);
+    if (rc != 0)
+        return rc;
+    /*
+     * Cross-task free: a chunk of a namespace's main arena would be taken
+     * for the freeing namespace's own main arena.  The root thread claims
+     * the main arena here (malloc initialises on mallopt) and every task
+     * thread gets an arena of its own, found from the chunk's address by
+     * any libc.  Without a limit, glibc would hand out the main arena again
+     * once 8 per core exist.
+     */
+    (void)ns->mallopt(M_ARENA_MAX, 1 << 20);
+    pip_ns_setup_exit(ns);
+    (void)r;
+    return 0;
+}
+
+/*
+ * Load task `t`'s program: reuse an idle image of the same file, or load
+ * a new copy into a new namespace (while fewer than nns_max exist) or into
+ * the least busy one.
  */
 int pip_load(struct pip_task *t, const char *path, const char *func)
 {
     struct pip_root *r = pip_root_;
+    struct pip_image *img = NULL;
+    struct stat st;
     int rc, fd = -1;
+
+    if (path != NULL && stat(path, &st) == 0) {
+        for (struct pip_image *im = r->images; im != NULL; im = im->next) {
+            if (!im->busy && im->dev == st.st_dev && im->ino == st.st_ino &&
+                im->size == st.st_size &&
+                im->mtime.tv_sec == st.st_mtim.tv_sec &&
+                im->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+                img = im;
+                break;
+            }
+        }
+    }
+    if (img != NULL) {
+        pip_restore(img);
+        t->elf = img->elf;
+        pip_dbg("task %d reuses an image of %s in namespace %d", t->pipid,
+                path, img->ns->index);
+        goto bind;
+    }
 
     rc = pip_elf_check(path, func, 0, &t->elf);
     if (rc != 0)
@@ -425,101 +617,172 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
             return ELIBEXEC;
         }
     }
+    if (stat(path, &st) != 0)
+        return ENOENT;
+    img = calloc(1, sizeof(*img));
+    if (img == NULL)
+        return ENOMEM;
+    img->elf = t->elf;
+    img->dev = st.st_dev;
+    img->ino = st.st_ino;
+    img->size = st.st_size;
+    img->mtime = st.st_mtim;
+    if (img->elf.fini_array != 0 && img->elf.fini_arraysz >= sizeof(void *)) {
+        img->nfini = img->elf.fini_arraysz / sizeof(void *);
+        img->fini_saved = calloc(img->nfini, sizeof(void *));
+        if (img->fini_saved == NULL) {
+            free(img);
+            return ENOMEM;
+        }
+    }
     rc = pip_make_image(path, &t->elf, &fd);
     if (rc != 0) {
         pip_msg(0, "%s: cannot copy to memory (%s)", path, strerror(rc));
+        free(img->fini_saved);
+        free(img);
         return rc;
     }
 
-    struct pip_ns *ns = &r->nss[t->pipid];
-    memset(ns, 0, sizeof(*ns));
-    char fdpath[64];
-    snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
-
     pip_glibc_lock();
-    (void)dlerror();
-    t->handle = dlmopen(LM_ID_NEWLM, fdpath, RTLD_LAZY | RTLD_LOCAL);
-    if (t->handle == NULL) {
+    struct pip_ns *ns;
+    char name[128];
+    for (;;) {
+        ns = pip_pick_ns(r, &st);
+        pip_load_name(name, sizeof(name), r->image_seq++, fd);
+        (void)dlerror();
+        img->handle = dlmopen(ns == NULL ? LM_ID_NEWLM : ns->lmid, name,
+                              RTLD_LAZY | RTLD_LOCAL);
+        if (img->handle != NULL)
+            break;
         const char *m = dlerror();
         rc = pip_dlerror_code(m);
-        pip_msg(
-            0, "%s: cannot load: %s%s", path, m != NULL ? m : "unknown error",
-            rc == EAGAIN
-                ? " (no dlmopen namespace left; stock glibc allows about 11, "
-                  "or 15 with GLIBC_TUNABLES=glibc.rtld.nns=16)"
-                : "");
+        if (rc == EAGAIN && ns == NULL && r->nns > 0) {
+            /* glibc is out of namespaces or static TLS: share from now on. */
+            pip_dbg("no new namespace (%s): sharing the %d there are",
+                    m != NULL ? m : "?", r->nns);
+            r->nns_max = r->nns;
+            continue;
+        }
+        pip_msg(0, "%s: cannot load: %s%s", path,
+                m != NULL ? m : "unknown error",
+                rc == EAGAIN ? " (no dlmopen namespace left)" : "");
         pip_glibc_unlock();
         close(fd);
+        free(img->fini_saved);
+        free(img);
         return rc;
     }
     /* The mapping stays; the descriptor must not leak into tasks. */
     close(fd);
-    if (dlinfo(t->handle, RTLD_DI_LMID, &ns->lmid) != 0) {
-        rc = ELIBBAD;
-        goto fail;
+    if (ns == NULL) {
+        ns = &r->nss[r->nns];
+        memset(ns, 0, sizeof(*ns));
+        ns->index = r->nns;
+        if ((rc = pip_ns_setup(r, ns, img->handle, path)) != 0)
+            goto fail; /* the slot is not counted: a half-set-up namespace */
+        r->nns++;
+        img->first_in_ns = 1;
+        ns->head = img->handle;
+        pip_dbg("namespace %d created (lmid %ld)", ns->index, (long)ns->lmid);
     }
-    ns->libc = dlmopen(ns->lmid, "libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-    if (ns->libc == NULL) {
-        pip_msg(0, "%s: is not linked with libc.so.6", path);
-        rc = ELIBBAD;
-        goto fail;
-    }
-    if ((rc = pip_ns_resolve(ns)) != 0)
-        goto fail;
+    img->ns = ns;
+    ns->nimages++;
     struct link_map *lm = NULL;
-    if (dlinfo(t->handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL) {
+    if (dlinfo(img->handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL) {
         rc = ELIBBAD;
         goto fail;
     }
-    t->l_addr = lm->l_addr;
-    t->ns = ns;
-    pip_fix_copy_relocs(t, lm);
+    img->l_addr = lm->l_addr;
+    pip_fix_copy_relocs(img, lm);
+    if (img->fini_saved != NULL)
+        memcpy(img->fini_saved, (void *)(img->l_addr + img->elf.fini_array),
+               img->nfini * sizeof(void *));
+    *(void **)&img->ns_enter = dlsym(img->handle, "pip_ns_enter_");
+    /* Tell the namespace's libpip copy (if the program uses libpip) whose
+     * state to use. */
+    struct pip_ns_link *link = dlsym(img->handle, "pip_ns_link_");
+    if (link != NULL && link != &pip_ns_link_) {
+        link->root = r;
+        link->ns = ns;
+    } else {
+        img->ns_enter = NULL;
+    }
+    if ((rc = pip_snapshot(img)) != 0)
+        goto fail;
+    img->next = r->images;
+    r->images = img;
+    pip_glibc_unlock();
+    pip_dbg("task %d: %s loaded as image %lu in namespace %d%s", t->pipid,
+            path, r->image_seq - 1, ns->index,
+            img->first_in_ns ? " (new)" : "");
+
+bind:
+    img->busy = 1;
+    t->img = img;
+    t->ns = img->ns;
+    t->handle = img->handle;
+    t->l_addr = img->l_addr;
     if (func != NULL) {
-        *(void **)&t->funcf = dlsym(t->handle, func);
+        *(void **)&t->funcf = dlsym(img->handle, func);
         if (t->funcf == NULL) {
             pip_msg(0, "%s: start function '%s' not found (not exported?)",
                     path, func);
-            rc = ENOEXEC;
-            goto fail;
+            img->busy = 0;
+            t->img = NULL;
+            t->ns = NULL;
+            return ENOEXEC;
         }
     } else {
-        *(void **)&t->mainf = dlsym(t->handle, "main");
+        *(void **)&t->mainf = dlsym(img->handle, "main");
         if (t->mainf == NULL) {
             pip_msg(
                 0,
                 "%s: 'main' is not exported: link the program with -rdynamic",
                 path);
-            rc = ENOEXEC;
-            goto fail;
+            img->busy = 0;
+            t->img = NULL;
+            t->ns = NULL;
+            return ENOEXEC;
         }
     }
-    /* Tell the namespace's libpip copy (if the program uses libpip) who it is.
-     */
-    struct pip_ns_link *link = dlsym(t->handle, "pip_ns_link_");
-    if (link != NULL && link != &pip_ns_link_) {
-        link->root = r;
-        link->task = t;
-    }
-    ns->users = 1;
-    t->ns = ns;
-    pip_glibc_unlock();
+    t->ns->busy++;
+    if (t->ns->busy > t->ns->max_busy)
+        t->ns->max_busy = t->ns->busy;
+    t->ns->single = t->ns->busy == 1 ? t : NULL;
     return 0;
 fail:
-    /* A half-set-up namespace cannot be reused reliably; leave it loaded. */
+    /* A half-set-up image cannot be reused reliably; leave it loaded. */
     pip_glibc_unlock();
+    if (img->snap != NULL) {
+        for (int i = 0; i < img->nsnap; i++)
+            free(img->snap[i].data);
+        free(img->snap);
+    }
+    free(img->fini_saved);
+    free(img);
     t->handle = NULL;
     t->ns = NULL;
     return rc;
 }
 
-void pip_unload(struct pip_task *t)
+/* The task is reaped: its image becomes idle, reusable by a later task. */
+void pip_image_release(struct pip_task *t)
 {
-    /*
-     * dlclose() would run the program's destructors again in the root and
-     * glibc cannot unload a namespace's libc anyway: keep it mapped.
-     */
-    if (t->ns != NULL)
-        t->ns->users--;
+    struct pip_ns *ns = t->ns;
+    if (t->img != NULL)
+        t->img->busy = 0;
+    if (ns != NULL) {
+        ns->busy--;
+        ns->single = NULL;
+        if (ns->busy == 1) {
+            struct pip_root *r = pip_root_;
+            for (int i = 0; i < r->ntasks; i++)
+                if (&r->tasks[i] != t && r->tasks[i].ns == ns &&
+                    r->tasks[i].state != PIP_TASK_FREE)
+                    ns->single = &r->tasks[i];
+        }
+    }
+    t->img = NULL;
     t->ns = NULL;
     t->handle = NULL;
 }

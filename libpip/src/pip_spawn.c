@@ -46,30 +46,40 @@ static void pip_nop_fini(void)
 {
 }
 
-/* on_exit handler: the program's destructors, in reverse order, once. */
-static void pip_fini_runner(int status, void *arg)
+/*
+ * The task running on this thread: set on a task's main thread before any
+ * of its code runs (this is the root's copy of libpip, whose thread-local
+ * block every thread has).
+ */
+static __thread struct pip_task *pip_cur_task_;
+
+/* The program's destructors (DT_FINI_ARRAY as loaded, in reverse, DT_FINI).
+ */
+static void pip_run_fini(struct pip_task *t)
 {
-    struct pip_task *t = arg;
-    (void)status;
-    if (t->elf.fini_array != 0 && t->elf.fini_arraysz >= sizeof(void *)) {
-        void (**fa)(void) = (void (**)(void))(t->l_addr + t->elf.fini_array);
-        size_t n = t->elf.fini_arraysz / sizeof(void *);
-        for (size_t i = n; i-- > 0;) {
-            void (*f)(void) = fa[i];
+    struct pip_image *img = t->img;
+    if (img != NULL && img->fini_saved != NULL) {
+        for (size_t i = img->nfini; i-- > 0;) {
+            void (*f)(void) = img->fini_saved[i];
             if (f != NULL && f != (void (*)(void))(intptr_t)-1 &&
                 f != pip_nop_fini)
                 f();
         }
         /*
          * The root's exit runs _dl_fini over every namespace: make sure the
-         * task's destructors do not run a second time there.
+         * destructors do not run again there (the image keeps its saved
+         * copy for the next task that reuses it).
          */
-        uintptr_t lo = (uintptr_t)fa & ~(uintptr_t)4095;
-        uintptr_t hi = ((uintptr_t)(fa + n) + 4095) & ~(uintptr_t)4095;
-        if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0) {
-            for (size_t i = 0; i < n; i++)
-                fa[i] = pip_nop_fini;
-            (void)mprotect((void *)lo, hi - lo, PROT_READ);
+        void (**fa)(void) = (void (**)(void))(img->l_addr + img->elf.fini_array);
+        if (fa[0] != pip_nop_fini) {
+            uintptr_t lo = (uintptr_t)fa & ~(uintptr_t)4095;
+            uintptr_t hi =
+                ((uintptr_t)(fa + img->nfini) + 4095) & ~(uintptr_t)4095;
+            if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0) {
+                for (size_t i = 0; i < img->nfini; i++)
+                    fa[i] = pip_nop_fini;
+                (void)mprotect((void *)lo, hi - lo, PROT_READ);
+            }
         }
     }
     if (t->elf.fini != 0) {
@@ -88,35 +98,95 @@ static void pip_notify_end(struct pip_task *t)
     pip_futex_wake(&r->end_seq, INT32_MAX, 0);
 }
 
-/* on_exit handler registered first, so it runs last. */
-static void pip_exit_catcher(int status, void *arg)
+/* Threads in this process, a zombie leader included. */
+static int pip_live_threads(void)
 {
-    struct pip_task *t = arg;
-    int changed = 0;
+    long fd = pip_raw_syscall(SYS_open, (long)"/proc/self/status",
+                              O_RDONLY | O_CLOEXEC, 0, 0, 0, 0);
+    if (fd < 0)
+        return -1;
+    char buf[4096];
+    long n = pip_raw_syscall(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0, 0, 0);
+    (void)pip_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *p = strstr(buf, "\nThreads:");
+    if (p == NULL)
+        return -1;
+    p += sizeof("\nThreads:") - 1;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    int cnt = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        cnt = cnt * 10 + (*p - '0');
+    return cnt;
+}
 
+/*
+ * The exit handler.  Every task registers one with its namespace's libc
+ * (on_exit) as it starts, and each namespace has one more at the bottom of
+ * its list (`arg` is then the namespace).  Handlers of one namespace are
+ * interchangeable: whichever runs works out which task is exiting.  It
+ * never returns for a task's exit, so the list never runs empty (glibc
+ * would then refuse further registrations in that namespace).
+ *
+ * Runs after the atexit handlers registered above it: the program's
+ * destructors, the "after" hook, flushes the namespace's stdio, records the
+ * status and returns to the task's start frame, so that the task's thread
+ * ends through its libc (thread resources freed).  exit() from another
+ * thread of a process-mode task ends that process (exit_group).
+ */
+static void pip_exit_handler(int status, void *arg)
+{
+    struct pip_ns *bottom = arg;
+    struct pip_root *r = pip_root_;
+    struct pip_task *t = pip_cur_task_;
+    pid_t tid = (pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
+
+    if (bottom != NULL) /* keep a bottom entry for the next task */
+        (void)bottom->on_exit(pip_exit_handler, bottom);
+    if (t == NULL && r != NULL && r->mode == PIP_MODE_PROCESS) {
+        pid_t pid = (pid_t)pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+        for (int i = 0; i < r->ntasks; i++)
+            if (r->tasks[i].state == PIP_TASK_RUNNING &&
+                r->tasks[i].pid == pid && pid != r->pid)
+                t = &r->tasks[i];
+    }
+    if (t == NULL || t->exiting)
+        return; /* not a task's (thread mode: exit() ends the process) */
+    t->exiting = 1;
+
+    pip_run_fini(t);
     if (t->hook.after != NULL) {
         int rv = t->hook.after(t->hook.hookarg);
-        if (rv != 0 && status == 0) {
+        if (rv != 0 && status == 0)
             status = rv;
-            changed = 1;
-        }
     }
-    if (t->mode == PIP_MODE_PROCESS) {
-        pip_notify_end(t);
-        if (changed) {
-            t->ns->fflush(NULL);
-            t->ns->_exit(status);
-        }
-        return; /* exit() goes on: stdio cleanup, then _exit */
-    }
-    /* Thread mode: only the task's own thread can be ended here. */
-    if (!t->exit_jmp_ok ||
-        (pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0) != t->tid)
-        return; /* exit() from another thread of a task: ends the process */
     t->ns->fflush(NULL);
     t->status = W_EXITCODE(status & 0xff, 0);
+    int main_thread = t->exit_jmp_ok && tid == t->tid;
+    /* Process mode: the clone child, our group's leader, is a zombie. */
+    int nthreads = t->mode == PIP_MODE_PROCESS ? pip_live_threads() - 1 : 1;
+    pip_dbg("task %d exits with status %d (%s thread%s)", t->pipid, status,
+            main_thread ? "main" : "another",
+            nthreads != 1 ? ", other threads alive" : "");
+    if (t->mode == PIP_MODE_PROCESS && (!main_thread || nthreads != 1)) {
+        pip_notify_end(t);
+        t->ns->_exit(status); /* the whole task process */
+    }
+    if (!main_thread) {
+        t->exiting = 0;
+        return; /* thread mode, another thread: exit() ends the process */
+    }
+    t->clean_end = 1;
     pip_notify_end(t);
     longjmp(t->exit_jmp, 1);
+}
+
+void pip_ns_setup_exit(struct pip_ns *ns)
+{
+    (void)ns->on_exit(pip_exit_handler, ns);
 }
 
 /* The task's first code, in the new thread of the task namespace's libc. */
@@ -138,6 +208,9 @@ static void *pip_task_main(void *arg)
         memset(blk + t->elf.tls_filesz, 0,
                t->elf.tls_memsz - t->elf.tls_filesz);
     }
+    pip_cur_task_ = t;
+    if (t->img != NULL && t->img->ns_enter != NULL)
+        t->img->ns_enter(t);
     t->tid = (pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
     /*
      * Publish who we are before any user code (hooks, main) runs: the root
@@ -171,9 +244,8 @@ static void *pip_task_main(void *arg)
         (void)pip_raw_syscall(SYS_sched_setaffinity, 0, sizeof(set), (long)&set,
                               0, 0, 0);
 
-    /* First registered, last run. */
-    t->ns->on_exit(pip_exit_catcher, t);
-    t->ns->on_exit(pip_fini_runner, t);
+    /* Below the task's own atexit handlers: see pip_exit_handler. */
+    (void)t->ns->on_exit(pip_exit_handler, NULL);
 
     if (t->stop_on_start) {
         pid_t pid = (pid_t)pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
@@ -182,11 +254,11 @@ static void *pip_task_main(void *arg)
         (void)pip_raw_syscall(SYS_tgkill, pid, t->tid, SIGSTOP, 0, 0, 0);
     }
 
-    if (t->mode == PIP_MODE_PTHREAD) {
-        if (setjmp(t->exit_jmp) != 0)
-            return NULL; /* exit() caught: status recorded */
-        t->exit_jmp_ok = 1;
+    if (setjmp(t->exit_jmp) != 0) {
+        pip_cur_task_ = NULL;
+        return NULL; /* exit() caught: status recorded; the thread ends */
     }
+    t->exit_jmp_ok = 1;
     if (t->hook.before != NULL) {
         int rv = t->hook.before(t->hook.hookarg);
         if (rv != 0) {
@@ -356,6 +428,10 @@ static void pip_set_ns_var(struct pip_task *t, const char *const *names,
         a = dlsym(t->ns->libc, names[i]);
         if (a != NULL)
             *a = value;
+        /* libc's references bind to the namespace's first image's copies */
+        a = dlsym(t->ns->head, names[i]);
+        if (a != NULL)
+            *a = value;
     }
 }
 
@@ -363,15 +439,15 @@ void pip_task_cleanup(struct pip_task *t)
 {
     struct pip_root *r = pip_root_;
     if (t->stack != NULL) {
-        if (t->mode == PIP_MODE_PTHREAD || t->tidp == NULL) {
+        if (t->mode == PIP_MODE_PTHREAD || t->tidp == NULL || t->clean_end) {
             munmap(t->stack, t->stack_size);
         } else {
             /*
-             * A process-mode task's thread block stays on ld.so's list of
-             * threads (its process ended without unlinking it), and ld.so
-             * writes into every listed thread's static TLS when a later
-             * dlmopen needs static TLS: keep the top (thread block + TLS)
-             * mapped, return the rest.
+             * A process-mode task that did not end through its exit path
+             * (killed) leaves its thread block on ld.so's list of threads,
+             * and ld.so writes into every listed thread's static TLS when a
+             * later dlmopen needs static TLS: keep the top (thread block +
+             * TLS) mapped, return the rest.
              */
             size_t keep =
                 (r->tls_reserve + PIP_TLS_ROOM + 4095) & ~(size_t)4095;
@@ -380,15 +456,78 @@ void pip_task_cleanup(struct pip_task *t)
         }
     }
     free(t->argv);
-    free(t->envv);
-    free(t->progname_full);
-    pip_unload(t);
+    pip_image_release(t);
     t->stack = NULL;
-    t->argv = t->envv = NULL;
+    t->argv = NULL;
+    t->envv = NULL;
     t->progname_full = NULL;
     t->named = NULL;
     t->tidp = NULL;
     t->state = PIP_TASK_FREE;
+}
+
+/* Keep `p` until pip_fin: a namespace's libc may still point at it. */
+static void pip_retire(void *p)
+{
+    struct pip_root *r = pip_root_;
+    if (p == NULL)
+        return;
+    void **cell = malloc(2 * sizeof(void *));
+    if (cell == NULL)
+        return; /* leak rather than free memory libc may still read */
+    cell[0] = r->retired;
+    cell[1] = p;
+    r->retired = cell;
+}
+
+static int pip_vec_equal(char **a, char **b)
+{
+    for (; *a != NULL && *b != NULL; a++, b++)
+        if (strcmp(*a, *b) != 0)
+            return 0;
+    return *a == NULL && *b == NULL;
+}
+
+/*
+ * The namespace's libc never ran its start-up code: give it the task's
+ * environment and program name.  Tasks of one namespace share that libc, so
+ * the namespace owns these (the task's copies are kept when they equal the
+ * namespace's current ones, replaced ones are retired, not freed: another
+ * task may be reading them).
+ */
+static void pip_ns_set_vars(struct pip_task *t)
+{
+    struct pip_ns *ns = t->ns;
+    if (ns->envv != NULL && pip_vec_equal(ns->envv, t->envv)) {
+        free(t->envv);
+        t->envv = ns->envv;
+    } else {
+        pip_retire(ns->envv);
+        ns->envv = t->envv;
+    }
+    if (ns->progname_full_s != NULL &&
+        strcmp(ns->progname_full_s, t->progname_full) == 0) {
+        free(t->progname_full);
+        t->progname_full = ns->progname_full_s;
+    } else {
+        pip_retire(ns->progname_full_s);
+        ns->progname_full_s = t->progname_full;
+    }
+    t->progname = strrchr(t->progname_full, '/');
+    t->progname = t->progname != NULL ? t->progname + 1 : t->progname_full;
+
+    static const char *const env_names[] = {"environ", "__environ", "_environ",
+                                            NULL};
+    static const char *const pn_names[] = {
+        "__progname", "program_invocation_short_name", NULL};
+    static const char *const pnf_names[] = {"__progname_full",
+                                            "program_invocation_name", NULL};
+    *ns->environ = t->envv;
+    *ns->progname = t->progname;
+    *ns->progname_full = t->progname_full;
+    pip_set_ns_var(t, env_names, t->envv);
+    pip_set_ns_var(t, pn_names, t->progname);
+    pip_set_ns_var(t, pnf_names, t->progname_full);
 }
 
 int pip_task_spawn(pip_spawn_program_t *progp, uint32_t coreno, uint32_t opts,
@@ -397,7 +536,7 @@ int pip_task_spawn(pip_spawn_program_t *progp, uint32_t coreno, uint32_t opts,
     struct pip_root *r;
     struct pip_task *t = NULL;
     cpu_set_t set;
-    int bind, rc, pipid;
+    int bind, rc, pipid, vars_set = 0;
 
     if (pip_check_root() != 0)
         return EPERM;
@@ -454,25 +593,11 @@ int pip_task_spawn(pip_spawn_program_t *progp, uint32_t coreno, uint32_t opts,
         rc = ENOMEM;
         goto fail;
     }
-    t->progname = strrchr(t->progname_full, '/');
-    t->progname = t->progname != NULL ? t->progname + 1 : t->progname_full;
-
     if ((rc = pip_load(t, progp->prog, progp->funcname)) != 0)
         goto fail;
 
-    /* The namespace's libc never ran its start-up code. */
-    static const char *const env_names[] = {"environ", "__environ", "_environ",
-                                            NULL};
-    static const char *const pn_names[] = {
-        "__progname", "program_invocation_short_name", NULL};
-    static const char *const pnf_names[] = {"__progname_full",
-                                            "program_invocation_name", NULL};
-    *t->ns->environ = t->envv;
-    *t->ns->progname = t->progname;
-    *t->ns->progname_full = t->progname_full;
-    pip_set_ns_var(t, env_names, t->envv);
-    pip_set_ns_var(t, pn_names, t->progname);
-    pip_set_ns_var(t, pnf_names, t->progname_full);
+    pip_ns_set_vars(t);
+    vars_set = 1;
 
     t->stack_size = ((r->stack_size + 4095) & ~(size_t)4095) + r->tls_reserve +
                     PIP_TLS_ROOM;
@@ -516,6 +641,10 @@ int pip_task_spawn(pip_spawn_program_t *progp, uint32_t coreno, uint32_t opts,
     return 0;
 fail:
     t->tidp = NULL;
+    if (!vars_set) {
+        free(t->envv);
+        free(t->progname_full);
+    }
     pip_task_cleanup(t);
     return rc;
 }

@@ -257,6 +257,30 @@ int pip_parse_stacksz(size_t *szp)
     return 0;
 }
 
+/*
+ * PIP_NAMESPACES: how many dlmopen namespaces (each with its own libc) the
+ * root creates at most; more tasks share them.  Stock glibc has 16 in all,
+ * and static TLS for about 11 at the default tunables.
+ */
+int pip_parse_namespaces(int ntasks, int *nnsp)
+{
+    const char *v = getenv("PIP_NAMESPACES");
+    int n = PIP_NAMESPACES_DEFAULT;
+    if (v != NULL && *v != '\0') {
+        char *end;
+        errno = 0;
+        long l = strtol(v, &end, 10);
+        if (errno != 0 || *end != '\0' || l < 1 || l > PIP_NAMESPACES_MAX) {
+            pip_msg(0, "PIP_NAMESPACES='%s' is not a number from 1 to %d", v,
+                    PIP_NAMESPACES_MAX);
+            return EINVAL;
+        }
+        n = (int)l;
+    }
+    *nnsp = n < ntasks ? n : ntasks;
+    return 0;
+}
+
 int pip_parse_stop_on_start(void)
 {
     const char *v = getenv(PIP_ENV_STOP_ON_START);

@@ -40,7 +40,7 @@ int pip_task_alive(struct pip_task *t)
 static int pip_wait_check(int pipid, struct pip_task **tp)
 {
     int rc;
-    if (pip_check_init() != 0 || pip_self_ != NULL)
+    if (pip_check_init() != 0 || pip_is_task_copy())
         return EPERM;
     if (pipid == PIP_PIPID_ROOT || pipid == PIP_PIPID_MYSELF)
         return EDEADLK;
@@ -75,6 +75,13 @@ static int pip_reap(struct pip_task *t, int *status, int block)
             }
             st = W_EXITCODE(0, 0);
         }
+        /*
+         * A task that ended through its exit handler leaves with its last
+         * thread (so that its libc frees the thread's resources): the exit
+         * code is the one the handler recorded.
+         */
+        if (WIFEXITED(st) && t->clean_end)
+            st = t->status;
         /* The task thread's tid word is cleared before the process is reaped.
          */
     } else {
@@ -115,7 +122,7 @@ int pip_trywait(int pipid, int *status)
 
 int pip_trywait_any(int *pipidp, int *status)
 {
-    if (pip_check_init() != 0 || pip_self_ != NULL)
+    if (pip_check_init() != 0 || pip_is_task_copy())
         return EPERM;
     struct pip_root *r = pip_root_;
     int any = 0;
@@ -135,7 +142,7 @@ int pip_trywait_any(int *pipidp, int *status)
 
 int pip_wait_any(int *pipidp, int *status)
 {
-    if (pip_check_init() != 0 || pip_self_ != NULL)
+    if (pip_check_init() != 0 || pip_is_task_copy())
         return EPERM;
     struct pip_root *r = pip_root_;
     for (;;) {
@@ -239,10 +246,10 @@ void pip_abort(void)
         for (int i = 0; i < r->ntasks; i++) {
             struct pip_task *t = &r->tasks[i];
             if (t->state == PIP_TASK_RUNNING && !pip_task_ended(t) &&
-                t != pip_self_)
+                t != pip_self())
                 (void)pip_raw_syscall(SYS_kill, t->pid, SIGKILL, 0, 0, 0, 0);
         }
-        if (pip_self_ != NULL)
+        if (pip_is_task_copy())
             (void)pip_raw_syscall(SYS_kill, r->pid, SIGABRT, 0, 0, 0, 0);
     }
     abort();
