@@ -81,7 +81,13 @@ PIP_TASK_LIBPIP = libpip/libpip.la
 endif
 check_PROGRAMS += libpip/tests/task_nop libpip/tests/task_plain \
 	libpip/tests/task_tls libpip/tests/task_api \
-	libpip/tests/task_nopie libpip/tests/task_nordyn libpip/tests/task_stdio
+	libpip/tests/task_nopie libpip/tests/task_nordyn libpip/tests/task_stdio \
+	libpip/tests/task_scale
+libpip_tests_task_scale_SOURCES = libpip/tests/task_scale.c libpip/tests/ps_shared.h
+libpip_tests_task_scale_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_task_scale_CFLAGS = $(PIP_TASK_CF)
+libpip_tests_task_scale_LDFLAGS = $(PIP_TASK_LDF)
+libpip_tests_task_scale_LDADD = $(PIP_TASK_LIBPIP)
 libpip_tests_task_nop_SOURCES = libpip/tests/task_nop.c
 libpip_tests_task_nop_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
 libpip_tests_task_nop_CFLAGS = $(PIP_TASK_CF)
@@ -135,7 +141,8 @@ PIP_TESTS = \
 	libpip/tests/test_pip_tls \
 	libpip/tests/test_pip_xmem \
 	libpip/tests/test_pip_query \
-	libpip/tests/test_pip_exec
+	libpip/tests/test_pip_exec \
+	libpip/tests/test_pip_scale
 check_PROGRAMS += $(PIP_TESTS)
 PIP_TESTS_BY_PROCESS = $(PIP_TESTS:=.process)
 PIP_TESTS_BY_THREAD = $(PIP_TESTS:=.thread)
@@ -233,6 +240,11 @@ libpip_tests_test_pip_exec_CPPFLAGS = $(PIP_TEST_CPPF)
 libpip_tests_test_pip_exec_CFLAGS = $(PIP_TEST_CF)
 libpip_tests_test_pip_exec_LDFLAGS = $(PIP_TEST_LDF)
 libpip_tests_test_pip_exec_LDADD = $(PIP_TEST_LIBS)
+libpip_tests_test_pip_scale_SOURCES = libpip/tests/test_pip_scale.c libpip/tests/pt_util.h libpip/tests/ps_shared.h
+libpip_tests_test_pip_scale_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_scale_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_scale_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_scale_LDADD = $(PIP_TEST_LIBS)
 
 endif BUILD_LIBPIP
 

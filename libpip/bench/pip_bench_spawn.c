@@ -58,6 +58,8 @@ __attribute__((used)) static __thread char bench_tls_reserve[16384];
 enum {
     M_PROCESS,
     M_THREAD,
+    M_PROCESS_COLD,
+    M_THREAD_COLD,
     M_POSIX_SPAWN,
     M_PTHREAD,
     M_DLMOPEN,
@@ -66,8 +68,9 @@ enum {
 };
 
 static const char *method_name[M_COUNT] = {
-    "libpip process", "libpip thread",  "posix_spawn",
-    "pthread",        "dlmopen new ns", "dlopen base ns",
+    "libpip process",     "libpip thread",  "libpip process cold",
+    "libpip thread cold", "posix_spawn",    "pthread",
+    "dlmopen new ns",     "dlopen base ns",
 };
 
 static double now_ns(void)
@@ -89,91 +92,104 @@ __attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt,
     exit(1);
 }
 
-/* ---- child side: one root doing up to m spawns ------------------------- */
+/* ---- child side: one root ------------------------------------------- */
 
-/* Prints "DONE TOTAL_NS": spawns done before running out of namespaces. */
-static int child_main(const char *prog, int m)
+static double spawn_wait(const char *prog, char **argv)
+{
+    pip_spawn_program_t p;
+    int id = 0, st, rc;
+    pip_spawn_from_main(&p, (char *)prog, argv, NULL, NULL, NULL);
+    double t0 = now_ns();
+    if ((rc = pip_task_spawn(&p, PIP_CPUCORE_ASIS, 0, &id, NULL)) != 0)
+        die("pip_task_spawn(%s): %s", prog, strerror(rc));
+    if ((rc = pip_wait(id, &st)) != 0)
+        die("pip_wait: %s", strerror(rc));
+    double dt = now_ns() - t0;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        die("task %s ended with status 0x%x", prog, st);
+    return dt;
+}
+
+/*
+ * Prints "COLD R1 ... Rn": the first spawn of a fresh root (a new namespace
+ * and program image) in ns, then the total ns of each of `rounds` rounds of
+ * m spawns after one untimed warm-up round (images reused).
+ */
+static int child_main(const char *prog, int m, int rounds)
 {
     int pipid, ntasks = m, rc;
     if ((rc = pip_init(&pipid, &ntasks, NULL, 0)) != 0)
         die("pip_init: %s", strerror(rc));
     char *argv[] = {(char *)prog, NULL};
-    double total = 0;
-    int done = 0;
-    for (; done < m; done++) {
-        pip_spawn_program_t p;
-        int id = 0, st;
-        pip_spawn_from_main(&p, (char *)prog, argv, NULL, NULL, NULL);
-        double t0 = now_ns();
-        rc = pip_task_spawn(&p, PIP_CPUCORE_ASIS, 0, &id, NULL);
-        if (rc == EAGAIN)
-            break; /* out of namespaces: the parent starts another root */
-        if (rc != 0)
-            die("pip_task_spawn(%s): %s", prog, strerror(rc));
-        if ((rc = pip_wait(id, &st)) != 0)
-            die("pip_wait: %s", strerror(rc));
-        total += now_ns() - t0;
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-            die("task %s ended with status 0x%x", prog, st);
+    printf("%.0f", spawn_wait(prog, argv));
+    for (int r = -1; r < rounds; r++) {
+        double total = 0;
+        for (int i = 0; i < m; i++)
+            total += spawn_wait(prog, argv);
+        if (r >= 0)
+            printf(" %.0f", total);
     }
-    printf("%d %.0f\n", done, total);
+    printf("\n");
     fflush(NULL);
     _exit(0); /* skip pip_fin and exit handlers: nothing left to time */
 }
 
 /* ---- parent side ------------------------------------------------------- */
 
-/* Run one libpip round of m spawns in child roots; returns the total ns. */
-static double libpip_round(const char *self, const char *mode, const char *prog,
-                           int m)
+/*
+ * Run a child root; fills cold (ns) and per[] (us per spawn of each round).
+ */
+static void libpip_child(const char *self, const char *mode, const char *prog,
+                         int m, int rounds, double *cold, double *per)
 {
-    double total = 0;
-    int left = m;
-    while (left > 0) {
-        int fds[2];
-        if (pipe(fds) != 0)
-            die("pipe: %s", strerror(errno));
-        char nbuf[32];
-        snprintf(nbuf, sizeof(nbuf), "%d", left);
-        pid_t pid = fork();
-        if (pid < 0)
-            die("fork: %s", strerror(errno));
-        if (pid == 0) {
-            dup2(fds[1], 1);
-            close(fds[0]);
-            close(fds[1]);
-            setenv("PIP_MODE", mode, 1);
-            execl(self, self, "--child", nbuf, "--prog", prog, (char *)NULL);
-            _exit(127);
-        }
-        close(fds[1]);
-        /* Never hang on a stuck child: give up after CHILD_TIMEOUT_MS. */
-        char buf[128] = "";
-        ssize_t n = 0, r = 0;
-        struct pollfd pfd = {fds[0], POLLIN, 0};
-        while (poll(&pfd, 1, CHILD_TIMEOUT_MS) == 1 &&
-               (r = read(fds[0], buf + n, sizeof(buf) - 1 - (size_t)n)) > 0)
-            n += r;
-        if (r != 0) {
-            kill(pid, SIGKILL);
-            fprintf(stderr, "\npip_bench_spawn: libpip %s child timed out\n",
-                    mode);
-        }
+    int fds[2];
+    if (pipe(fds) != 0)
+        die("pipe: %s", strerror(errno));
+    char nbuf[32], rbuf[32];
+    snprintf(nbuf, sizeof(nbuf), "%d", m);
+    snprintf(rbuf, sizeof(rbuf), "%d", rounds);
+    pid_t pid = fork();
+    if (pid < 0)
+        die("fork: %s", strerror(errno));
+    if (pid == 0) {
+        dup2(fds[1], 1);
         close(fds[0]);
-        buf[n > 0 ? n : 0] = '\0';
-        int st;
-        waitpid(pid, &st, 0);
-        int done = 0;
-        double ns = 0;
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 ||
-            sscanf(buf, "%d %lf", &done, &ns) != 2)
-            die("libpip %s child failed (status 0x%x)", mode, st);
-        if (done == 0)
-            die("libpip %s: a fresh root could not spawn a single task", mode);
-        total += ns;
-        left -= done;
+        close(fds[1]);
+        setenv("PIP_MODE", mode, 1);
+        execl(self, self, "--child", nbuf, "--child-rounds", rbuf, "--prog",
+              prog, (char *)NULL);
+        _exit(127);
     }
-    return total;
+    close(fds[1]);
+    /* Never hang on a stuck child: give up after CHILD_TIMEOUT_MS. */
+    char buf[8192] = "";
+    ssize_t n = 0, r = 0;
+    struct pollfd pfd = {fds[0], POLLIN, 0};
+    while (n < (ssize_t)sizeof(buf) - 1 &&
+           poll(&pfd, 1, CHILD_TIMEOUT_MS) == 1 &&
+           (r = read(fds[0], buf + n, sizeof(buf) - 1 - (size_t)n)) > 0)
+        n += r;
+    if (r != 0) {
+        kill(pid, SIGKILL);
+        fprintf(stderr, "\npip_bench_spawn: libpip %s child timed out\n", mode);
+    }
+    close(fds[0]);
+    buf[n > 0 ? n : 0] = '\0';
+    int st;
+    waitpid(pid, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        die("libpip %s child failed (status 0x%x)", mode, st);
+    char *p = buf, *end;
+    *cold = strtod(p, &end);
+    if (end == p)
+        die("libpip %s child: no result", mode);
+    for (int i = 0; i < rounds; i++) {
+        p = end;
+        double v = strtod(p, &end);
+        if (end == p)
+            die("libpip %s child: %d of %d rounds reported", mode, i, rounds);
+        per[i] = v / m / 1000.0;
+    }
 }
 
 static double posix_spawn_round(const char *prog, int m)
@@ -317,13 +333,14 @@ static int parse_positive(const char *s, const char *what)
 
 int main(int argc, char **argv)
 {
-    int m = 8, rounds = 10, child = 0;
+    int m = 8, rounds = 10, child = 0, child_rounds = 0;
     const char *csv = NULL;
     char *prog = NULL;
     static const struct option opts[] = {
         {"csv", required_argument, NULL, 'c'},
         {"prog", required_argument, NULL, 'p'},
         {"child", required_argument, NULL, 'C'},
+        {"child-rounds", required_argument, NULL, 'R'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -345,6 +362,9 @@ int main(int argc, char **argv)
         case 'C':
             child = parse_positive(optarg, "--child");
             break;
+        case 'R':
+            child_rounds = atoi(optarg);
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -359,7 +379,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (child > 0)
-        return child_main(prog, child);
+        return child_main(prog, child, child_rounds);
 
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -381,43 +401,56 @@ int main(int argc, char **argv)
     if (csv != NULL && (out = fopen(csv, "w")) == NULL)
         die("%s: %s", csv, strerror(errno));
 
-    double *per = calloc((size_t)rounds, sizeof(double));
+    double *per = calloc((size_t)rounds + 1, sizeof(double));
     double med[M_COUNT], mn[M_COUNT], mx[M_COUNT];
     if (per == NULL)
         die("out of memory");
     fprintf(stderr, "pip_bench_spawn: %s, %d rounds x %d spawns\n", prog,
             rounds, m);
     for (int k = 0; k < M_COUNT; k++) {
-        /* One untimed warm-up round: page cache, lazy binding, first mmaps. */
-        for (int r = -1; r < rounds; r++) {
-            double ns = 0;
-            switch (k) {
-            case M_PROCESS:
-                ns = libpip_round(self, "process", prog, m);
-                break;
-            case M_THREAD:
-                ns = libpip_round(self, "thread", prog, m);
-                break;
-            case M_POSIX_SPAWN:
-                ns = posix_spawn_round(prog, m);
-                break;
-            case M_PTHREAD:
-                ns = pthread_round(m);
-                break;
-            case M_DLMOPEN:
-                ns = dl_round(copy, 1, m);
-                break;
-            case M_DLOPEN:
-                ns = dl_round(copy, 0, m);
-                break;
-            }
-            if (r >= 0)
-                per[r] = ns / m / 1000.0;
-            if (r < 0)
-                fprintf(stderr, "  %-16s warm-up", method_name[k]);
-            else
-                fprintf(stderr, "\r  %-16s round %d/%d", method_name[k], r + 1,
+        if (k == M_PROCESS || k == M_THREAD) {
+            /* One root: a warm-up round, then the rounds (images reused). */
+            double cold;
+            fprintf(stderr, "  %-20s %d rounds in one root", method_name[k],
+                    rounds);
+            libpip_child(self, k == M_PROCESS ? "process" : "thread", prog, m,
+                         rounds, &cold, per);
+        } else if (k == M_PROCESS_COLD || k == M_THREAD_COLD) {
+            /* The first spawn of a fresh root: a new namespace and image. */
+            for (int r = 0; r < rounds; r++) {
+                double cold, dummy[1];
+                libpip_child(self, k == M_PROCESS_COLD ? "process" : "thread",
+                             prog, 1, 0, &cold, dummy);
+                per[r] = cold / 1000.0;
+                fprintf(stderr, "\r  %-20s root %d/%d", method_name[k], r + 1,
                         rounds);
+            }
+        } else {
+            /* One untimed warm-up round: page cache, lazy binding, mmaps. */
+            for (int r = -1; r < rounds; r++) {
+                double ns = 0;
+                switch (k) {
+                case M_POSIX_SPAWN:
+                    ns = posix_spawn_round(prog, m);
+                    break;
+                case M_PTHREAD:
+                    ns = pthread_round(m);
+                    break;
+                case M_DLMOPEN:
+                    ns = dl_round(copy, 1, m);
+                    break;
+                case M_DLOPEN:
+                    ns = dl_round(copy, 0, m);
+                    break;
+                }
+                if (r >= 0)
+                    per[r] = ns / m / 1000.0;
+                if (r < 0)
+                    fprintf(stderr, "  %-20s warm-up", method_name[k]);
+                else
+                    fprintf(stderr, "\r  %-20s round %d/%d", method_name[k],
+                            r + 1, rounds);
+            }
         }
         fputc('\n', stderr);
         qsort(per, (size_t)rounds, sizeof(double), cmp_double);
@@ -428,13 +461,13 @@ int main(int argc, char **argv)
     }
 
     double base = med[M_POSIX_SPAWN];
-    printf("%-16s %12s %12s %12s %10s\n", "method", "median us", "min us",
+    printf("%-20s %12s %12s %12s %10s\n", "method", "median us", "min us",
            "max us", "vs spawn");
     if (out != NULL)
         fprintf(out, "method,median_us,min_us,max_us,ratio_vs_posix_spawn,"
                      "rounds,spawns\n");
     for (int k = 0; k < M_COUNT; k++) {
-        printf("%-16s %12.1f %12.1f %12.1f %9.2fx\n", method_name[k], med[k],
+        printf("%-20s %12.1f %12.1f %12.1f %9.2fx\n", method_name[k], med[k],
                mn[k], mx[k], med[k] / base);
         if (out != NULL)
             fprintf(out, "%s,%.2f,%.2f,%.2f,%.4f,%d,%d\n", method_name[k],

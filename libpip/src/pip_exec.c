@@ -278,7 +278,6 @@ int main(int argc, char **argv)
             die("no program given after ':' (see %s -h)", prog_name);
     }
 
-
     /* Split argv at the ':' separators now that exec is behind us. */
     for (int k = 1; k < argc; k++)
         if (strcmp(argv[k], ":") == 0)

@@ -61,8 +61,7 @@ struct pip_task *pip_self(void)
     if (r != NULL && r->mode == PIP_MODE_PROCESS) {
         pid_t pid = (pid_t)pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
         for (int i = 0; i < r->ntasks; i++)
-            if (r->tasks[i].state == PIP_TASK_RUNNING &&
-                r->tasks[i].pid == pid)
+            if (r->tasks[i].state == PIP_TASK_RUNNING && r->tasks[i].pid == pid)
                 return &r->tasks[i];
     }
     return NULL;
@@ -223,12 +222,11 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
     pip_root_ = r;
     if (pipidp != NULL)
         *pipidp = PIP_PIPID_ROOT;
-    pip_dbg(
-        "root %d initialised: %d tasks, %d namespaces at most, %s mode, "
-        "stack %zu, TLS reserve %zu",
-        (int)r->pid, ntasks, nns,
-        mode == PIP_MODE_PTHREAD ? "thread" : "process", stacksz,
-        r->tls_reserve);
+    pip_dbg("root %d initialised: %d tasks, %d namespaces at most, %s mode, "
+            "stack %zu, TLS reserve %zu",
+            (int)r->pid, ntasks, nns,
+            mode == PIP_MODE_PTHREAD ? "thread" : "process", stacksz,
+            r->tls_reserve);
     return 0;
 }
 

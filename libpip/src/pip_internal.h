@@ -27,7 +27,7 @@
 
 #define PIP_ROOT_MAGIC 0x50695052 /* "PiPR" */
 
-#define PIP_NAMESPACES_DEFAULT 8 /* namespaces a root creates at most */
+#define PIP_NAMESPACES_DEFAULT 8  /* namespaces a root creates at most */
 #define PIP_NAMESPACES_MAX     15 /* stock glibc: 16 with the base one */
 
 /* Task slot states. */
@@ -46,13 +46,13 @@ enum pip_task_state {
 struct pip_ns {
     int index;
     Lmid_t lmid;
-    void *libc;    /* handle of the namespace's libc.so.6 */
-    int busy;      /* tasks of this namespace now loading or running */
-    int nimages;   /* program images loaded into it */
-    int max_busy;  /* most tasks it ever ran at once */
+    void *libc;   /* handle of the namespace's libc.so.6 */
+    int busy;     /* tasks of this namespace now loading or running */
+    int nimages;  /* program images loaded into it */
+    int max_busy; /* most tasks it ever ran at once */
     struct pip_task *volatile single; /* its task when busy == 1 */
-    void *head;            /* handle of its first image */
-    char **envv;           /* environ and program name given to its libc */
+    void *head;                       /* handle of its first image */
+    char **envv; /* environ and program name given to its libc */
     char *progname_full_s;
     /* functions of the namespace's libc */
     int (*pthread_create)(pthread_t *, const pthread_attr_t *,
@@ -80,7 +80,7 @@ struct pip_elf_info {
     uint64_t fini_array, fini_arraysz, fini; /* unrelocated vaddrs / size */
     uint64_t dyn_offset, dyn_size;           /* PT_DYNAMIC in the file */
     uint64_t rela, relasz, relaent, symtab, strtab; /* for copy relocations */
-    int nrw;                          /* writable PT_LOAD segments */
+    int nrw; /* writable PT_LOAD segments */
     uint64_t rw_vaddr[PIP_ELF_MAX_RW], rw_memsz[PIP_ELF_MAX_RW];
     uint64_t relro_vaddr, relro_memsz; /* PT_GNU_RELRO */
 };
@@ -111,7 +111,7 @@ struct pip_image {
     void *handle;
     uintptr_t l_addr;
     struct pip_elf_info elf;
-    void (*ns_enter)(void *); /* the namespace libpip's pip_ns_enter_ */
+    void (*ns_enter)(void *);  /* the namespace libpip's pip_ns_enter_ */
     void (**fini_saved)(void); /* the program's DT_FINI_ARRAY, as loaded */
     size_t nfini;
     int nsnap;
@@ -124,7 +124,6 @@ struct pip_named {
     void *addr;
     char name[];
 };
-
 
 struct pip_task {
     int pipid;
@@ -215,7 +214,7 @@ struct pip_root {
     int nns;                 /* namespaces created */
     unsigned long image_seq; /* images loaded (unique load names) */
     struct pip_image *images;
-    void **retired; /* strings a namespace's libc may still read */
+    void **retired;          /* strings a namespace's libc may still read */
     size_t map_size;         /* size of this mmap */
     struct pip_ns *nss;      /* nns_max namespace slots */
     struct pip_task tasks[]; /* ntasks + 1 (the last is the root) */

@@ -417,8 +417,7 @@ static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
     const char *strtab = (const char *)(img->l_addr + e->strtab);
     const Elf64_Sym *symtab = (const Elf64_Sym *)(img->l_addr + e->symtab);
     for (uint64_t off = 0; off + ent <= e->relasz; off += ent) {
-        const Elf64_Rela *r =
-            (const Elf64_Rela *)(img->l_addr + e->rela + off);
+        const Elf64_Rela *r = (const Elf64_Rela *)(img->l_addr + e->rela + off);
         if (ELF64_R_TYPE(r->r_info) != R_X86_64_COPY)
             continue;
         const Elf64_Sym *sym = &symtab[ELF64_R_SYM(r->r_info)];
@@ -595,8 +594,8 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
     if (img != NULL) {
         pip_restore(img);
         t->elf = img->elf;
-        pip_dbg("task %d reuses an image of %s in namespace %d", t->pipid,
-                path, img->ns->index);
+        pip_dbg("task %d reuses an image of %s in namespace %d", t->pipid, path,
+                img->ns->index);
         goto bind;
     }
 
@@ -712,9 +711,8 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
     img->next = r->images;
     r->images = img;
     pip_glibc_unlock();
-    pip_dbg("task %d: %s loaded as image %lu in namespace %d%s", t->pipid,
-            path, r->image_seq - 1, ns->index,
-            img->first_in_ns ? " (new)" : "");
+    pip_dbg("task %d: %s loaded as image %lu in namespace %d%s", t->pipid, path,
+            r->image_seq - 1, ns->index, img->first_in_ns ? " (new)" : "");
 
 bind:
     img->busy = 1;

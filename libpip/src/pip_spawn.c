@@ -70,7 +70,8 @@ static void pip_run_fini(struct pip_task *t)
          * destructors do not run again there (the image keeps its saved
          * copy for the next task that reuses it).
          */
-        void (**fa)(void) = (void (**)(void))(img->l_addr + img->elf.fini_array);
+        void (**fa)(void) =
+            (void (**)(void))(img->l_addr + img->elf.fini_array);
         if (fa[0] != pip_nop_fini) {
             uintptr_t lo = (uintptr_t)fa & ~(uintptr_t)4095;
             uintptr_t hi =
