@@ -4,10 +4,10 @@
  * @brief Process-in-Process (PiP) v2 compatible API.
  *
  * libpip loads several programs ("tasks") into the address space of one
- * "root" process.  Each task gets its own glibc dlmopen() namespace, hence
- * its own copy of every global variable of its program and of the
- * libraries it loads (libc included: own errno, stdio buffers, environ,
- * ctype tables, __progname), while any task can read or write the memory
+ * "root" process.  Each task gets its own image of its program in a glibc
+ * dlmopen() namespace, hence its own copy of every global variable of its
+ * program (and, while it has its namespace to itself, of libc: environ,
+ * stdio buffers, __progname), while any task can read or write the memory
  * of any other task through plain pointers.
  *
  * ERROR CONTRACT
@@ -61,12 +61,14 @@
  *   PIP_STOP_ON_START pipid of a task (negative: every task) that stops
  *                     itself with SIGSTOP before user code, for a debugger.
  *   PIP_DEBUG         1: print one-line reasons for failures on stderr.
+ *   PIP_NAMESPACES    dlmopen namespaces a root creates at most, 1..15
+ *                     (default 8); more tasks share them.
  *
  * LIMITS
- *   Stock glibc has 16 link-map namespaces: about 11 tasks can be loaded
- *   with the default static-TLS reserve, 15 when the root process was
- *   started with GLIBC_TUNABLES=glibc.rtld.nns=16 (pip-exec re-executes
- *   itself so).  When no namespace is left pip_task_spawn() returns EAGAIN.
+ *   Up to PIP_NTASKS_MAX tasks per root on stock glibc.  The first
+ *   PIP_NAMESPACES tasks get a dlmopen namespace (a libc) each; later ones
+ *   share a namespace's libc (environ, stdio buffers, atexit list) while
+ *   keeping private program globals: see libpip(7), NAMESPACES.
  */
 #ifndef PIP_PIP_H
 #define PIP_PIP_H
@@ -311,7 +313,7 @@ static inline void pip_spawn_hook(pip_spawn_hook_t *h, pip_spawnhook_t before,
  *   EINVAL    NULL/empty program, bad coreno, bad pipid, bad opts
  *   EBUSY     pipid in use
  *   ENOMEM    out of memory
- *   EAGAIN    no dlmopen namespace or static TLS left (stock glibc
+ *   EAGAIN    the first namespace cannot be created (glibc
  *             limit), or no free pipid with PIP_PIPID_ANY
  *   ELIBACC   a shared library the program needs cannot be loaded, or
  *             the program has an undefined symbol (reported by the loader,
