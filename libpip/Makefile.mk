@@ -51,9 +51,21 @@ libpip_bench_pip_bench_spawn_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
 libpip_bench_pip_bench_spawn_CFLAGS = $(AM_CFLAGS) -fPIE
 libpip_bench_pip_bench_spawn_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-install
 libpip_bench_pip_bench_spawn_LDADD = libpip/libpip.la -ldl -lpthread -lm
+# Cost per task from 1 to 256 tasks (spawn time, RSS, page tables) against
+# as many posix_spawn'ed processes.
+noinst_PROGRAMS += libpip/bench/pip_bench_scale libpip/bench/pip_bench_task
+libpip_bench_pip_bench_scale_SOURCES = libpip/bench/pip_bench_scale.c
+libpip_bench_pip_bench_scale_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_bench_pip_bench_scale_CFLAGS = $(AM_CFLAGS) -fPIE
+libpip_bench_pip_bench_scale_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-install
+libpip_bench_pip_bench_scale_LDADD = libpip/libpip.la
+libpip_bench_pip_bench_task_SOURCES = libpip/bench/pip_bench_task.c
+libpip_bench_pip_bench_task_CFLAGS = $(PIP_TASK_CF)
+libpip_bench_pip_bench_task_LDFLAGS = $(PIP_TASK_LDF)
 BENCH_TARGETS += bench-pip
-bench-pip: libpip/bench/pip_bench_spawn libpip/tests/task_nop
+bench-pip: libpip/bench/pip_bench_spawn libpip/tests/task_nop libpip/bench/pip_bench_scale libpip/bench/pip_bench_task
 	$(top_builddir)/libpip/bench/pip_bench_spawn --prog $(top_builddir)/libpip/tests/task_nop --csv $(top_builddir)/libpip/bench/pip_bench_spawn.csv
+	$(top_builddir)/libpip/bench/pip_bench_scale --csv $(top_builddir)/libpip/bench/pip_bench_scale.csv --plot $(top_builddir)/libpip/bench/pip_bench_scale.svg
 
 # --- tests -------------------------------------------------------------------
 # Task programs are built the way users build them: plain `cc -fPIE -pie
