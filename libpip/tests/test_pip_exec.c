@@ -299,7 +299,7 @@ static void program_is_searched_in_path(void **state)
 static void more_tasks_than_default_namespaces(void **state)
 {
     (void)state;
-    /* Beyond ~10 tasks pip-exec restarts itself with more glibc namespaces. */
+    /* More tasks than namespaces: later tasks share them. */
     run_t r = run_pip_exec("-n", "13", sib("task_api"), "info", NULL);
     expect_exit(&r, 0);
     assert_int_equal(th_count(r.out, "ntasks=13"), 13);
