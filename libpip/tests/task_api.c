@@ -94,6 +94,12 @@ int main(int argc, char **argv)
 
     rc = pip_init(&pipid, &ntasks, &root_exp, 0);
     CHECK(rc == 0, 2);
+    if (strcmp(action, "counter") == 0) {
+        /* Any number of tasks (pip-exec -n 300): a private counter, once. */
+        private_counter++;
+        printf("pipid=%d counter=%d\n", pipid, private_counter);
+        return private_counter == 1 ? 0 : 1;
+    }
     CHECK(pipid >= 0 && pipid < ntasks && pipid < PT_MAXT, 3);
 
     if (strcmp(action, "info") == 0) {

@@ -306,6 +306,27 @@ static void more_tasks_than_default_namespaces(void **state)
     assert_int_equal(th_count(r.out, "pipid=12 "), 1);
 }
 
+/* 256 and 300 tasks: each prints its pipid and a private counter of 1. */
+static void hundreds_of_tasks(void **state)
+{
+    (void)state;
+    static const char *const counts[] = {"256", "300"};
+    for (int k = 0; k < 2; k++) {
+        int n = atoi(counts[k]);
+        run_t r =
+            run_pip_exec("-n", counts[k], sib("task_api"), "counter", NULL);
+        expect_exit(&r, 0);
+        assert_int_equal(th_count(r.out, " counter=1\n"), n);
+        assert_int_equal(th_count(r.out, "counter="), n);
+        for (int i = 0; i < n; i++) {
+            char want[32];
+            snprintf(want, sizeof(want), "pipid=%d counter=1\n", i);
+            if (th_count(r.out, want) != 1)
+                fail_msg("-n %d: no single line '%s'", n, want);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +346,7 @@ int main(void)
         cmocka_unit_test(bad_environment_gives_one_line),
         cmocka_unit_test(program_is_searched_in_path),
         cmocka_unit_test(more_tasks_than_default_namespaces),
+        cmocka_unit_test(hundreds_of_tasks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
