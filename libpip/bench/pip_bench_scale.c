@@ -99,10 +99,39 @@ static void make_pipes(int ready[2], int go[2])
     fcntl(ready[0], F_SETFD, FD_CLOEXEC);
 }
 
+/* The task's command line: the two descriptors it uses. */
+struct task_cmd {
+    char rfd[16], gfd[16];
+    char *argv[4];
+};
+
+static void task_cmd_init(struct task_cmd *c, const char *task, int ready_w,
+                          int go_r)
+{
+    snprintf(c->rfd, sizeof(c->rfd), "%d", ready_w);
+    snprintf(c->gfd, sizeof(c->gfd), "%d", go_r);
+    c->argv[0] = (char *)task;
+    c->argv[1] = c->rfd;
+    c->argv[2] = c->gfd;
+    c->argv[3] = NULL;
+}
+
+/* Per-task figures to the parent, then end the measuring child. */
+static void report(int wfd, int n, double spawn_us, long rss_kib, long pte_kib)
+{
+    struct result res;
+    res.spawn_us = spawn_us / n;
+    res.rss_kib = (double)rss_kib / n;
+    res.pte_kib = (double)pte_kib / n;
+    res.ok = 1;
+    if (write(wfd, &res, sizeof(res)) != (ssize_t)sizeof(res))
+        die("write: %s", strerror(errno));
+    _exit(0);
+}
+
 /* In a fresh child: a root with n tasks.  Writes a struct result to wfd. */
 static void run_pip(const char *task, int n, int wfd)
 {
-    struct result res = {0, 0, 0, 0};
     int ready[2], go[2], pipid, ntasks = n, rc;
     make_pipes(ready, go);
     if ((rc = pip_init(&pipid, &ntasks, NULL, 0)) != 0)
@@ -110,15 +139,13 @@ static void run_pip(const char *task, int n, int wfd)
     long rss0, pte0, rss1, pte1;
     if (mem_of(getpid(), &rss0, &pte0) != 0)
         die("cannot read /proc/self/status");
-    char rfd[16], gfd[16];
-    snprintf(rfd, sizeof(rfd), "%d", ready[1]);
-    snprintf(gfd, sizeof(gfd), "%d", go[0]);
-    char *argv[] = {(char *)task, rfd, gfd, NULL};
+    struct task_cmd cmd;
+    task_cmd_init(&cmd, task, ready[1], go[0]);
     double spawn = 0;
     for (int i = 0; i < n; i++) {
         pip_spawn_program_t p;
         int id = PIP_PIPID_ANY;
-        pip_spawn_from_main(&p, (char *)task, argv, NULL, NULL, NULL);
+        pip_spawn_from_main(&p, (char *)task, cmd.argv, NULL, NULL, NULL);
         double t0 = now_us();
         if ((rc = pip_task_spawn(&p, PIP_CPUCORE_ASIS, 0, &id, NULL)) != 0)
             die("pip_task_spawn (task %d of %d): %s", i, n, strerror(rc));
@@ -134,30 +161,21 @@ static void run_pip(const char *task, int n, int wfd)
         if ((rc = pip_wait(i, &st)) != 0 || st != 0)
             die("task %d: %s, status 0x%x", i, strerror(rc), st);
     }
-    res.spawn_us = spawn / n;
-    res.rss_kib = (double)(rss1 - rss0) / n;
-    res.pte_kib = (double)(pte1 - pte0) / n;
-    res.ok = 1;
-    if (write(wfd, &res, sizeof(res)) != (ssize_t)sizeof(res))
-        die("write: %s", strerror(errno));
-    _exit(0);
+    report(wfd, n, spawn, rss1 - rss0, pte1 - pte0);
 }
 
 /* Baseline: n processes of the same program. */
 static void run_procs(const char *task, int n, int wfd)
 {
-    struct result res = {0, 0, 0, 0};
     int ready[2], go[2];
     make_pipes(ready, go);
     pid_t *pids = calloc((size_t)n, sizeof(pid_t));
-    char rfd[16], gfd[16];
-    snprintf(rfd, sizeof(rfd), "%d", ready[1]);
-    snprintf(gfd, sizeof(gfd), "%d", go[0]);
-    char *argv[] = {(char *)task, rfd, gfd, NULL};
+    struct task_cmd cmd;
+    task_cmd_init(&cmd, task, ready[1], go[0]);
     double spawn = 0;
     for (int i = 0; i < n; i++) {
         double t0 = now_us();
-        int rc = posix_spawn(&pids[i], task, NULL, NULL, argv, environ);
+        int rc = posix_spawn(&pids[i], task, NULL, NULL, cmd.argv, environ);
         if (rc != 0)
             die("posix_spawn: %s", strerror(rc));
         spawn += now_us() - t0;
@@ -177,13 +195,8 @@ static void run_procs(const char *task, int n, int wfd)
         if (waitpid(pids[i], &st, 0) < 0 || st != 0)
             die("process %d: status 0x%x", (int)pids[i], st);
     }
-    res.spawn_us = spawn / n;
-    res.rss_kib = (double)rss / n;
-    res.pte_kib = (double)pte / n;
-    res.ok = 1;
-    if (write(wfd, &res, sizeof(res)) != (ssize_t)sizeof(res))
-        die("write: %s", strerror(errno));
-    _exit(0);
+    free(pids);
+    report(wfd, n, spawn, rss, pte);
 }
 
 enum { K_PROCESS, K_THREAD, K_SPAWN, K_COUNT };
