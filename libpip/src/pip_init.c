@@ -177,6 +177,7 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
 
     pip_root_ = r;
     pip_self_ = NULL;
+    pip_registry_init();
     if (pipidp != NULL)
         *pipidp = PIP_PIPID_ROOT;
     pip_dbg(
@@ -194,6 +195,7 @@ int pip_fin(void)
     for (int i = 0; i < r->ntasks; i++)
         if (r->tasks[i].state != PIP_TASK_FREE)
             return EBUSY;
+    pip_registry_fin();
     r->finalized = 1;
     r->magic = 0;
     /* Namespaces stay loaded: glibc cannot unload a namespace's libc. */
