@@ -82,7 +82,6 @@ void pip_registry_init(void)
         return;
     }
     struct pip_reg_header *h = p;
-    extern char *program_invocation_name;
     h->version = PIP_REG_VERSION;
     h->header_size = sizeof(*h);
     h->entry_size = sizeof(struct pip_reg_task);

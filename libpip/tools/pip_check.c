@@ -141,8 +141,11 @@ static int check_root(const struct opts *o, const char *path, enum pe_status st,
     struct verdict v = {o, path, "root", 0};
     if (check_common(&v, st, f, msg) != 0)
         return 1;
-    if (f->dyn == NULL || !f->has_interp) {
+    if (f->dyn == NULL) {
         no(&v, "statically linked: a root needs the dynamic linker (dlmopen)");
+    } else if (!f->has_interp) {
+        no(&v, "no program interpreter (a shared library or a static PIE): a "
+               "root must be a dynamically linked program");
     } else {
         if (!pe_needs(f, "libpip.so"))
             no(&v, "not linked with libpip: link with -lpip (pipcc "
