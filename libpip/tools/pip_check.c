@@ -147,7 +147,9 @@ static int check_root(const struct opts *o, const char *path, enum pe_status st,
         no(&v, "no program interpreter (a shared library or a static PIE): a "
                "root must be a dynamically linked program");
     } else {
-        if (!pe_needs(f, "libpip.so"))
+        /* libpip_task.so: the build tree's uninstrumented copy (tests of
+         * sanitizer builds). */
+        if (!pe_needs(f, "libpip.so") && !pe_needs(f, "libpip_task.so"))
             no(&v, "not linked with libpip: link with -lpip (pipcc "
                    "--piproot does)");
         uint64_t have = pe_tls_need(f);

@@ -198,6 +198,10 @@ static int read_root(pid_t pid, const char *fd, struct root *r)
     r->ino = st.st_ino;
     int rc = copy_registry(map, (size_t)st.st_size, r);
     munmap(map, (size_t)st.st_size);
+    if (rc != 0) {
+        free(r->tasks);
+        r->tasks = NULL;
+    }
     return rc;
 }
 
@@ -428,7 +432,8 @@ int main(int argc, char **argv)
 
     int nroots = 0, found = 0, failed = 0;
     struct root *roots = find_roots(&nroots);
-    qsort(roots, (size_t)nroots, sizeof(*roots), cmp_root);
+    if (nroots > 1)
+        qsort(roots, (size_t)nroots, sizeof(*roots), cmp_root);
     for (int k = 0; k < nroots; k++) {
         struct root *r = &roots[k];
         if (!root_selected(&f, r))
@@ -462,8 +467,9 @@ int main(int argc, char **argv)
         }
         if (sig >= 0 && sig_roots)
             failed |= signal_one(r, r->h.root_pid, r->h.root_tid, sig) != 0;
-        free(r->tasks);
     }
+    for (int k = 0; k < nroots; k++)
+        free(roots[k].tasks);
     free(roots);
     if (!found) {
         if (sig >= 0 || f.npid + f.npipid + f.nname > 0)
