@@ -116,7 +116,6 @@ installcheck-libpip:
 	"$(DESTDIR)$(bindir)/pip-check" -r "$$d/root"; \
 	"$(DESTDIR)$(bindir)/pip-check" -t "$$d/task"; \
 	echo "installcheck-libpip: installed pipcc, pip-exec and pip-check work"
-.PHONY: installcheck-libpip
 
 # --- benchmark: make bench ---------------------------------------------------
 # Spawn+reap of one task: libpip (both modes) against posix_spawn+waitpid
