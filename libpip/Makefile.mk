@@ -7,7 +7,11 @@ PIP_MAN_PAGES = libpip/man/libpip.7.md libpip/man/pip-exec.1.md \
 	libpip/man/pip_init.3.md libpip/man/pip_spawn.3.md \
 	libpip/man/pip_wait.3.md libpip/man/pip_export.3.md \
 	libpip/man/pip_query.3.md libpip/man/pip_signal.3.md \
-	libpip/man/pip_barrier.3.md
+	libpip/man/pip_barrier.3.md libpip/man/pipcc.1.md \
+	libpip/man/pip-check.1.md libpip/man/pip-mode.1.md \
+	libpip/man/pips.1.md libpip/man/pip-unpie.1.md
+EXTRA_DIST += libpip/tools/pipcc.in libpip/tests/pipcc_root.c \
+	libpip/tests/pipcc_task.c
 
 if BUILD_LIBPIP
 
@@ -23,6 +27,8 @@ libpip_libpip_la_SOURCES = \
 	libpip/src/pip_wait.c \
 	libpip/src/pip_export.c \
 	libpip/src/pip_util.c \
+	libpip/src/pip_registry.h \
+	libpip/src/pip_registry.c \
 	libpip/src/pip_libmain.c
 libpip_libpip_la_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -I$(top_srcdir)/libpip/src
 libpip_libpip_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
@@ -41,6 +47,75 @@ bin_PROGRAMS += libpip/pip-exec
 libpip_pip_exec_SOURCES = libpip/src/pip_exec.c
 libpip_pip_exec_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -I$(top_srcdir)/libpip/src
 libpip_pip_exec_LDADD = libpip/libpip.la
+
+# The PiP toolset (libpip/tools/, man pages in libpip/man/).
+PIP_TOOL_CPPF = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -I$(top_srcdir)/libpip/src \
+	-I$(top_srcdir)/libpip/tools
+PIP_ELF_SRC = libpip/tools/pip_elf.c libpip/tools/pip_elf.h \
+	libpip/tools/pip_tools.h
+bin_PROGRAMS += libpip/pip-check libpip/pip-unpie libpip/pips libpip/pip-mode
+libpip_pip_check_SOURCES = libpip/tools/pip_check.c $(PIP_ELF_SRC)
+libpip_pip_check_CPPFLAGS = $(PIP_TOOL_CPPF)
+libpip_pip_unpie_SOURCES = libpip/tools/pip_unpie.c $(PIP_ELF_SRC)
+libpip_pip_unpie_CPPFLAGS = $(PIP_TOOL_CPPF)
+libpip_pips_SOURCES = libpip/tools/pips.c libpip/src/pip_registry.h
+libpip_pips_CPPFLAGS = $(PIP_TOOL_CPPF)
+libpip_pip_mode_SOURCES = libpip/tools/pip_mode.c
+libpip_pip_mode_CPPFLAGS = $(PIP_TOOL_CPPF)
+libpip_pip_mode_LDADD = libpip/libpip.la
+
+# libpiproot.a: the 64 KiB TLS reserve `pipcc --piproot` links into a root.
+# Built without the sanitizer flags: it is linked by pipcc's plain compiler.
+lib_LIBRARIES = libpip/libpiproot.a
+libpip_libpiproot_a_SOURCES = libpip/tools/piproot.c libpip/tools/pip_tools.h
+libpip_libpiproot_a_CPPFLAGS = $(PIP_TOOL_CPPF)
+libpip_libpiproot_a_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fPIE
+
+# pipcc is generated from one template twice: libpip/pipcc (installed: the
+# install paths) and libpip/tests/pipcc (the build tree's paths, for tests).
+# In a sanitizer build the tests' pipcc links the uninstrumented libpip copy
+# (see PIP_TASK_LIBPIP): pipcc's programs are built without the sanitizers.
+bin_SCRIPTS = libpip/pipcc
+check_SCRIPTS += libpip/tests/pipcc
+CLEANFILES += libpip/pipcc libpip/tests/pipcc
+if PVAS_SANITIZERS
+PIPCC_BUILD_LIBNAME = pip_task
+else
+PIPCC_BUILD_LIBNAME = pip
+endif
+libpip/pipcc: $(top_srcdir)/libpip/tools/pipcc.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) libpip && rm -f $@ $@.tmp && \
+	sed -e 's|[@]PIPCC_CC[@]|$(CC)|g' \
+	    -e 's|[@]PIPCC_INCDIRS[@]|-I$(includedir)|g' \
+	    -e 's|[@]PIPCC_LIBDIR[@]|$(libdir)|g' \
+	    -e 's|[@]PIPCC_LIBNAME[@]|pip|g' \
+	    -e 's|[@]PIPCC_ROOTLIB[@]|$(libdir)/libpiproot.a|g' \
+	    $(top_srcdir)/libpip/tools/pipcc.in >$@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@
+libpip/tests/pipcc: $(top_srcdir)/libpip/tools/pipcc.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) libpip/tests && rm -f $@ $@.tmp && \
+	sed -e 's|[@]PIPCC_CC[@]|$(CC)|g' \
+	    -e 's|[@]PIPCC_INCDIRS[@]|-I$(abs_top_srcdir)/libpip/include -I$(abs_top_builddir)/libpip/include|g' \
+	    -e 's|[@]PIPCC_LIBDIR[@]|$(abs_top_builddir)/libpip/.libs|g' \
+	    -e 's|[@]PIPCC_LIBNAME[@]|$(PIPCC_BUILD_LIBNAME)|g' \
+	    -e 's|[@]PIPCC_ROOTLIB[@]|$(abs_top_builddir)/libpip/libpiproot.a|g' \
+	    $(top_srcdir)/libpip/tools/pipcc.in >$@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@
+
+# After `make install` (make distcheck runs this): the installed pipcc
+# builds a task and a root that work standalone and under pip-exec.
+installcheck-local: installcheck-libpip
+installcheck-libpip:
+	@set -e; d=`mktemp -d`; trap 'rm -rf "$$d"' EXIT; \
+	"$(DESTDIR)$(bindir)/pipcc" -o "$$d/task" $(abs_top_srcdir)/libpip/tests/pipcc_task.c; \
+	"$(DESTDIR)$(bindir)/pipcc" --piproot -o "$$d/root" $(abs_top_srcdir)/libpip/tests/pipcc_root.c; \
+	"$$d/task" 7 >"$$d/out1"; grep -q '^task standalone tls 1007 global 1$$' "$$d/out1"; \
+	"$(DESTDIR)$(bindir)/pip-exec" -n 2 "$$d/task" 5 >"$$d/out2"; \
+	test `grep -c '^task pipid [01] tls 1005 global 1$$' "$$d/out2"` -eq 2; \
+	"$$d/root" 3 "$$d/task" >"$$d/out3"; grep -q '^root ok 3$$' "$$d/out3"; \
+	"$(DESTDIR)$(bindir)/pip-check" -r "$$d/root"; \
+	"$(DESTDIR)$(bindir)/pip-check" -t "$$d/task"; \
+	echo "installcheck-libpip: installed pipcc, pip-exec and pip-check work"
 
 # --- benchmark: make bench ---------------------------------------------------
 # Spawn+reap of one task: libpip (both modes) against posix_spawn+waitpid
@@ -154,7 +229,8 @@ PIP_TESTS = \
 	libpip/tests/test_pip_xmem \
 	libpip/tests/test_pip_query \
 	libpip/tests/test_pip_exec \
-	libpip/tests/test_pip_scale
+	libpip/tests/test_pip_scale \
+	libpip/tests/test_pip_pips
 check_PROGRAMS += $(PIP_TESTS)
 PIP_TESTS_BY_PROCESS = $(PIP_TESTS:=.process)
 PIP_TESTS_BY_THREAD = $(PIP_TESTS:=.thread)
@@ -257,6 +333,61 @@ libpip_tests_test_pip_scale_CPPFLAGS = $(PIP_TEST_CPPF)
 libpip_tests_test_pip_scale_CFLAGS = $(PIP_TEST_CF)
 libpip_tests_test_pip_scale_LDFLAGS = $(PIP_TEST_LDF)
 libpip_tests_test_pip_scale_LDADD = $(PIP_TEST_LIBS)
+
+# --- tests of the tools ------------------------------------------------------
+# test_pip_pips runs per mode (in PIP_TESTS above); the others do not depend
+# on the mode.  Helper programs: task_block (announces itself, blocks on
+# stdin), task_bigtls (128 KiB of TLS), task_static, and two roots with a
+# big and a too small TLS reserve (never run).
+PIP_TOOL_TESTS = libpip/tests/test_pip_check libpip/tests/test_pip_unpie \
+	libpip/tests/test_pip_mode libpip/tests/test_pip_pipcc
+check_PROGRAMS += $(PIP_TOOL_TESTS) libpip/tests/task_block \
+	libpip/tests/task_bigtls libpip/tests/task_static \
+	libpip/tests/root_tls_big libpip/tests/root_tls_small
+TESTS += $(PIP_TOOL_TESTS)
+libpip_tests_task_block_SOURCES = libpip/tests/task_block.c
+libpip_tests_task_block_CFLAGS = $(PIP_TASK_CF)
+libpip_tests_task_block_LDFLAGS = $(PIP_TASK_LDF)
+libpip_tests_task_bigtls_SOURCES = libpip/tests/task_bigtls.c
+libpip_tests_task_bigtls_CFLAGS = $(PIP_TASK_CF)
+libpip_tests_task_bigtls_LDFLAGS = $(PIP_TASK_LDF)
+libpip_tests_task_static_SOURCES = libpip/tests/task_nop.c
+libpip_tests_task_static_CFLAGS = -std=gnu11 $(WARN_CFLAGS)
+libpip_tests_task_static_LDFLAGS = -all-static -no-install
+libpip_tests_root_tls_big_SOURCES = libpip/tests/root_tls.c
+libpip_tests_root_tls_big_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -DROOT_RESERVE=65536
+libpip_tests_root_tls_big_CFLAGS = $(PIP_TASK_CF)
+libpip_tests_root_tls_big_LDFLAGS = $(PIP_TASK_LDF)
+libpip_tests_root_tls_big_LDADD = libpip/libpip.la
+libpip_tests_root_tls_small_SOURCES = libpip/tests/root_tls.c
+libpip_tests_root_tls_small_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -DROOT_RESERVE=1024
+libpip_tests_root_tls_small_CFLAGS = $(PIP_TASK_CF)
+libpip_tests_root_tls_small_LDFLAGS = $(PIP_TASK_LDF)
+libpip_tests_root_tls_small_LDADD = libpip/libpip.la
+PIP_TOOL_TEST_CF = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+PIP_TOOL_TEST_LDF = $(AM_LDFLAGS) -no-install
+PIP_TOOL_TEST_LIBS = test/libth.la $(CMOCKA_LIBS)
+libpip_tests_test_pip_check_SOURCES = libpip/tests/test_pip_check.c libpip/tests/pt_tool.h
+libpip_tests_test_pip_check_CFLAGS = $(PIP_TOOL_TEST_CF)
+libpip_tests_test_pip_check_LDFLAGS = $(PIP_TOOL_TEST_LDF)
+libpip_tests_test_pip_check_LDADD = $(PIP_TOOL_TEST_LIBS)
+libpip_tests_test_pip_unpie_SOURCES = libpip/tests/test_pip_unpie.c libpip/tests/pt_tool.h
+libpip_tests_test_pip_unpie_CFLAGS = $(PIP_TOOL_TEST_CF)
+libpip_tests_test_pip_unpie_LDFLAGS = $(PIP_TOOL_TEST_LDF)
+libpip_tests_test_pip_unpie_LDADD = $(PIP_TOOL_TEST_LIBS)
+libpip_tests_test_pip_mode_SOURCES = libpip/tests/test_pip_mode.c libpip/tests/pt_tool.h
+libpip_tests_test_pip_mode_CFLAGS = $(PIP_TOOL_TEST_CF)
+libpip_tests_test_pip_mode_LDFLAGS = $(PIP_TOOL_TEST_LDF)
+libpip_tests_test_pip_mode_LDADD = $(PIP_TOOL_TEST_LIBS)
+libpip_tests_test_pip_pipcc_SOURCES = libpip/tests/test_pip_pipcc.c libpip/tests/pt_tool.h
+libpip_tests_test_pip_pipcc_CFLAGS = $(PIP_TOOL_TEST_CF)
+libpip_tests_test_pip_pipcc_LDFLAGS = $(PIP_TOOL_TEST_LDF)
+libpip_tests_test_pip_pipcc_LDADD = $(PIP_TOOL_TEST_LIBS)
+libpip_tests_test_pip_pips_SOURCES = libpip/tests/test_pip_pips.c libpip/tests/pt_tool.h
+libpip_tests_test_pip_pips_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_pips_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_pips_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_pips_LDADD = $(PIP_TEST_LIBS)
 
 endif BUILD_LIBPIP
 

@@ -220,6 +220,7 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
     r->magic = PIP_ROOT_MAGIC;
 
     pip_root_ = r;
+    pip_registry_init();
     if (pipidp != NULL)
         *pipidp = PIP_PIPID_ROOT;
     pip_dbg("root %d initialised: %d tasks, %d namespaces at most, %s mode, "
@@ -238,6 +239,7 @@ int pip_fin(void)
     for (int i = 0; i < r->ntasks; i++)
         if (r->tasks[i].state != PIP_TASK_FREE)
             return EBUSY;
+    pip_registry_fin();
     r->finalized = 1;
     r->magic = 0;
     /* The images stay loaded (see pip_image); their bookkeeping goes. */

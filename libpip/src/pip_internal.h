@@ -287,4 +287,10 @@ PIP_HIDDEN void pip_ns_setup_exit(struct pip_ns *ns);
 /* ---- pip_wait.c ---- */
 PIP_HIDDEN int pip_task_ended(struct pip_task *t);
 
+/* ---- pip_registry.c: the table pips reads (best effort, root only) ---- */
+PIP_HIDDEN void pip_registry_init(void); /* after the root state exists */
+PIP_HIDDEN void pip_registry_task_start(struct pip_task *t, const char *prog);
+PIP_HIDDEN void pip_registry_task_end(struct pip_task *t); /* when reaped */
+PIP_HIDDEN void pip_registry_fin(void);
+
 #endif /* PIP_INTERNAL_H */

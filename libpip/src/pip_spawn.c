@@ -635,6 +635,7 @@ int pip_task_spawn(pip_spawn_program_t *progp, uint32_t coreno, uint32_t opts,
         goto fail;
     }
     t->state = PIP_TASK_RUNNING;
+    pip_registry_task_start(t, progp->prog);
     if (pipidp != NULL)
         *pipidp = pipid;
     pip_dbg("task %d spawned: %s (pid %d, tid %d)", pipid, progp->prog,

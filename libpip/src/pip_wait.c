@@ -98,6 +98,7 @@ static int pip_reap(struct pip_task *t, int *status, int block)
     pip_dbg("task %d reaped, status 0x%x", t->pipid, st);
     /* Importers waiting on this pipid while it is FREE now give ECANCELED. */
     __atomic_add_fetch(&t->ended_gen, 1, __ATOMIC_SEQ_CST);
+    pip_registry_task_end(t);
     pip_task_cleanup(t);
     return 0;
 }

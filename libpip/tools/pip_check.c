@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * pip-check: can a program be a PiP root and/or a PiP task, and if not,
+ * why not.  Reads the ELF file only; never runs or loads it.
+ *
+ *   pip-check [-r] [-t] [-f FUNC] [--reserve BYTES] [-q] [-v] PROG...
+ *
+ * One line per verdict ("PROG: task: yes") or per reason against it
+ * ("PROG: root: no: REASON").  Exit status: 0 every program can take the
+ * role(s) asked for, 1 some cannot, 2 usage error.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pip_elf.h"
+#include "pip_tools.h"
+
+static const char *prog_name = "pip-check";
+
+struct opts {
+    int root, task, quiet, verbose;
+    const char *func;
+    unsigned long long reserve;
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: %s [-r] [-t] [-f FUNC] [--reserve BYTES] [-q] [-v] "
+            "PROG...\n"
+            "  -r               check that PROG can be a root\n"
+            "  -t               check that PROG can be a task\n"
+            "                   (neither: report both; PROG must be one)\n"
+            "  -f FUNC          a task starts at FUNC instead of main\n"
+            "  --reserve BYTES  the root's TLS reserve (default %d, "
+            "pip-exec's)\n"
+            "  -q               no output, exit status only\n"
+            "  -v               also print the facts the verdict rests on\n"
+            "  -h, --help       this help\n"
+            "exit status: 0 yes, 1 some program cannot, 2 usage error\n",
+            prog_name, PIP_TOOLS_TLS_RESERVE);
+}
+
+static void die_usage(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+static void die_usage(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", prog_name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see %s -h)\n", prog_name);
+    exit(2);
+}
+
+/* Print "PROG: ROLE: no: REASON"; counts reasons. */
+struct verdict {
+    const struct opts *o;
+    const char *path;
+    const char *role;
+    int nreasons;
+};
+
+static void no(struct verdict *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void no(struct verdict *v, const char *fmt, ...)
+{
+    v->nreasons++;
+    if (v->o->quiet)
+        return;
+    va_list ap;
+    printf("%s: %s: no: ", v->path, v->role);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+}
+
+/* Reasons shared by both roles; returns 0 when the ELF checks can go on. */
+static int check_common(struct verdict *v, enum pe_status st,
+                        const struct pe_file *f, const char *msg)
+{
+    if (st != PE_OK) {
+        no(v, "%s", msg);
+        return -1;
+    }
+    if (!f->executable)
+        no(v, "not executable (no x permission)");
+    return 0;
+}
+
+static int check_task(const struct opts *o, const char *path, enum pe_status st,
+                      const struct pe_file *f, const char *msg)
+{
+    struct verdict v = {o, path, "task", 0};
+    if (check_common(&v, st, f, msg) != 0)
+        return 1;
+    const char *sym = o->func != NULL ? o->func : "main";
+    if (f->eh->e_type == ET_EXEC)
+        no(&v, "not position-independent (ET_EXEC): rebuild with -fPIE -pie "
+               "-rdynamic (pipcc does)");
+    if (f->dyn == NULL) {
+        no(&v, "statically linked: a task must be a dynamically linked PIE");
+    } else if (f->eh->e_type == ET_EXEC) {
+        /* nothing more to say about a position-dependent program */
+    } else if (!f->has_interp && (f->flags_1 & DF_1_PIE)) {
+        no(&v, "a static PIE (no program interpreter): link it dynamically");
+    } else {
+        if (pe_exports(f, sym) == 0) {
+            if (o->func == NULL)
+                no(&v, "'main' is not exported (no -rdynamic): link with "
+                       "-rdynamic (pipcc does)");
+            else
+                no(&v, "start function '%s' is not an exported symbol", sym);
+        }
+        uint64_t need = pe_tls_need(f);
+        if (need > o->reserve)
+            no(&v,
+               "its __thread data needs %llu bytes of TLS, more than the "
+               "root's reserve of %llu bytes",
+               (unsigned long long)need, o->reserve);
+        if (f->has_tls && f->tls_align > 64)
+            no(&v,
+               "its TLS alignment (%llu) is above the 64 bytes libpip "
+               "supports",
+               (unsigned long long)f->tls_align);
+    }
+    if (v.nreasons == 0 && !o->quiet)
+        printf("%s: task: yes\n", path);
+    return v.nreasons != 0;
+}
+
+static int check_root(const struct opts *o, const char *path, enum pe_status st,
+                      const struct pe_file *f, const char *msg)
+{
+    struct verdict v = {o, path, "root", 0};
+    if (check_common(&v, st, f, msg) != 0)
+        return 1;
+    if (f->dyn == NULL) {
+        no(&v, "statically linked: a root needs the dynamic linker (dlmopen)");
+    } else if (!f->has_interp) {
+        no(&v, "no program interpreter (a shared library or a static PIE): a "
+               "root must be a dynamically linked program");
+    } else {
+        /* libpip_task.so: the build tree's uninstrumented copy (tests of
+         * sanitizer builds). */
+        if (!pe_needs(f, "libpip.so") && !pe_needs(f, "libpip_task.so"))
+            no(&v, "not linked with libpip: link with -lpip (pipcc "
+                   "--piproot does)");
+        uint64_t have = pe_tls_need(f);
+        if (have < o->reserve) {
+            if (!f->has_tls || have == 0)
+                no(&v,
+                   "no TLS reserve of its own: tasks with __thread variables "
+                   "would be refused (build with pipcc --piproot, or "
+                   "PIP_ROOT_TLS_RESERVE(%llu) in its source)",
+                   o->reserve);
+            else
+                no(&v,
+                   "its TLS reserve of %llu bytes is below the %llu bytes "
+                   "tasks may need (pipcc --piproot, or "
+                   "PIP_ROOT_TLS_RESERVE(%llu) in its source)",
+                   (unsigned long long)have, o->reserve, o->reserve);
+        }
+    }
+    if (v.nreasons == 0 && !o->quiet)
+        printf("%s: root: yes\n", path);
+    return v.nreasons != 0;
+}
+
+static void facts(const char *path, const struct pe_file *f)
+{
+    const char *type = f->eh->e_type == ET_DYN    ? "ET_DYN"
+                       : f->eh->e_type == ET_EXEC ? "ET_EXEC"
+                                                  : "other";
+    int ex = pe_exports(f, "main");
+    printf("%s: info: type %s, %s, %s, DF_1_PIE %s, main %s, libpip %s, "
+           "TLS %llu bytes (align %llu)\n",
+           path, type, f->dyn != NULL ? "dynamic" : "static",
+           f->has_interp ? "interpreter" : "no interpreter",
+           (f->flags_1 & DF_1_PIE) ? "set" : "clear",
+           ex == 1   ? "exported"
+           : ex == 0 ? "not exported"
+                     : "unknown",
+           pe_needs(f, "libpip.so") ? "linked" : "not linked",
+           (unsigned long long)pe_tls_need(f),
+           (unsigned long long)(f->has_tls ? f->tls_align : 0));
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o = {0, 0, 0, 0, NULL, PIP_TOOLS_TLS_RESERVE};
+    int i = 1;
+
+    for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "-r") == 0) {
+            o.root = 1;
+        } else if (strcmp(a, "-t") == 0) {
+            o.task = 1;
+        } else if (strcmp(a, "-q") == 0) {
+            o.quiet = 1;
+        } else if (strcmp(a, "-v") == 0) {
+            o.verbose = 1;
+        } else if (strcmp(a, "-f") == 0) {
+            if (++i >= argc || argv[i][0] == '\0')
+                die_usage("-f needs a function name");
+            o.func = argv[i];
+        } else if (strcmp(a, "--reserve") == 0 ||
+                   strncmp(a, "--reserve=", 10) == 0) {
+            const char *val = a[9] == '=' ? a + 10 : NULL;
+            if (val == NULL) {
+                if (++i >= argc)
+                    die_usage("--reserve needs a number of bytes");
+                val = argv[i];
+            }
+            char *end;
+            errno = 0;
+            unsigned long long n = strtoull(val, &end, 10);
+            if (errno != 0 || end == val || *end != '\0' || val[0] == '-')
+                die_usage("--reserve '%s': not a number of bytes", val);
+            o.reserve = n;
+        } else {
+            die_usage("unknown option '%s'", a);
+        }
+    }
+    if (i >= argc)
+        die_usage("no program given");
+    if (o.quiet && o.verbose)
+        die_usage("-q and -v exclude each other");
+
+    int bad = 0;
+    for (; i < argc; i++) {
+        struct pe_file f;
+        char msg[256];
+        enum pe_status st = pe_open(&f, argv[i], msg, sizeof(msg));
+        if (o.verbose && st == PE_OK)
+            facts(argv[i], &f);
+        int troot = 0, ttask = 0;
+        if (o.root || !o.task)
+            troot = check_root(&o, argv[i], st, &f, msg);
+        if (o.task || !o.root)
+            ttask = check_task(&o, argv[i], st, &f, msg);
+        if (o.root || o.task)
+            bad |= (o.root && troot) || (o.task && ttask);
+        else
+            bad |= troot && ttask; /* neither asked: one role is enough */
+        pe_close(&f);
+    }
+    return bad ? 1 : 0;
+}

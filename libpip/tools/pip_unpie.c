@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * pip-unpie: clear the DF_1_PIE flag of a PIE program, in a copy or, when
+ * asked explicitly, in place.
+ *
+ *   pip-unpie -o OUT PROG      write a copy with the flag cleared
+ *   pip-unpie -i PROG          clear it in PROG itself
+ *
+ * glibc >= 2.30 refuses to dlopen() an object flagged DF_1_PIE.  libpip
+ * never needs this (it loads a private copy with the flag cleared); the
+ * tool is for other loaders and for experiments.  The program still runs
+ * as an ordinary executable afterwards.  Exit status: 0 done, 1 refused
+ * (not ELF, not a PIE, flag already clear, I/O error), 2 usage error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pip_elf.h"
+
+static const char *prog_name = "pip-unpie";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: %s -o OUT PROG   write a copy of PROG with DF_1_PIE "
+            "cleared\n"
+            "       %s -i PROG       clear DF_1_PIE in PROG itself\n"
+            "  -h, --help  this help\n"
+            "exit status: 0 done, 1 refused or failed, 2 usage error\n",
+            prog_name, prog_name);
+}
+
+static void die(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+static void die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", prog_name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(code);
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *out = NULL, *prog = NULL;
+    int inplace = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "-i") == 0) {
+            inplace = 1;
+        } else if (strcmp(a, "-o") == 0) {
+            if (++i >= argc || argv[i][0] == '\0')
+                die(2, "-o needs an output file (see %s -h)", prog_name);
+            if (out != NULL)
+                die(2, "-o given twice (see %s -h)", prog_name);
+            out = argv[i];
+        } else if (strcmp(a, "--") == 0 && i + 1 < argc) {
+            if (prog != NULL || i + 2 < argc)
+                die(2, "one program at a time (see %s -h)", prog_name);
+            prog = argv[++i];
+        } else if (a[0] == '-' && a[1] != '\0') {
+            die(2, "unknown option '%s' (see %s -h)", a, prog_name);
+        } else {
+            if (prog != NULL)
+                die(2, "one program at a time (see %s -h)", prog_name);
+            prog = a;
+        }
+    }
+    if (prog == NULL)
+        die(2, "no program given (see %s -h)", prog_name);
+    if (inplace && out != NULL)
+        die(2, "-i and -o exclude each other (see %s -h)", prog_name);
+    if (!inplace && out == NULL)
+        die(2,
+            "say where the result goes: -o OUT for a copy, or -i to "
+            "change %s itself",
+            prog);
+
+    struct pe_file f;
+    char msg[256];
+    if (pe_open(&f, prog, msg, sizeof(msg)) != PE_OK)
+        die(1, "%s: %s", prog, msg);
+    if (f.eh->e_type != ET_DYN)
+        die(1, "%s: not a PIE (ET_EXEC, position-dependent): nothing to clear",
+            prog);
+    if (f.dyn == NULL)
+        die(1, "%s: no dynamic section (static program): nothing to clear",
+            prog);
+    if (f.flags_1_index < 0 || !(f.flags_1 & DF_1_PIE))
+        die(1,
+            "%s: DF_1_PIE is already clear (a shared object, or done "
+            "before)",
+            prog);
+    size_t off = f.dyn_offset + (size_t)f.flags_1_index * sizeof(Elf64_Dyn) +
+                 offsetof(Elf64_Dyn, d_un);
+    Elf64_Xword val = f.flags_1 & ~(Elf64_Xword)DF_1_PIE;
+
+    if (inplace) {
+        pe_close(&f);
+        int fd = open(prog, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+            die(1, "%s: cannot open for writing: %s", prog, strerror(errno));
+        if (pwrite(fd, &val, sizeof(val), (off_t)off) != (ssize_t)sizeof(val))
+            die(1, "%s: write failed: %s", prog, strerror(errno));
+        if (close(fd) != 0)
+            die(1, "%s: %s", prog, strerror(errno));
+        return 0;
+    }
+
+    struct stat sin, sout;
+    if (stat(out, &sout) == 0 && stat(prog, &sin) == 0 &&
+        sin.st_dev == sout.st_dev && sin.st_ino == sout.st_ino)
+        die(2,
+            "%s: output is the program itself: use -i to change it in "
+            "place",
+            out);
+    if (stat(prog, &sin) != 0)
+        die(1, "%s: %s", prog, strerror(errno));
+    /* Write a temporary file next to OUT, then rename: no half-written OUT. */
+    size_t tl = strlen(out) + sizeof(".unpie.XXXXXX");
+    char *tmp = malloc(tl);
+    if (tmp == NULL)
+        die(1, "out of memory");
+    snprintf(tmp, tl, "%s.unpie.XXXXXX", out);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0)
+        die(1, "%s: cannot create: %s", out, strerror(errno));
+    int ok = write_all(fd, f.data, off) == 0 &&
+             write_all(fd, &val, sizeof(val)) == 0 &&
+             write_all(fd, f.data + off + sizeof(val),
+                       f.size - off - sizeof(val)) == 0 &&
+             fchmod(fd, sin.st_mode & 07777) == 0;
+    int err = errno;
+    if (close(fd) != 0 && ok) {
+        ok = 0;
+        err = errno;
+    }
+    if (ok && rename(tmp, out) != 0) {
+        ok = 0;
+        err = errno;
+    }
+    if (!ok) {
+        unlink(tmp);
+        die(1, "%s: cannot write: %s", out, strerror(err));
+    }
+    free(tmp);
+    pe_close(&f);
+    return 0;
+}
