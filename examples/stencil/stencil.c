@@ -1,0 +1,864 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * stencil.c: a 2-D/3-D Jacobi (heat) stencil on a Cartesian rank grid
+ * that survives killed processes: spare nodes allocated qD(r,s) and
+ * substituted by libspare's sliding methods, failures detected, agreed and
+ * shrunk away by ft-agree, blocks restored from checkpoints in MPI storage
+ * windows.  See examples/stencil/README.md.
+ *
+ *   mpiexec -n NODES stencil [options]      (stencil --help)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "mpix_ft.h"
+#include "stencil.h"
+
+typedef struct kill_ev {
+    long iter, lrank;
+} kill_ev_t;
+
+typedef struct opts {
+    const char *dims, *alloc, *method, *block, *kills, *outfile, *ckdir;
+    long iters, every, nrandom;
+    unsigned long long seed;
+    int keep, quiet;
+} opts_t;
+
+static int wrank, debug;
+
+#define DBG(...)                                                               \
+    do {                                                                       \
+        if (debug) {                                                           \
+            fprintf(stderr, "[node %d %.3f] ", wrank, stencil_now());          \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fprintf(stderr, "\n");                                             \
+        }                                                                      \
+    } while (0)
+
+#define ERR0(...)                                                              \
+    do {                                                                       \
+        if (wrank == 0)                                                        \
+            fprintf(stderr, "stencil: " __VA_ARGS__);                          \
+    } while (0)
+
+static void usage(FILE *f)
+{
+    fprintf(
+        f,
+        "usage: mpiexec -n NODES stencil [options]\n"
+        "  -d, --dims SPEC        node space incl. spares, e.g. 2x2, 3x3, "
+        "2x2x2 [2x2]\n"
+        "  -a, --alloc QD(R,S)    spare allocation [2D(1,1), 3D(1,1) in 3-D]\n"
+        "  -m, --method NAME      sliding: 0D, 1D, 2D, ..., hybrid(all), "
+        "hybrid(-1D) [hybrid(all)]\n"
+        "  -b, --block SPEC       cells per block, e.g. 32x32 [32 per dim]\n"
+        "  -i, --iters N          iterations [100]\n"
+        "  -k, --ckpt-every K     checkpoint interval [10]\n"
+        "  -K, --kill LIST        ITER:LRANK[,...]: the process computing "
+        "logical rank LRANK\n"
+        "                         kills itself before iteration ITER "
+        "[$STENCIL_KILL]\n"
+        "  -r, --random-kills N   N kills at random iterations and ranks "
+        "[$STENCIL_RANDOM_KILLS]\n"
+        "  -s, --seed S           seed of --random-kills [$STENCIL_SEED, 1]\n"
+        "  -o, --output FILE      write the final field to FILE "
+        "[$STENCIL_OUTPUT]\n"
+        "  -c, --ckpt-dir DIR     checkpoint directory [$STENCIL_CKPT_DIR, "
+        "a new one in $TMPDIR]\n"
+        "      --keep-ckpt        leave the checkpoint files\n"
+        "  -q, --quiet            only the final report\n"
+        "  -h, --help\n");
+}
+
+static int parse_long(const char *s, long min, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < min)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* "AxBxC" into up to 3 positive ints; returns the count or -1. */
+static int parse_sizes(const char *s, int *v)
+{
+    int n = 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        errno = 0;
+        long x = strtol(p, &end, 10);
+        if (errno || end == p || x < 1 || x > 100000 || n == 3)
+            return -1;
+        v[n++] = (int)x;
+        if (*end == 'x')
+            end++;
+        else if (*end)
+            return -1;
+        p = end;
+    }
+    return n;
+}
+
+static unsigned long long splitmix(unsigned long long *s)
+{
+    unsigned long long z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int parse_kills(const char *s, kill_ev_t *k, int max)
+{
+    int n = 0;
+    char *dup = strdup(s), *save = NULL;
+    if (!dup)
+        return -1;
+    for (char *t = strtok_r(dup, ",", &save); t;
+         t = strtok_r(NULL, ",", &save)) {
+        char *colon = strchr(t, ':');
+        if (!colon || n == max) {
+            free(dup);
+            return -1;
+        }
+        *colon = 0;
+        if (parse_long(t, 0, &k[n].iter) ||
+            parse_long(colon + 1, 0, &k[n].lrank)) {
+            free(dup);
+            return -1;
+        }
+        n++;
+    }
+    free(dup);
+    return n;
+}
+
+static int parse_opts(int argc, char **argv, opts_t *o)
+{
+    static const struct option lo[] = {{"dims", 1, 0, 'd'},
+                                       {"alloc", 1, 0, 'a'},
+                                       {"method", 1, 0, 'm'},
+                                       {"block", 1, 0, 'b'},
+                                       {"iters", 1, 0, 'i'},
+                                       {"ckpt-every", 1, 0, 'k'},
+                                       {"kill", 1, 0, 'K'},
+                                       {"random-kills", 1, 0, 'r'},
+                                       {"seed", 1, 0, 's'},
+                                       {"output", 1, 0, 'o'},
+                                       {"ckpt-dir", 1, 0, 'c'},
+                                       {"keep-ckpt", 0, 0, 'P'},
+                                       {"quiet", 0, 0, 'q'},
+                                       {"help", 0, 0, 'h'},
+                                       {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->dims = "2x2";
+    o->method = "hybrid(all)";
+    o->iters = 100;
+    o->every = 10;
+    o->seed = 1;
+    o->kills = getenv("STENCIL_KILL");
+    o->outfile = getenv("STENCIL_OUTPUT");
+    o->ckdir = getenv("STENCIL_CKPT_DIR");
+    const char *e;
+    long v;
+    if ((e = getenv("STENCIL_RANDOM_KILLS")) && *e) {
+        if (parse_long(e, 0, &o->nrandom)) {
+            ERR0("bad STENCIL_RANDOM_KILLS '%s'\n", e);
+            return 2;
+        }
+    }
+    if ((e = getenv("STENCIL_SEED")) && *e) {
+        if (parse_long(e, 0, &v)) {
+            ERR0("bad STENCIL_SEED '%s'\n", e);
+            return 2;
+        }
+        o->seed = (unsigned long long)v;
+    }
+    int c;
+    while ((c = getopt_long(argc, argv, "d:a:m:b:i:k:K:r:s:o:c:qh", lo,
+                            NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            o->dims = optarg;
+            break;
+        case 'a':
+            o->alloc = optarg;
+            break;
+        case 'm':
+            o->method = optarg;
+            break;
+        case 'b':
+            o->block = optarg;
+            break;
+        case 'K':
+            o->kills = optarg;
+            break;
+        case 'o':
+            o->outfile = optarg;
+            break;
+        case 'c':
+            o->ckdir = optarg;
+            break;
+        case 'P':
+            o->keep = 1;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case 'h':
+            if (wrank == 0)
+                usage(stdout);
+            return 1;
+        case 'i':
+        case 'k':
+        case 'r':
+        case 's':
+            if (parse_long(optarg, c == 'r' || c == 's' ? 0 : 1, &v)) {
+                ERR0("bad value '%s' for -%c\n", optarg, c);
+                return 2;
+            }
+            if (c == 'i')
+                o->iters = v;
+            else if (c == 'k')
+                o->every = v;
+            else if (c == 'r')
+                o->nrandom = v;
+            else
+                o->seed = (unsigned long long)v;
+            break;
+        default:
+            if (wrank == 0)
+                usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        ERR0("unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    return 0;
+}
+
+/* ---- The solver: halo exchange and the iteration loop ---- */
+
+typedef struct solver {
+    stencil_block_t b;
+    double *u, *v, *pack;
+    MPI_Datatype send[3][2], recv[3][2];
+    int have_types;
+    long stride[3];
+} solver_t;
+
+static void face_type(const stencil_block_t *b, int d, int at, MPI_Datatype *t)
+{
+    int sizes[3], sub[3], start[3];
+    for (int k = 0; k < 3; k++) { /* C order: z, y, x */
+        int dd = 2 - k;
+        sizes[k] = b->e[dd];
+        sub[k] = dd == d ? 1 : b->n[dd];
+        start[k] = dd == d ? at : b->g[dd];
+    }
+    MPI_Type_create_subarray(3, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, t);
+    MPI_Type_commit(t);
+}
+
+static void solver_free(solver_t *s)
+{
+    free(s->u);
+    free(s->v);
+    free(s->pack);
+    s->u = s->v = s->pack = NULL;
+    if (s->have_types)
+        for (int d = 0; d < s->b.ndims; d++)
+            for (int h = 0; h < 2; h++) {
+                MPI_Type_free(&s->send[d][h]);
+                MPI_Type_free(&s->recv[d][h]);
+            }
+    s->have_types = 0;
+}
+
+/* Set up the block of logical rank lrank with its initial values. */
+static int solver_setup(solver_t *s, int ndims, const int *n, const int *pgrid,
+                        long lrank)
+{
+    solver_free(s);
+    stencil_block_setup(&s->b, ndims, n, pgrid, lrank);
+    s->u = malloc(s->b.cells * sizeof(double));
+    s->v = malloc(s->b.cells * sizeof(double));
+    s->pack = malloc(s->b.inner * sizeof(double));
+    if (!s->u || !s->v || !s->pack)
+        return -1;
+    stencil_block_init(&s->b, s->u);
+    stencil_block_init(&s->b, s->v);
+    s->stride[0] = 1;
+    s->stride[1] = pgrid[0];
+    s->stride[2] = (long)pgrid[0] * (ndims > 1 ? pgrid[1] : 1);
+    for (int d = 0; d < ndims; d++) {
+        face_type(&s->b, d, s->b.g[d], &s->send[d][0]);
+        face_type(&s->b, d, s->b.g[d] + s->b.n[d] - 1, &s->send[d][1]);
+        face_type(&s->b, d, 0, &s->recv[d][0]);
+        face_type(&s->b, d, s->b.g[d] + s->b.n[d], &s->recv[d][1]);
+    }
+    s->have_types = 1;
+    return 0;
+}
+
+static int halo_exchange(solver_t *s, long lrank, MPI_Comm comm)
+{
+    for (int d = 0; d < s->b.ndims; d++) {
+        int lo =
+            s->b.coord[d] > 0 ? (int)(lrank - s->stride[d]) : MPI_PROC_NULL;
+        int hi = s->b.coord[d] < s->b.pgrid[d] - 1 ? (int)(lrank + s->stride[d])
+                                                   : MPI_PROC_NULL;
+        int rc = MPI_Sendrecv(s->u, 1, s->send[d][1], hi, 10 + 2 * d, s->u, 1,
+                              s->recv[d][0], lo, 10 + 2 * d, comm,
+                              MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Sendrecv(s->u, 1, s->send[d][0], lo, 11 + 2 * d, s->u, 1,
+                              s->recv[d][1], hi, 11 + 2 * d, comm,
+                              MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* The victim of an injected kill leaves a marker with its time of death
+ * (for the survivors' report) and dies by SIGKILL, unannounced. */
+static void die(const char *dir, int j, long iter)
+{
+    char path[4200], line[128];
+    snprintf(path, sizeof path, "%s/kill.%d", dir, j);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+        int len = snprintf(line, sizeof line, "%.6f %d %ld\n", stencil_now(),
+                           wrank, iter);
+        if (write(fd, line, (size_t)len) != len)
+            perror("stencil: kill marker");
+        close(fd);
+    }
+    raise(SIGKILL);
+}
+
+typedef struct run {
+    const opts_t *o;
+    kill_ev_t kills[STENCIL_MAX_EVENTS];
+    int nkills;
+    long iter;        /* next iteration to compute */
+    long ckpt_done;   /* newest checkpoint taken or restored */
+    long computed;    /* sweeps done here, including redone ones */
+    double t_compute; /* time in sweeps + halo exchanges */
+    double t_ckpt;    /* time in checkpoints (write, sync, reduction) */
+    long nckpt;
+    long recompute_to; /* after a rollback: iteration reached before */
+    double t_back;     /* when the rollback finished */
+} run_t;
+
+/* Iterate up to o->iters.  MPI_SUCCESS, or the error class of the call
+ * that saw a failure. */
+static int solve(run_t *r, solver_t *s, stencil_ft_t *ft, stencil_ckpt_t *ck)
+{
+    const opts_t *o = r->o;
+    while (r->iter < o->iters) {
+        for (int j = 0; j < r->nkills; j++)
+            if (r->kills[j].iter == r->iter && r->kills[j].lrank == ft->lrank &&
+                !(ft->fired & (1ull << j)))
+                die(ft->dir, j, r->iter);
+        if (r->iter % o->every == 0 && r->iter > r->ckpt_done) {
+            DBG("checkpoint %ld", r->iter);
+            double t0 = MPI_Wtime();
+            stencil_pack(&s->b, s->u, s->pack);
+            if (stencil_ckpt_write(ck, r->iter, o->every, s->pack) != 0)
+                return MPI_ERR_IO;
+            int one = 1, all = 0;
+            /* Coordinated: nobody writes checkpoint c+k before everybody
+             * wrote c, so two slots always hold a common iteration. */
+            int rc = MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_SUM, ft->work);
+            if (rc != MPI_SUCCESS)
+                return rc;
+            r->ckpt_done = r->iter;
+            r->t_ckpt += MPI_Wtime() - t0;
+            r->nckpt++;
+        }
+        double t0 = MPI_Wtime();
+        int rc = halo_exchange(s, ft->lrank, ft->work);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        stencil_sweep(&s->b, s->u, s->v);
+        double *t = s->u;
+        s->u = s->v;
+        s->v = t;
+        r->iter++;
+        r->computed++;
+        r->t_compute += MPI_Wtime() - t0;
+        if (r->recompute_to > 0 && r->iter >= r->recompute_to) {
+            ft->ev[ft->nevents - 1].recompute = stencil_now() - r->t_back;
+            r->recompute_to = 0;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* Logical rank 0 collects the blocks; every active process joins the
+ * reduction of the recompute times (MAX) so that rank 0 has them all. */
+static int gather(run_t *r, solver_t *s, stencil_ft_t *ft, double **field)
+{
+    int rc;
+    double rt[STENCIL_MAX_EVENTS], rtall[STENCIL_MAX_EVENTS];
+    for (int i = 0; i < ft->nevents; i++)
+        rt[i] = ft->ev[i].recompute;
+    if (ft->nevents) {
+        rc = MPI_Allreduce(rt, rtall, ft->nevents, MPI_DOUBLE, MPI_MAX,
+                           ft->work);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        for (int i = 0; i < ft->nevents; i++)
+            ft->ev[i].recompute = rtall[i];
+    }
+    DBG("gather");
+    stencil_pack(&s->b, s->u, s->pack);
+    if (ft->lrank != 0)
+        return MPI_Send(s->pack, (int)s->b.inner, MPI_DOUBLE, 0, 99, ft->work);
+    int nw;
+    MPI_Comm_size(ft->work, &nw);
+    size_t tot = s->b.inner * (size_t)nw;
+    double *f = malloc(tot * sizeof *f), *blk = malloc(s->b.inner * sizeof *f);
+    if (!f || !blk) {
+        free(f);
+        free(blk);
+        return MPI_ERR_NO_MEM;
+    }
+    long N[3];
+    for (int d = 0; d < 3; d++)
+        N[d] = (long)s->b.pgrid[d] * s->b.n[d];
+    for (int q = 0; q < nw; q++) {
+        if (q == 0) {
+            memcpy(blk, s->pack, s->b.inner * sizeof *blk);
+        } else {
+            rc = MPI_Recv(blk, (int)s->b.inner, MPI_DOUBLE, q, 99, ft->work,
+                          MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS) {
+                free(f);
+                free(blk);
+                return rc;
+            }
+        }
+        stencil_block_t qb;
+        stencil_block_setup(&qb, s->b.ndims, s->b.n, s->b.pgrid, q);
+        size_t k = 0;
+        for (int z = 0; z < qb.n[2]; z++)
+            for (int y = 0; y < qb.n[1]; y++)
+                for (int x = 0; x < qb.n[0]; x++) {
+                    long gx = (long)qb.coord[0] * qb.n[0] + x,
+                         gy = (long)qb.coord[1] * qb.n[1] + y,
+                         gz = (long)qb.coord[2] * qb.n[2] + z;
+                    f[(gz * N[1] + gy) * N[0] + gx] = blk[k++];
+                }
+    }
+    free(blk);
+    *field = f;
+    return MPI_SUCCESS;
+}
+
+static const char *method_of(const stencil_event_t *e, int i, char *buf,
+                             size_t len)
+{
+    static const char xyz[] = "XYZUVW";
+    if (e->degree[i] < 0)
+        snprintf(buf, len, "none (idle spare)");
+    else if (e->degree[i] == 0)
+        snprintf(buf, len, "0D");
+    else
+        snprintf(buf, len, "%dD along %c%c", e->degree[i],
+                 e->sdir[i] > 0 ? '+' : '-', xyz[e->sdim[i] % 6]);
+    return buf;
+}
+
+static void print_event(const stencil_ft_t *ft, int k, double iter_time)
+{
+    const stencil_event_t *e = &ft->ev[k];
+    char m[64];
+    printf("failure %d:", k + 1);
+    for (int i = 0; i < e->nfailed; i++)
+        printf("%s node %ld (logical rank %ld), substituted by %s, %ld "
+               "rank%s moved",
+               i ? ";" : "", e->node[i], e->lrank[i],
+               method_of(e, i, m, sizeof m), e->moved[i],
+               e->moved[i] == 1 ? "" : "s");
+    printf("\n  reached iteration %ld, rolled back to %ld\n", e->reached,
+           e->restored);
+    double det = e->t_kill > 0 ? e->t_enter - e->t_kill : 0;
+    double agr = e->t_shrunk - e->t_enter, rem = e->t_remapped - e->t_shrunk,
+           res = e->t_restored - e->t_remapped;
+    printf("  time lost: detection %.3f s", det);
+    if (e->t_kill > 0 && e->t_declared > 0)
+        printf(" (declared dead after %.3f s)", e->t_declared - e->t_kill);
+    printf(", revoke+agree+shrink %.3f s, remap %.3f s, restore %.3f s, "
+           "recompute %.3f s (%ld iterations, ~%.3f s failure-free); "
+           "total %.3f s\n",
+           agr, rem, res, e->recompute, e->reached - e->restored,
+           (double)(e->reached - e->restored) * iter_time,
+           det + agr + rem + res + e->recompute);
+}
+
+static int write_field(const char *path, const stencil_block_t *b,
+                       const double *f, size_t n, long iters)
+{
+    FILE *fp = fopen(path, "wb");
+    if (!fp) {
+        fprintf(stderr, "stencil: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fprintf(fp, "stencil-field %d %ld %ld %ld %ld\n", b->ndims,
+            (long)b->pgrid[0] * b->n[0], (long)b->pgrid[1] * b->n[1],
+            (long)b->pgrid[2] * b->n[2], iters);
+    size_t w = fwrite(f, sizeof *f, n, fp);
+    if (fclose(fp) != 0 || w != n) {
+        fprintf(stderr, "stencil: %s: write failed\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+static void remove_ckpt(const stencil_ft_t *ft, long nranks, int made_dir,
+                        int nkills)
+{
+    char path[4200];
+    for (long l = 0; l < nranks; l++) {
+        snprintf(path, sizeof path, "%s/block.%ld", ft->dir, l);
+        unlink(path);
+    }
+    for (int j = 0; j < nkills; j++) {
+        snprintf(path, sizeof path, "%s/kill.%d", ft->dir, j);
+        unlink(path);
+    }
+    if (made_dir)
+        rmdir(ft->dir);
+}
+
+/* Everything that needs MPI; returns the exit status. */
+static int run_main(int argc, char **argv)
+{
+    opts_t o;
+    int st = parse_opts(argc, argv, &o);
+    if (st)
+        return st == 1 ? 0 : st;
+    int wsize;
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+
+    /* Node space, spares and method. */
+    int dsz[3];
+    int ndims = parse_sizes(o.dims, dsz);
+    if (ndims < 2) {
+        ERR0("bad --dims '%s' (2 or 3 sizes, e.g. 2x2 or 2x2x2)\n", o.dims);
+        return 2;
+    }
+    char defalloc[32];
+    snprintf(defalloc, sizeof defalloc, "%dD(1,1)", ndims);
+    if (!o.alloc)
+        o.alloc = defalloc;
+    static stencil_ft_t ft;
+    memset(&ft, 0, sizeof ft);
+    ft.world_rank = wrank;
+    ft.world_size = wsize;
+    int rc = spare_topo_parse(o.dims, o.alloc, &ft.topo);
+    if (rc < 0) {
+        ERR0("bad node space '%s' / allocation '%s': %s\n", o.dims, o.alloc,
+             spare_strerror(rc));
+        return 2;
+    }
+    if ((rc = spare_method_parse(o.method, ndims, &ft.method)) < 0) {
+        ERR0("bad method '%s': %s\n", o.method, spare_strerror(rc));
+        return 2;
+    }
+    long nodes = spare_topo_nodes(ft.topo), nranks = spare_topo_ranks(ft.topo),
+         nspares = spare_topo_spares(ft.topo);
+    if (nodes != wsize) {
+        ERR0("the node space %s has %ld nodes: start %ld processes, not %d\n",
+             o.dims, nodes, nodes, wsize);
+        return 2;
+    }
+    int pgrid[3] = {1, 1, 1}, bs[3] = {32, 32, 32};
+    if (ndims == 3)
+        bs[0] = bs[1] = bs[2] = 16;
+    for (int d = 0; d < ndims; d++)
+        pgrid[d] = spare_topo_rank_size(ft.topo, d);
+    if (o.block) {
+        int nb = parse_sizes(o.block, bs);
+        if (nb != ndims) {
+            ERR0("bad --block '%s' (%d sizes for a %d-D space)\n", o.block,
+                 ndims, ndims);
+            return 2;
+        }
+    }
+
+    /* Injected kills. */
+    run_t r;
+    memset(&r, 0, sizeof r);
+    r.o = &o;
+    if (o.kills && *o.kills) {
+        r.nkills = parse_kills(o.kills, r.kills, STENCIL_MAX_EVENTS);
+        if (r.nkills < 0) {
+            ERR0("bad kill list '%s' (ITER:LRANK[,ITER:LRANK...])\n", o.kills);
+            return 2;
+        }
+    }
+    unsigned long long seed = o.seed;
+    for (long i = 0; i < o.nrandom && r.nkills < STENCIL_MAX_EVENTS; i++) {
+        if (o.iters < 2)
+            break;
+        kill_ev_t k;
+        int dup;
+        do {
+            k.iter =
+                1 + (long)(splitmix(&seed) % (unsigned long long)(o.iters - 1));
+            k.lrank = (long)(splitmix(&seed) % (unsigned long long)nranks);
+            dup = 0;
+            for (int j = 0; j < r.nkills; j++)
+                dup |= r.kills[j].iter == k.iter && r.kills[j].lrank == k.lrank;
+        } while (dup);
+        r.kills[r.nkills++] = k;
+    }
+    if (r.nkills > 52 || r.nkills > nspares) {
+        ERR0("%d kills but only %ld spare nodes\n", r.nkills, nspares);
+        return 2;
+    }
+    for (int j = 0; j < r.nkills; j++) {
+        if (r.kills[j].iter < 1 || r.kills[j].iter >= o.iters ||
+            r.kills[j].lrank >= nranks) {
+            ERR0("kill %ld:%ld: the iteration must be in 1..%ld and the "
+                 "logical rank below %ld\n",
+                 r.kills[j].iter, r.kills[j].lrank, o.iters - 1, nranks);
+            return 2;
+        }
+        for (int i = 0; i < j; i++)
+            if (r.kills[i].iter == r.kills[j].iter &&
+                r.kills[i].lrank == r.kills[j].lrank) {
+                ERR0("kill %ld:%ld listed twice\n", r.kills[j].iter,
+                     r.kills[j].lrank);
+                return 2;
+            }
+    }
+    ft.nkills = r.nkills;
+    ft.every = o.every;
+
+    /* Checkpoint directory and the run's nonce, from world rank 0. */
+    int made_dir = 0;
+    struct {
+        double nonce;
+        int ok, made;
+        char dir[4096];
+    } setup;
+    memset(&setup, 0, sizeof setup);
+    if (wrank == 0) {
+        setup.ok = 1;
+        if (o.ckdir && *o.ckdir) {
+            snprintf(setup.dir, sizeof setup.dir, "%s", o.ckdir);
+            if (mkdir(setup.dir, 0755) == 0)
+                setup.made = 1;
+            else if (errno != EEXIST) {
+                fprintf(stderr, "stencil: %s: %s\n", setup.dir,
+                        strerror(errno));
+                setup.ok = 0;
+            }
+        } else {
+            const char *tmp = getenv("TMPDIR");
+            snprintf(setup.dir, sizeof setup.dir, "%s/stencil-ckpt.XXXXXX",
+                     tmp && *tmp ? tmp : "/tmp");
+            if (mkdtemp(setup.dir))
+                setup.made = 1;
+            else {
+                fprintf(stderr, "stencil: mkdtemp %s: %s\n", setup.dir,
+                        strerror(errno));
+                setup.ok = 0;
+            }
+        }
+        setup.nonce = (double)(((unsigned long long)getpid() << 20) ^
+                               (unsigned long long)(stencil_now() * 1e3));
+    }
+    MPI_Bcast(&setup, (int)sizeof setup, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (!setup.ok)
+        return 1;
+    made_dir = setup.made;
+    memcpy(ft.dir, setup.dir, sizeof ft.dir);
+    ft.dir[sizeof ft.dir - 1] = 0;
+    ft.nonce = (uint64_t)setup.nonce;
+
+    /* Initial mapping: rank i on the i-th non-spare node. */
+    if ((rc = spare_map_create(ft.topo, &ft.method, NULL, &ft.map)) < 0) {
+        ERR0("spare map: %s\n", spare_strerror(rc));
+        return 1;
+    }
+    long l0 = spare_map_node_rank(ft.map, wrank);
+    ft.lrank = l0 >= 0 ? l0 : -1;
+    ft.universe = MPI_COMM_WORLD;
+    MPI_Comm_split(MPI_COMM_WORLD, l0 >= 0 ? 0 : MPI_UNDEFINED,
+                   (int)(l0 >= 0 ? l0 : 0), &ft.work);
+    if (ft.work != MPI_COMM_NULL)
+        MPI_Comm_set_errhandler(ft.work, MPI_ERRORS_RETURN);
+
+    char mname[64];
+    spare_method_format(&ft.method, mname, sizeof mname);
+    if (wrank == 0 && !o.quiet) {
+        printf("stencil: %d-D Jacobi, %ld", ndims, (long)pgrid[0] * bs[0]);
+        for (int d = 1; d < ndims; d++)
+            printf("x%ld", (long)pgrid[d] * bs[d]);
+        printf(" cells on a %d", pgrid[0]);
+        for (int d = 1; d < ndims; d++)
+            printf("x%d", pgrid[d]);
+        printf(" rank grid; node space %s, %s: %ld ranks + %ld spares; "
+               "method %s; %ld iterations, checkpoint every %ld; %d kill%s "
+               "planned\n",
+               o.dims, o.alloc, nranks, nspares, mname, o.iters, o.every,
+               r.nkills, r.nkills == 1 ? "" : "s");
+        for (int j = 0; j < r.nkills; j++)
+            printf("stencil: kill %d: logical rank %ld before iteration %ld\n",
+                   j + 1, r.kills[j].lrank, r.kills[j].iter);
+        fflush(stdout);
+    }
+
+    solver_t s;
+    memset(&s, 0, sizeof s);
+    stencil_ckpt_t ck;
+    memset(&ck, 0, sizeof ck);
+    ck.win = MPI_WIN_NULL;
+    int status = 0;
+    if (ft.lrank >= 0) {
+        if (solver_setup(&s, ndims, bs, pgrid, ft.lrank) < 0 ||
+            stencil_ckpt_open(&ck, ft.dir, ft.lrank, s.b.inner, ft.nonce) ||
+            stencil_ckpt_clear(&ck))
+            status = 1;
+    }
+    int all_ok = 0;
+    MPI_Allreduce(&status, &all_ok, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (all_ok) {
+        ERR0("setup failed\n");
+        return 1;
+    }
+    r.ckpt_done = -1;
+    double t_start = MPI_Wtime();
+    double *field = NULL;
+
+    for (;;) {
+        if (ft.lrank >= 0) {
+            rc = solve(&r, &s, &ft, &ck);
+            if (rc == MPI_SUCCESS)
+                rc = gather(&r, &s, &ft, &field);
+            if (rc == MPI_SUCCESS) {
+                stencil_ckpt_close(&ck);
+                rc = MPI_Barrier(ft.universe);
+            }
+        } else {
+            /* An idle spare waits; a failure or a revoke ends the wait. */
+            rc = MPI_Barrier(ft.universe);
+        }
+        DBG("phase ended: rc=%d lrank=%ld iter=%ld", rc, ft.lrank, r.iter);
+        if (rc == MPI_SUCCESS)
+            break;
+        double t_err = stencil_now();
+        if (rc != MPIX_ERR_PROC_FAILED && rc != MPIX_ERR_REVOKED) {
+            fprintf(stderr, "stencil: node %d: unexpected MPI error class %d\n",
+                    wrank, rc);
+            return 1;
+        }
+        free(field);
+        field = NULL;
+        stencil_ckpt_close(&ck);
+        long reached = ft.lrank >= 0 ? r.iter : -1;
+        if (stencil_ft_recover(&ft, t_err, reached) < 0)
+            return 1;
+        if (ft.lrank >= 0 && solver_setup(&s, ndims, bs, pgrid, ft.lrank) < 0)
+            return 1;
+        long it = -1;
+        if (stencil_ft_restore(&ft, &ck, s.b.inner, s.pack, &it) < 0)
+            return 1;
+        stencil_event_t *e = &ft.ev[ft.nevents - 1];
+        if (ft.lrank >= 0) {
+            stencil_unpack(&s.b, s.pack, s.u);
+            r.iter = it;
+            r.ckpt_done = it;
+            r.recompute_to = e->reached;
+            r.t_back = stencil_now();
+        }
+        DBG("restored: lrank=%ld iter=%ld", ft.lrank, r.iter);
+        int ur;
+        MPI_Comm_rank(ft.universe, &ur);
+        if (ur == 0 && !o.quiet) {
+            printf("stencil: recovered from the failure of");
+            for (int i = 0; i < e->nfailed; i++)
+                printf(" node %ld (logical rank %ld)", e->node[i], e->lrank[i]);
+            printf(": back at iteration %ld, %.3f s after the first "
+                   "survivor noticed\n",
+                   e->restored, e->t_restored - e->t_enter);
+            fflush(stdout);
+        }
+    }
+    double t_total = MPI_Wtime() - t_start;
+
+    if (ft.lrank == 0) {
+        int nw;
+        MPI_Comm_size(ft.work, &nw);
+        size_t tot = s.b.inner * (size_t)nw;
+        uint64_t h = stencil_hash(STENCIL_HASH_INIT, field, tot);
+        double sum = 0;
+        for (size_t i = 0; i < tot; i++)
+            sum += field[i];
+        double iter_time = r.computed ? r.t_compute / (double)r.computed : 0;
+        long nf = 0;
+        for (int k = 0; k < ft.nevents; k++)
+            nf += ft.ev[k].nfailed;
+        printf("stencil: report\n");
+        printf("iterations done: %ld (this process computed %ld sweeps, "
+               "%.3f ms each on average)\n",
+               r.iter, r.computed, iter_time * 1e3);
+        printf("checkpoints: %ld here, %.3f ms each on average (write + "
+               "durable sync + reduction)\n",
+               r.nckpt, r.nckpt ? r.t_ckpt / (double)r.nckpt * 1e3 : 0.0);
+        printf("failures survived: %ld in %d recover%s (method %s)\n", nf,
+               ft.nevents, ft.nevents == 1 ? "y" : "ies", mname);
+        for (int k = 0; k < ft.nevents; k++)
+            print_event(&ft, k, iter_time);
+        printf("run time: %.3f s\n", t_total);
+        printf("checksum: fnv1a=%016llx sum=%.17g\n", (unsigned long long)h,
+               sum);
+        if (o.outfile && *o.outfile) {
+            if (write_field(o.outfile, &s.b, field, tot, r.iter) == 0)
+                printf("field written to %s\n", o.outfile);
+            else
+                status = 1;
+        }
+        if (!o.keep)
+            remove_ckpt(&ft, nranks, made_dir, r.nkills);
+        else
+            printf("checkpoints kept in %s\n", ft.dir);
+        printf("stencil: %s\n", status ? "FAILED" : "OK");
+        fflush(stdout);
+    }
+    free(field);
+    solver_free(&s);
+    spare_map_destroy(ft.map);
+    spare_topo_destroy(ft.topo);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    const char *dbg = getenv("STENCIL_DEBUG");
+    debug = dbg && *dbg && strcmp(dbg, "0") != 0;
+    int st = run_main(argc, argv);
+    fflush(NULL);
+    MPI_Finalize();
+    return st;
+}
