@@ -2,7 +2,7 @@
 # examples/Makefile.mk: small programs that show each part of the tree.
 
 EXTRA_DIST += examples/README.md examples/stencil/README.md \
-	examples/stencil/test_stencil.sh examples/stencil/stencil-check-long.sh
+	examples/stencil/test_stencil.sh
 FORMAT_FILES += examples/stencil/stencil.c examples/stencil/stencil_ft.c \
 	examples/stencil/stencil_ckpt.c examples/stencil/stencil_kernel.c \
 	examples/stencil/stencil.h
@@ -61,7 +61,7 @@ CHECK_LONG_TARGETS += stencil-check-long
 stencil-check-long: examples/stencil/stencil test/mpi-run
 	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
 	MPI_RUN='$(abs_top_builddir)/test/mpi-run' \
-	$(SHELL) $(top_srcdir)/examples/stencil/stencil-check-long.sh
+	STENCIL_LONG=1 $(SHELL) $(top_srcdir)/examples/stencil/test_stencil.sh
 
 # The demo with failures (README: examples/stencil/README.md).
 DEMO_TARGETS += demo-stencil
