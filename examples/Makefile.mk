@@ -5,7 +5,7 @@ EXTRA_DIST += examples/README.md examples/stencil/README.md \
 	examples/stencil/test_stencil.sh
 FORMAT_FILES += examples/stencil/stencil.c examples/stencil/stencil_ft.c \
 	examples/stencil/stencil_ckpt.c examples/stencil/stencil_kernel.c \
-	examples/stencil/stencil.h
+	examples/stencil/stencil_opts.c examples/stencil/stencil.h
 
 if BUILD_EXAMPLES
 if BUILD_LIBPIP
@@ -44,7 +44,8 @@ if BUILD_STORAGE_WIN
 noinst_PROGRAMS += examples/stencil/stencil
 examples_stencil_stencil_SOURCES = examples/stencil/stencil.c \
 	examples/stencil/stencil_ft.c examples/stencil/stencil_ckpt.c \
-	examples/stencil/stencil_kernel.c examples/stencil/stencil.h
+	examples/stencil/stencil_kernel.c examples/stencil/stencil_opts.c \
+	examples/stencil/stencil.h
 examples_stencil_stencil_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/ft-agree/include -I$(top_srcdir)/spare/include \
 	-I$(top_srcdir)/storage-win/include

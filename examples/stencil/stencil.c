@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,17 +18,6 @@
 #include <unistd.h>
 #include "mpix_ft.h"
 #include "stencil.h"
-
-typedef struct kill_ev {
-    long iter, lrank;
-} kill_ev_t;
-
-typedef struct opts {
-    const char *dims, *alloc, *method, *block, *kills, *outfile, *ckdir;
-    long iters, every, nrandom;
-    unsigned long long seed;
-    int keep, quiet;
-} opts_t;
 
 static int wrank, debug;
 
@@ -47,206 +35,6 @@ static int wrank, debug;
         if (wrank == 0)                                                        \
             fprintf(stderr, "stencil: " __VA_ARGS__);                          \
     } while (0)
-
-static void usage(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: mpiexec -n NODES stencil [options]\n"
-        "  -d, --dims SPEC        node space incl. spares, e.g. 2x2, 3x3, "
-        "2x2x2 [2x2]\n"
-        "  -a, --alloc QD(R,S)    spare allocation [2D(1,1), 3D(1,1) in 3-D]\n"
-        "  -m, --method NAME      sliding: 0D, 1D, 2D, ..., hybrid(all), "
-        "hybrid(-1D) [hybrid(all)]\n"
-        "  -b, --block SPEC       cells per block, e.g. 32x32 [32 per dim]\n"
-        "  -i, --iters N          iterations [100]\n"
-        "  -k, --ckpt-every K     checkpoint interval [10]\n"
-        "  -K, --kill LIST        ITER:LRANK[,...]: the process computing "
-        "logical rank LRANK\n"
-        "                         kills itself before iteration ITER "
-        "[$STENCIL_KILL]\n"
-        "  -r, --random-kills N   N kills at random iterations and ranks "
-        "[$STENCIL_RANDOM_KILLS]\n"
-        "  -s, --seed S           seed of --random-kills [$STENCIL_SEED, 1]\n"
-        "  -o, --output FILE      write the final field to FILE "
-        "[$STENCIL_OUTPUT]\n"
-        "  -c, --ckpt-dir DIR     checkpoint directory [$STENCIL_CKPT_DIR, "
-        "a new one in $TMPDIR]\n"
-        "      --keep-ckpt        leave the checkpoint files\n"
-        "  -q, --quiet            only the final report\n"
-        "  -h, --help\n");
-}
-
-static int parse_long(const char *s, long min, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < min)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* "AxBxC" into up to 3 positive ints; returns the count or -1. */
-static int parse_sizes(const char *s, int *v)
-{
-    int n = 0;
-    const char *p = s;
-    while (*p) {
-        char *end;
-        errno = 0;
-        long x = strtol(p, &end, 10);
-        if (errno || end == p || x < 1 || x > 100000 || n == 3)
-            return -1;
-        v[n++] = (int)x;
-        if (*end == 'x')
-            end++;
-        else if (*end)
-            return -1;
-        p = end;
-    }
-    return n;
-}
-
-static unsigned long long splitmix(unsigned long long *s)
-{
-    unsigned long long z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static int parse_kills(const char *s, kill_ev_t *k, int max)
-{
-    int n = 0;
-    char *dup = strdup(s), *save = NULL;
-    if (!dup)
-        return -1;
-    for (char *t = strtok_r(dup, ",", &save); t;
-         t = strtok_r(NULL, ",", &save)) {
-        char *colon = strchr(t, ':');
-        if (!colon || n == max) {
-            free(dup);
-            return -1;
-        }
-        *colon = 0;
-        if (parse_long(t, 0, &k[n].iter) ||
-            parse_long(colon + 1, 0, &k[n].lrank)) {
-            free(dup);
-            return -1;
-        }
-        n++;
-    }
-    free(dup);
-    return n;
-}
-
-static int parse_opts(int argc, char **argv, opts_t *o)
-{
-    static const struct option lo[] = {{"dims", 1, 0, 'd'},
-                                       {"alloc", 1, 0, 'a'},
-                                       {"method", 1, 0, 'm'},
-                                       {"block", 1, 0, 'b'},
-                                       {"iters", 1, 0, 'i'},
-                                       {"ckpt-every", 1, 0, 'k'},
-                                       {"kill", 1, 0, 'K'},
-                                       {"random-kills", 1, 0, 'r'},
-                                       {"seed", 1, 0, 's'},
-                                       {"output", 1, 0, 'o'},
-                                       {"ckpt-dir", 1, 0, 'c'},
-                                       {"keep-ckpt", 0, 0, 'P'},
-                                       {"quiet", 0, 0, 'q'},
-                                       {"help", 0, 0, 'h'},
-                                       {0, 0, 0, 0}};
-    memset(o, 0, sizeof *o);
-    o->dims = "2x2";
-    o->method = "hybrid(all)";
-    o->iters = 100;
-    o->every = 10;
-    o->seed = 1;
-    o->kills = getenv("STENCIL_KILL");
-    o->outfile = getenv("STENCIL_OUTPUT");
-    o->ckdir = getenv("STENCIL_CKPT_DIR");
-    const char *e;
-    long v;
-    if ((e = getenv("STENCIL_RANDOM_KILLS")) && *e) {
-        if (parse_long(e, 0, &o->nrandom)) {
-            ERR0("bad STENCIL_RANDOM_KILLS '%s'\n", e);
-            return 2;
-        }
-    }
-    if ((e = getenv("STENCIL_SEED")) && *e) {
-        if (parse_long(e, 0, &v)) {
-            ERR0("bad STENCIL_SEED '%s'\n", e);
-            return 2;
-        }
-        o->seed = (unsigned long long)v;
-    }
-    int c;
-    while ((c = getopt_long(argc, argv, "d:a:m:b:i:k:K:r:s:o:c:qh", lo,
-                            NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            o->dims = optarg;
-            break;
-        case 'a':
-            o->alloc = optarg;
-            break;
-        case 'm':
-            o->method = optarg;
-            break;
-        case 'b':
-            o->block = optarg;
-            break;
-        case 'K':
-            o->kills = optarg;
-            break;
-        case 'o':
-            o->outfile = optarg;
-            break;
-        case 'c':
-            o->ckdir = optarg;
-            break;
-        case 'P':
-            o->keep = 1;
-            break;
-        case 'q':
-            o->quiet = 1;
-            break;
-        case 'h':
-            if (wrank == 0)
-                usage(stdout);
-            return 1;
-        case 'i':
-        case 'k':
-        case 'r':
-        case 's':
-            if (parse_long(optarg, c == 'r' || c == 's' ? 0 : 1, &v)) {
-                ERR0("bad value '%s' for -%c\n", optarg, c);
-                return 2;
-            }
-            if (c == 'i')
-                o->iters = v;
-            else if (c == 'k')
-                o->every = v;
-            else if (c == 'r')
-                o->nrandom = v;
-            else
-                o->seed = (unsigned long long)v;
-            break;
-        default:
-            if (wrank == 0)
-                usage(stderr);
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        ERR0("unexpected argument '%s'\n", argv[optind]);
-        return 2;
-    }
-    return 0;
-}
 
 /* ---- The solver: halo exchange and the iteration loop ---- */
 
@@ -486,8 +274,12 @@ static const char *method_of(const stencil_event_t *e, int i, char *buf,
                              size_t len)
 {
     static const char xyz[] = "XYZUVW";
-    if (e->degree[i] < 0)
-        snprintf(buf, len, "none (idle spare)");
+    if (e->degree[i] < 0 && e->lrank[i] >= 0)
+        snprintf(buf, len,
+                 "nothing more (an earlier slide of this "
+                 "recovery moved its rank)");
+    else if (e->degree[i] < 0)
+        snprintf(buf, len, "nothing (an idle spare)");
     else if (e->degree[i] == 0)
         snprintf(buf, len, "0D");
     else
@@ -499,7 +291,7 @@ static const char *method_of(const stencil_event_t *e, int i, char *buf,
 static void print_event(const stencil_ft_t *ft, int k, double iter_time)
 {
     const stencil_event_t *e = &ft->ev[k];
-    char m[64];
+    char m[96];
     printf("failure %d:", k + 1);
     for (int i = 0; i < e->nfailed; i++)
         printf("%s node %ld (logical rank %ld), substituted by %s, %ld "
@@ -564,7 +356,7 @@ static void remove_ckpt(const stencil_ft_t *ft, long nranks, int made_dir,
 static int run_main(int argc, char **argv)
 {
     opts_t o;
-    int st = parse_opts(argc, argv, &o);
+    int st = stencil_opts_parse(argc, argv, wrank, &o);
     if (st)
         return st == 1 ? 0 : st;
     int wsize;
@@ -572,7 +364,7 @@ static int run_main(int argc, char **argv)
 
     /* Node space, spares and method. */
     int dsz[3];
-    int ndims = parse_sizes(o.dims, dsz);
+    int ndims = stencil_parse_sizes(o.dims, dsz);
     if (ndims < 2) {
         ERR0("bad --dims '%s' (2 or 3 sizes, e.g. 2x2 or 2x2x2)\n", o.dims);
         return 2;
@@ -608,7 +400,7 @@ static int run_main(int argc, char **argv)
     for (int d = 0; d < ndims; d++)
         pgrid[d] = spare_topo_rank_size(ft.topo, d);
     if (o.block) {
-        int nb = parse_sizes(o.block, bs);
+        int nb = stencil_parse_sizes(o.block, bs);
         if (nb != ndims) {
             ERR0("bad --block '%s' (%d sizes for a %d-D space)\n", o.block,
                  ndims, ndims);
@@ -620,49 +412,9 @@ static int run_main(int argc, char **argv)
     run_t r;
     memset(&r, 0, sizeof r);
     r.o = &o;
-    if (o.kills && *o.kills) {
-        r.nkills = parse_kills(o.kills, r.kills, STENCIL_MAX_EVENTS);
-        if (r.nkills < 0) {
-            ERR0("bad kill list '%s' (ITER:LRANK[,ITER:LRANK...])\n", o.kills);
-            return 2;
-        }
-    }
-    unsigned long long seed = o.seed;
-    for (long i = 0; i < o.nrandom && r.nkills < STENCIL_MAX_EVENTS; i++) {
-        if (o.iters < 2)
-            break;
-        kill_ev_t k;
-        int dup;
-        do {
-            k.iter =
-                1 + (long)(splitmix(&seed) % (unsigned long long)(o.iters - 1));
-            k.lrank = (long)(splitmix(&seed) % (unsigned long long)nranks);
-            dup = 0;
-            for (int j = 0; j < r.nkills; j++)
-                dup |= r.kills[j].iter == k.iter && r.kills[j].lrank == k.lrank;
-        } while (dup);
-        r.kills[r.nkills++] = k;
-    }
-    if (r.nkills > 52 || r.nkills > nspares) {
-        ERR0("%d kills but only %ld spare nodes\n", r.nkills, nspares);
+    if (stencil_kills_make(&o, o.iters, nranks, nspares, wrank, r.kills,
+                           &r.nkills) != 0)
         return 2;
-    }
-    for (int j = 0; j < r.nkills; j++) {
-        if (r.kills[j].iter < 1 || r.kills[j].iter >= o.iters ||
-            r.kills[j].lrank >= nranks) {
-            ERR0("kill %ld:%ld: the iteration must be in 1..%ld and the "
-                 "logical rank below %ld\n",
-                 r.kills[j].iter, r.kills[j].lrank, o.iters - 1, nranks);
-            return 2;
-        }
-        for (int i = 0; i < j; i++)
-            if (r.kills[i].iter == r.kills[j].iter &&
-                r.kills[i].lrank == r.kills[j].lrank) {
-                ERR0("kill %ld:%ld listed twice\n", r.kills[j].iter,
-                     r.kills[j].lrank);
-                return 2;
-            }
-    }
     ft.nkills = r.nkills;
     ft.every = o.every;
 
@@ -814,7 +566,8 @@ static int run_main(int argc, char **argv)
         if (ur == 0 && !o.quiet) {
             printf("stencil: recovered from the failure of");
             for (int i = 0; i < e->nfailed; i++)
-                printf(" node %ld (logical rank %ld)", e->node[i], e->lrank[i]);
+                printf("%s node %ld (logical rank %ld)", i ? " and" : "",
+                       e->node[i], e->lrank[i]);
             printf(": back at iteration %ld, %.3f s after the first "
                    "survivor noticed\n",
                    e->restored, e->t_restored - e->t_enter);

@@ -85,6 +85,32 @@ int stencil_ckpt_read(const stencil_ckpt_t *c, long iter, double *data);
 /* Free the window (the file stays). */
 void stencil_ckpt_close(stencil_ckpt_t *c);
 
+/* ---- Options (stencil_opts.c) ---- */
+
+/* A planned kill: the process computing logical rank lrank dies just
+ * before iteration iter. */
+typedef struct kill_ev {
+    long iter, lrank;
+} kill_ev_t;
+
+typedef struct opts {
+    const char *dims, *alloc, *method, *block, *kills, *outfile, *ckdir;
+    long iters, every, nrandom;
+    unsigned long long seed;
+    int keep, quiet;
+} opts_t;
+
+/* Parse the command line (defaults from STENCIL_* variables).  0: go on;
+ * 1: --help printed; 2: bad input (message on stderr from rank 0). */
+int stencil_opts_parse(int argc, char **argv, int rank, opts_t *o);
+/* "AxBxC" into up to 3 positive ints; the count, or -1. */
+int stencil_parse_sizes(const char *s, int *v);
+/* The planned kills: o->kills plus o->nrandom random ones, checked
+ * against the iteration count, the ranks and the spares.  0, or 2 (message
+ * from rank 0). */
+int stencil_kills_make(const opts_t *o, long iters, long nranks, long nspares,
+                       int rank, kill_ev_t *k, int *n);
+
 /* ---- Recovery layer (stencil_ft.c) ---- */
 
 #define STENCIL_MAX_EVENTS 64

@@ -81,10 +81,12 @@ static int read_markers(stencil_ft_t *ft, stencil_event_t *e)
 {
     int r = 0;
     MPI_Comm_rank(ft->universe, &r);
-    double msg[2] = {0, 0}; /* mask (exact in a double up to 2^53), t_kill */
+    /* mask (exact in a double up to 2^53), earliest death, latest
+     * iteration of a victim */
+    double msg[3] = {0, 0, -1};
     if (r == 0) {
         unsigned long long mask = ft->fired;
-        double tk = 0;
+        double tk = 0, ti = -1;
         for (int j = 0; j < ft->nkills && j < 52; j++) {
             char path[4200];
             snprintf(path, sizeof path, "%s/kill.%d", ft->dir, j);
@@ -92,20 +94,31 @@ static int read_markers(stencil_ft_t *ft, stencil_event_t *e)
             if (!f)
                 continue;
             double t = 0;
-            if (fscanf(f, "%lf", &t) == 1 && !(mask & (1ull << j)) &&
-                (tk == 0 || t < tk))
-                tk = t;
+            int w = 0;
+            long it = -1;
+            if (fscanf(f, "%lf %d %ld", &t, &w, &it) == 3 &&
+                !(mask & (1ull << j))) {
+                if (tk == 0 || t < tk)
+                    tk = t;
+                if ((double)it > ti)
+                    ti = (double)it;
+            }
             fclose(f);
             mask |= 1ull << j;
         }
         msg[0] = (double)mask;
         msg[1] = tk;
+        msg[2] = ti;
     }
-    int rc = MPI_Bcast(msg, 2, MPI_DOUBLE, 0, ft->universe);
+    int rc = MPI_Bcast(msg, 3, MPI_DOUBLE, 0, ft->universe);
     if (rc != MPI_SUCCESS)
         return mpi_err("broadcast of the kill markers", rc);
     ft->fired = (unsigned long long)msg[0];
     e->t_kill = msg[1];
+    /* A victim got as far as the iteration it died before (the only
+     * record when every computing process died). */
+    if ((long)msg[2] > e->reached)
+        e->reached = (long)msg[2];
     return 0;
 }
 
@@ -150,13 +163,17 @@ int stencil_ft_recover(stencil_ft_t *ft, double t_err, long reached)
     /* 4. New mapping.  Nodes are world ranks, so the failed members are
      * the failed nodes. */
     double decl = 0;
+    /* What each hosted before this recovery (a slide for the first may
+     * move the rank of the second). */
+    for (int i = 0; i < e->nfailed; i++) {
+        long lr = spare_map_node_rank(ft->map, e->node[i]);
+        e->lrank[i] = lr >= 0 ? lr : -1;
+    }
     for (int i = 0; i < e->nfailed; i++) {
         double t = 0;
         FTA_Failure_time((int)e->node[i], &t);
         if (t > 0 && (decl == 0 || t < decl))
             decl = t;
-        long lr = spare_map_node_rank(ft->map, e->node[i]);
-        e->lrank[i] = lr >= 0 ? lr : -1;
         spare_subst_t s;
         int err = spare_map_fail_node(ft->map, e->node[i], &s);
         if (err < 0) {

@@ -9,7 +9,8 @@
 #
 # make check: 2x2 node space (4 processes: a 1x2 rank grid + 2 spares),
 # 0D with one failure and hybrid(all) with two (one killed rank dies just
-# before a checkpoint, so the run falls back to the older slot), and bad
+# before a checkpoint, so the run falls back to the older slot), 1D with
+# both computing processes killed before the same iteration, and bad
 # input.  STENCIL_LONG=1 (make check-long): a 3x3 node space (9 processes:
 # 2x3 ranks + 3 spares) with 1, 2 and 3 failures under each of 0D, 1D and
 # hybrid(all), two simultaneous failures, random failures, and the 3-D
@@ -136,6 +137,9 @@ else
     case_ d2-0D-1 d2 4 1 $g -m 0D --kill 23:1
     # shellcheck disable=SC2086
     case_ d2-hybridall-2 d2 4 2 $g -m 'hybrid(all)' --kill 20:0,37:1
+    # Every computing process at once: both blocks come from the files.
+    # shellcheck disable=SC2086
+    case_ d2-1D-all-at-once d2 4 2 $g -m 1D --kill 12:0,12:1
     bad "wrong process count" 3 'start 4 processes' -d 2x2
     bad "more kills than spares" 4 'only 2 spare' -d 2x2 --kill 5:0,6:1,7:0
     bad "bad method" 4 "bad method" -d 2x2 -m 7D
