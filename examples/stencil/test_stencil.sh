@@ -75,7 +75,7 @@ case_() {
         echo "FAIL: $name: field file differs from the failure-free one"
     else
         echo "PASS: $name: $want failure(s) survived, checksum and field equal the failure-free run"
-        sed -n 's/^  time lost: /    time lost: /p; s/^failure \([0-9]*\): /    failure \1: /p' "$out"
+        sed -n 's/^  time lost: /    time lost: /p; s/^failure \([0-9]*\): /    failure \1: /p; s/^checkpoints: /    checkpoints: /p; s/^iterations done: /    iterations done: /p' "$out"
         return
     fi
     sed -n '1,60p' "$out"
