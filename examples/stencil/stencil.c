@@ -537,8 +537,13 @@ static int run_main(int argc, char **argv)
             break;
         double t_err = stencil_now();
         if (rc != MPIX_ERR_PROC_FAILED && rc != MPIX_ERR_REVOKED) {
-            fprintf(stderr, "stencil: node %d: unexpected MPI error class %d\n",
+            /* Not a failure the others will see: without the abort they
+             * would wait for this process forever. */
+            fprintf(stderr,
+                    "stencil: node %d: unexpected MPI error class %d, "
+                    "aborting\n",
                     wrank, rc);
+            MPI_Abort(MPI_COMM_WORLD, 1);
             return 1;
         }
         free(field);
