@@ -3,7 +3,7 @@
 
 EXTRA_DIST += delegation/README.md delegation/man/deleg.3.md delegation/bench/run-bench.sh \
 	delegation/bench/plot.gp delegation/tests/test_delegation_onecore.sh \
-	delegation/tests/dlg_test_ops.h
+	delegation/tests/dlg_test_ops.h delegation/tests/run-tsan.sh
 
 if BUILD_DELEGATION
 lib_LTLIBRARIES += delegation/libdeleg.la
@@ -77,4 +77,33 @@ delegation_tests_test_delegation_ranktab_LDFLAGS = $(AM_LDFLAGS) -no-install
 endif
 endif
 
-.PHONY: bench-delegation
+# ThreadSanitizer: `make check-tsan` (or check-tsan-delegation) builds the
+# library and its thread tests with -fsanitize=thread (their own objects, in
+# delegation/tsan/, whatever configure chose: TSan cannot be combined with
+# --enable-sanitizers' ASan) and runs them; any report fails the target.
+DLG_TSAN_LIB_SRC = $(filter %.c,$(delegation_libdeleg_la_SOURCES))
+DLG_TSAN_TESTS = core multi proc ranktab
+check-tsan-delegation: $(DLG_TSAN_LIB_SRC:%=$(top_srcdir)/%) \
+		$(DLG_TSAN_TESTS:%=$(top_srcdir)/delegation/tests/test_delegation_%.c) \
+		$(top_srcdir)/test/th_util.c
+	@mkdir -p delegation/tsan
+	@for t in $(DLG_TSAN_TESTS); do \
+	    echo "  TSAN     delegation/tsan/test_delegation_$$t"; \
+	    $(CC) -std=gnu11 -D_GNU_SOURCE $(WARN_CFLAGS) -g -O1 -fsanitize=thread \
+	        -I$(top_builddir) -I$(top_srcdir)/delegation/include \
+	        -I$(top_srcdir)/delegation/src -I$(top_srcdir)/test \
+	        $(CMOCKA_CFLAGS) $(HWLOC_CFLAGS) \
+	        -o delegation/tsan/test_delegation_$$t \
+	        $(top_srcdir)/delegation/tests/test_delegation_$$t.c \
+	        $(DLG_TSAN_LIB_SRC:%=$(top_srcdir)/%) $(top_srcdir)/test/th_util.c \
+	        $(CMOCKA_LIBS) $(HWLOC_LIBS) -lpthread || exit 1; \
+	done
+	$(SHELL) $(top_srcdir)/delegation/tests/run-tsan.sh delegation/tsan \
+	    $(DLG_TSAN_TESTS)
+check-tsan: check-tsan-delegation
+clean-local: clean-local-delegation-tsan
+clean-local-delegation-tsan:
+	-rm -rf delegation/tsan
+
+.PHONY: bench-delegation check-tsan check-tsan-delegation \
+	clean-local-delegation-tsan
