@@ -3,7 +3,8 @@
 
 EXTRA_DIST += delegation/README.md delegation/man/deleg.3.md delegation/bench/run-bench.sh \
 	delegation/bench/plot.gp delegation/tests/test_delegation_onecore.sh \
-	delegation/tests/dlg_test_ops.h delegation/tests/run-tsan.sh
+	delegation/tests/dlg_test_ops.h delegation/tests/run-tsan.sh \
+	delegation/tests/dlg_pip.h
 
 if BUILD_DELEGATION
 lib_LTLIBRARIES += delegation/libdeleg.la
@@ -74,6 +75,43 @@ delegation_tests_test_delegation_ranktab_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
 delegation_tests_test_delegation_ranktab_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 delegation_tests_test_delegation_ranktab_LDADD = $(DLG_TEST_LDADD)
 delegation_tests_test_delegation_ranktab_LDFLAGS = $(AM_LDFLAGS) -no-install
+
+if BUILD_LIBPIP
+# PiP mode: this test is a PiP root serving as delegatee; dlg_pip_task is
+# the task program (built as users build tasks: plain -fPIE -pie -rdynamic,
+# no sanitizer flags; in a sanitizer build it links an uninstrumented copy
+# of libdeleg, as libpip's tasks do with PIP_TASK_LIBPIP).
+check_PROGRAMS += delegation/tests/test_delegation_pip delegation/tests/dlg_pip_task
+TESTS += delegation/tests/test_delegation_pip
+delegation_tests_test_delegation_pip_SOURCES = delegation/tests/test_delegation_pip.c
+delegation_tests_test_delegation_pip_CPPFLAGS = $(DLG_TEST_CPPFLAGS) $(PIP_CPPFLAGS)
+delegation_tests_test_delegation_pip_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -fPIE
+delegation_tests_test_delegation_pip_LDADD = $(DLG_TEST_LDADD) libpip/libpip.la
+delegation_tests_test_delegation_pip_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-install
+delegation_tests_dlg_pip_task_SOURCES = delegation/tests/dlg_pip_task.c
+delegation_tests_dlg_pip_task_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
+delegation_tests_dlg_pip_task_CFLAGS = $(PIP_TASK_CF)
+delegation_tests_dlg_pip_task_LDFLAGS = $(PIP_TASK_LDF)
+delegation_tests_dlg_pip_task_LDADD = $(DLG_TASK_LIBDELEG)
+endif
+endif
+endif
+
+# The libdeleg a PiP task program links (see PIP_TASK_LIBPIP).
+if BUILD_DELEGATION
+if BUILD_LIBPIP
+if PVAS_SANITIZERS
+check_LTLIBRARIES += delegation/libdeleg_task.la
+delegation_libdeleg_task_la_SOURCES = $(delegation_libdeleg_la_SOURCES)
+delegation_libdeleg_task_la_CPPFLAGS = $(delegation_libdeleg_la_CPPFLAGS)
+delegation_libdeleg_task_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fvisibility=hidden $(HWLOC_CFLAGS)
+delegation_libdeleg_task_la_LIBADD = $(HWLOC_LIBS)
+delegation_libdeleg_task_la_LDFLAGS = -rpath $(abs_top_builddir)/delegation/.libs \
+	-version-info 0:0:0
+DLG_TASK_LIBDELEG = delegation/libdeleg_task.la
+else
+DLG_TASK_LIBDELEG = delegation/libdeleg.la
+endif
 endif
 endif
 
