@@ -30,15 +30,33 @@ DLG_TEST_LDADD = delegation/libdeleg.la test/libth.la $(CMOCKA_LIBS) $(HWLOC_LIB
 # Tools and benchmarks (not installed).
 noinst_PROGRAMS += delegation/bench/dlg_bench delegation/bench/dlg_ranktab_report
 delegation_bench_dlg_bench_SOURCES = delegation/bench/dlg_bench.c
-delegation_bench_dlg_bench_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
+delegation_bench_dlg_bench_CPPFLAGS = $(DLG_TEST_CPPFLAGS) -I$(top_srcdir)/delegation/tests
 delegation_bench_dlg_bench_LDADD = delegation/libdeleg.la
 delegation_bench_dlg_bench_LDFLAGS = $(AM_LDFLAGS) -no-install
+if BUILD_LIBPIP
+# a PiP root for the PiP-task series (task: delegation/tests/dlg_pip_task)
+delegation_bench_dlg_bench_CPPFLAGS += -DDLG_BENCH_PIP $(PIP_CPPFLAGS)
+delegation_bench_dlg_bench_CFLAGS = $(AM_CFLAGS) -fPIE
+delegation_bench_dlg_bench_LDFLAGS += -pie -rdynamic
+delegation_bench_dlg_bench_LDADD += libpip/libpip.la
+DLG_BENCH_TASK = delegation/tests/dlg_pip_task
+# The PiP task program of test_delegation_pip and of the benchmark, built
+# as users build tasks: plain -fPIE -pie -rdynamic, no sanitizer flags; in
+# a sanitizer build it links an uninstrumented copy of libdeleg (as
+# libpip's tasks do with PIP_TASK_LIBPIP).
+check_PROGRAMS += delegation/tests/dlg_pip_task
+delegation_tests_dlg_pip_task_SOURCES = delegation/tests/dlg_pip_task.c
+delegation_tests_dlg_pip_task_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
+delegation_tests_dlg_pip_task_CFLAGS = $(PIP_TASK_CF)
+delegation_tests_dlg_pip_task_LDFLAGS = $(PIP_TASK_LDF)
+delegation_tests_dlg_pip_task_LDADD = $(DLG_TASK_LIBDELEG)
+endif
 delegation_bench_dlg_ranktab_report_SOURCES = delegation/bench/dlg_ranktab_report.c
 delegation_bench_dlg_ranktab_report_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
 delegation_bench_dlg_ranktab_report_LDADD = delegation/libdeleg.la
 delegation_bench_dlg_ranktab_report_LDFLAGS = $(AM_LDFLAGS) -no-install
 
-bench-delegation: delegation/bench/dlg_bench delegation/bench/dlg_ranktab_report
+bench-delegation: delegation/bench/dlg_bench delegation/bench/dlg_ranktab_report $(DLG_BENCH_TASK)
 	$(SHELL) $(top_srcdir)/delegation/bench/run-bench.sh $(top_builddir)/delegation/bench
 BENCH_TARGETS += bench-delegation
 
@@ -77,22 +95,15 @@ delegation_tests_test_delegation_ranktab_LDADD = $(DLG_TEST_LDADD)
 delegation_tests_test_delegation_ranktab_LDFLAGS = $(AM_LDFLAGS) -no-install
 
 if BUILD_LIBPIP
-# PiP mode: this test is a PiP root serving as delegatee; dlg_pip_task is
-# the task program (built as users build tasks: plain -fPIE -pie -rdynamic,
-# no sanitizer flags; in a sanitizer build it links an uninstrumented copy
-# of libdeleg, as libpip's tasks do with PIP_TASK_LIBPIP).
-check_PROGRAMS += delegation/tests/test_delegation_pip delegation/tests/dlg_pip_task
+# PiP mode: this test is a PiP root serving as delegatee; its clients are
+# dlg_pip_task tasks (defined with the benchmark above).
+check_PROGRAMS += delegation/tests/test_delegation_pip
 TESTS += delegation/tests/test_delegation_pip
 delegation_tests_test_delegation_pip_SOURCES = delegation/tests/test_delegation_pip.c
 delegation_tests_test_delegation_pip_CPPFLAGS = $(DLG_TEST_CPPFLAGS) $(PIP_CPPFLAGS)
 delegation_tests_test_delegation_pip_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -fPIE
 delegation_tests_test_delegation_pip_LDADD = $(DLG_TEST_LDADD) libpip/libpip.la
 delegation_tests_test_delegation_pip_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-install
-delegation_tests_dlg_pip_task_SOURCES = delegation/tests/dlg_pip_task.c
-delegation_tests_dlg_pip_task_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
-delegation_tests_dlg_pip_task_CFLAGS = $(PIP_TASK_CF)
-delegation_tests_dlg_pip_task_LDFLAGS = $(PIP_TASK_LDF)
-delegation_tests_dlg_pip_task_LDADD = $(DLG_TASK_LIBDELEG)
 endif
 endif
 endif
