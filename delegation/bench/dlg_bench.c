@@ -23,7 +23,9 @@
  * client in a PiP task of this program (built with libpip: the intended
  * deployment, one address space) and in a separate forked process
  * (process_vm_readv above the inline limit), and a UNIX-socket RPC of the
- * same requests is measured as the baseline of all three.
+ * same requests is measured as the baseline of all three.  The delegatee's
+ * CPU share is measured idle (one client attached, no requests) and busy
+ * (back-to-back 8 B requests).
  */
 #include "config.h"
 
@@ -571,6 +573,7 @@ static const char *find_task(void)
 struct res {
     double rt8[4];   /* per policy: 8 B round trip */
     double idle[4];  /* idle delegatee CPU share */
+    double busy[4];  /* its share under back-to-back 8 B requests */
     double rt[4][8]; /* per policy and size: threads, DLG_BUF_AUTO */
     double sock[8];  /* UNIX-socket RPC per size */
 };
@@ -640,6 +643,18 @@ static int run_policy(dlg_policy_t pol, struct res *R, double base_cl,
                 "-", 0);
         }
     }
+    /* Busy: the delegatee's CPU share while one client sends back-to-back
+     * 8 B requests. */
+    fprintf(stderr, "  %s busy delegatee CPU\n", pn);
+    for (int r = 0; r < reps && r < 3; r++) {
+        double c0 = thread_cpu_ns(th);
+        uint64_t w0 = now_ns();
+        if (bench_rt(c, buf, 8, DLG_BUF_AUTO, base_iters) < 0)
+            return -1;
+        v[r] = (thread_cpu_ns(th) - c0) / (double)(now_ns() - w0);
+    }
+    R->busy[pol] = median(v, reps < 3 ? reps : 3) * 100;
+    out("busy", "delegatee-cpu", pn, "-", 8, R->busy[pol], "%core", "-", 0);
     /* Idle: the delegatee waits with one client attached and no request. */
     fprintf(stderr, "  %s idle delegatee CPU\n", pn);
     for (int r = 0; r < reps && r < 3; r++) {
@@ -941,6 +956,12 @@ int main(int argc, char **argv)
         }
         printf("(socket RPC: %.0f ns at 8 B, %.0f ns at 1 MiB)\n", R.sock[0],
                R.sock[nsizes - 1]);
+        printf("\n# delegatee CPU (%% of a core): idle / busy (back-to-back "
+               "8 B requests)\n");
+        for (int i = 0; i < 3; i++)
+            if (!nonly || only[pols[i]])
+                printf("%-9s %6.1f / %6.1f\n", dlg_policy_name(pols[i]),
+                       R.idle[pols[i]], R.busy[pols[i]]);
     }
     if (csv) {
         if (has_poll)
