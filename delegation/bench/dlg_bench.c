@@ -407,49 +407,82 @@ static void *sock_srv_main(void *arg)
     return NULL;
 }
 
-/* Median round trip (ns) of n-byte requests over the socket, per size. */
-static int bench_socket(const size_t *sizes, int nsizes, double *out_ns)
+/* A socket RPC connection: the client end and the serving thread. */
+struct sock_conn {
+    int fd;
+    struct sock_srv srv;
+    pthread_t th;
+    uint8_t *buf;
+};
+
+static int sock_open(struct sock_conn *k)
 {
     int sv[2];
+    memset(k, 0, sizeof(*k));
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
         return -1;
-    struct sock_srv s = {.fd = sv[1], .buf = malloc(1 << 20)};
-    uint8_t *buf = malloc(1 << 20);
-    double *v = calloc((size_t)reps, sizeof(double));
-    pthread_t th;
-    if (!s.buf || !buf || !v || spawn_on_host(&th, sock_srv_main, &s)) {
-        free(s.buf);
-        free(buf);
-        free(v);
+    k->fd = sv[0];
+    k->srv.fd = sv[1];
+    k->srv.buf = malloc(1 << 20);
+    k->buf = malloc(1 << 20);
+    if (!k->srv.buf || !k->buf ||
+        spawn_on_host(&k->th, sock_srv_main, &k->srv)) {
+        free(k->srv.buf);
+        free(k->buf);
         close(sv[0]);
         close(sv[1]);
         return -1;
     }
-    memset(buf, 1, 1 << 20);
+    memset(k->buf, 1, 1 << 20);
+    return 0;
+}
+
+static void sock_close(struct sock_conn *k)
+{
+    close(k->fd); /* the server reads EOF and ends */
+    pthread_join(k->th, NULL);
+    close(k->srv.fd);
+    free(k->srv.buf);
+    free(k->buf);
+}
+
+/* Mean round trip (ns) of `iters` back-to-back n-byte requests; -1 on
+ * error. */
+static double sock_rt(struct sock_conn *k, uint64_t n, int iters)
+{
+    uint64_t res;
+    struct iovec iov[2] = {{&n, sizeof(n)}, {k->buf, (size_t)n}};
+    for (int i = 0; i < iters / 10 + 1; i++)
+        if (write_full(k->fd, iov, n ? 2 : 1) ||
+            read_full(k->fd, &res, sizeof(res)))
+            return -1;
+    uint64_t t0 = now_ns();
+    for (int i = 0; i < iters; i++)
+        if (write_full(k->fd, iov, n ? 2 : 1) ||
+            read_full(k->fd, &res, sizeof(res)))
+            return -1;
+    return (double)(now_ns() - t0) / iters;
+}
+
+/* Median round trip (ns) of n-byte requests over the socket, per size. */
+static int bench_socket(const size_t *sizes, int nsizes, double *out_ns)
+{
+    struct sock_conn k;
+    double *v = calloc((size_t)reps, sizeof(double));
+    if (!v || sock_open(&k)) {
+        free(v);
+        return -1;
+    }
     int rc = 0;
     for (int si = 0; si < nsizes && !rc; si++) {
-        uint64_t n = sizes[si], res;
-        struct iovec iov[2] = {{&n, sizeof(n)}, {buf, (size_t)n}};
-        int iters = iters_for(n);
-        for (int r = 0; r < reps && !rc; r++) {
-            for (int i = 0; i < iters / 10 + 1 && !rc; i++)
-                rc = write_full(sv[0], iov, n ? 2 : 1) ||
-                     read_full(sv[0], &res, sizeof(res));
-            uint64_t t0 = now_ns();
-            for (int i = 0; i < iters && !rc; i++)
-                rc = write_full(sv[0], iov, n ? 2 : 1) ||
-                     read_full(sv[0], &res, sizeof(res));
-            v[r] = (double)(now_ns() - t0) / iters;
-        }
+        for (int r = 0; r < reps && !rc; r++)
+            if ((v[r] = sock_rt(&k, sizes[si], iters_for(sizes[si]))) < 0)
+                rc = -1;
         out_ns[si] = median(v, reps);
     }
-    close(sv[0]); /* the server reads EOF and ends */
-    pthread_join(th, NULL);
-    close(sv[1]);
-    free(s.buf);
-    free(buf);
+    sock_close(&k);
     free(v);
-    return rc ? -1 : 0;
+    return rc;
 }
 
 /* ---------------- PiP tasks and separate processes as clients ---------- */
@@ -684,6 +717,10 @@ static int run_policy(dlg_policy_t pol, struct res *R, double base_cl,
 struct paired {
     double cl, fx, poll, block, adapt; /* medians, ns */
     double r_poll, r_block, r_adapt;   /* medians of ratios */
+    /* against a UNIX-socket RPC in the same repetitions: 8 B per policy,
+     * and 1 MiB (adaptive, zero copy) */
+    double sock8, sock1m, zc1m;
+    double rs_poll, rs_block, rs_adapt, rs_1m;
 };
 
 static int run_paired(struct paired *P)
@@ -703,10 +740,13 @@ static int run_paired(struct paired *P)
     dlg_client_attr_t ca = {.same_address_space = 1};
     if (dlg_client_attach(s.r, &ca, &c))
         return -1;
-    uint8_t buf[8] = {0};
-    double *v[8];
-    for (int k = 0; k < 8; k++)
+    uint8_t *buf = calloc(1, 1 << 20);
+    double *v[16];
+    for (int k = 0; k < 16; k++)
         v[k] = calloc((size_t)reps, sizeof(double));
+    struct sock_conn sk;
+    if (!buf || sock_open(&sk))
+        return -1;
     int n = base_iters;
     for (int r = 0; r < reps; r++) {
         fprintf(stderr, "  paired repetition %d/%d\n", r + 1, reps);
@@ -728,7 +768,31 @@ static int run_paired(struct paired *P)
         v[5][r] = v[2][r] / v[0][r];
         v[6][r] = v[3][r] / v[1][r];
         v[7][r] = v[4][r] / v[2][r];
+        /* the socket RPC, 8 B and 1 MiB, and the same 1 MiB delegated
+         * (adaptive, by reference) */
+        v[8][r] = sock_rt(&sk, 8, n / 4);
+        v[9][r] = sock_rt(&sk, 1 << 20, 100);
+        dlg_call_t big = {.op = OP_SINK,
+                          .buf = buf,
+                          .len = 1 << 20,
+                          .policy = DLG_POLICY_ADAPTIVE};
+        v[10][r] = bench_rt_call(c, &big, 100);
+        if (v[8][r] < 0 || v[9][r] < 0 || v[10][r] < 0)
+            return -1;
+        v[11][r] = v[2][r] / v[8][r];
+        v[12][r] = v[3][r] / v[8][r];
+        v[13][r] = v[4][r] / v[8][r];
+        v[14][r] = v[10][r] / v[9][r];
     }
+    P->sock8 = median(v[8], reps);
+    P->sock1m = median(v[9], reps);
+    P->zc1m = median(v[10], reps);
+    P->rs_poll = median(v[11], reps);
+    P->rs_block = median(v[12], reps);
+    P->rs_adapt = median(v[13], reps);
+    P->rs_1m = median(v[14], reps);
+    sock_close(&sk);
+    free(buf);
     P->cl = median(v[0], reps);
     P->fx = median(v[1], reps);
     P->poll = median(v[2], reps);
@@ -737,7 +801,7 @@ static int run_paired(struct paired *P)
     P->r_poll = median(v[5], reps);
     P->r_block = median(v[6], reps);
     P->r_adapt = median(v[7], reps);
-    for (int k = 0; k < 8; k++)
+    for (int k = 0; k < 16; k++)
         free(v[k]);
     dlg_client_detach(c);
     dlg_delegatee_stop(s.dg);
@@ -917,6 +981,16 @@ int main(int argc, char **argv)
         P.r_block);
     out("paired", "round-trip", "adaptive", "inline", 8, P.adapt, "ns", "poll",
         P.r_adapt);
+    out("paired", "unix-socket", "-", "unix", 8, P.sock8, "ns", "-", 1);
+    out("paired", "unix-socket", "-", "unix", 1048576, P.sock1m, "ns", "-", 1);
+    out("paired", "round-trip", "poll", "inline", 8, P.poll, "ns",
+        "unix-socket", P.rs_poll);
+    out("paired", "round-trip", "block", "inline", 8, P.block, "ns",
+        "unix-socket", P.rs_block);
+    out("paired", "round-trip", "adaptive", "inline", 8, P.adapt, "ns",
+        "unix-socket", P.rs_adapt);
+    out("paired", "round-trip", "adaptive", "zcopy", 1048576, P.zc1m, "ns",
+        "unix-socket", P.rs_1m);
     double r_poll = P.r_poll, r_block = P.r_block, r_adapt = P.r_adapt;
     printf("\n# targets (8 B round trip; medians of per-repetition ratios, "
            "baseline and delegation measured back to back)\n");
@@ -937,9 +1011,15 @@ int main(int argc, char **argv)
                R.idle[DLG_POLICY_ADAPTIVE],
                R.idle[DLG_POLICY_ADAPTIVE] < 5 ? "met" : "MISSED");
     printf("plain function call          = %.1f ns (for scale)\n", b_call);
+    printf("\n# delegation / UNIX-socket RPC, paired (medians of "
+           "per-repetition ratios)\n");
+    printf("poll 8 B / socket 8 B        = %5.3f\n", P.rs_poll);
+    printf("block 8 B / socket 8 B       = %5.3f\n", P.rs_block);
+    printf("adaptive 8 B / socket 8 B    = %5.3f\n", P.rs_adapt);
+    printf("adaptive 1 MiB zero-copy / socket 1 MiB = %5.3f\n", P.rs_1m);
     if (!targets_only) {
-        printf("\n# delegation round trip / UNIX-socket RPC round trip "
-               "(medians, same run)\n");
+        printf("\n# sweep: delegation round trip / UNIX-socket RPC round "
+               "trip (medians of series run one after the other: noisy)\n");
         printf("%-9s %-9s %12s %12s\n", "policy", "client", "8 B", "1 MiB");
         for (int i = 0; i < 3; i++) {
             if (nonly && !only[pols[i]])
