@@ -214,6 +214,7 @@ static void case_many(int *expect)
     MPI_Datatype ft, bt;
     MPI_Type_vector(N / B, B, B * np, MPI_INT, &ft);
     MPI_Type_create_resized(ft, 0, (MPI_Aint)N * np * 4, &bt);
+    MPI_Type_free(&ft);
     MPI_Type_commit(&bt);
     MPI_File_set_view(fh, (MPI_Offset)me * B * 4, MPI_INT, bt, "native",
                       MPI_INFO_NULL);
