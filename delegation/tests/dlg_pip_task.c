@@ -2,20 +2,23 @@
 /*
  * dlg_pip_task.c: a PiP task that is a delegation client of its root.
  *
- *   dlg_pip_task test|bench SHARED_ADDR INDEX
+ *   dlg_pip_task test|die|bench SHARED_ADDR INDEX
  *
  * SHARED_ADDR is the "%p" of the root's dlg_pip_shared_t (one address
  * space), INDEX this task's slot for reports.  `test`: S->iters rounds of
  * an ECHO, a 1 MiB FILL of the task's own malloc'ed buffer by the root's
  * handler through the plain pointer (checked here byte for byte), and an
- * inline SUM.  `bench`: the round-trip sweep of dlg_pip.h.  Exit status 0
+ * inline SUM.  `die`: one request, then SIGKILL without detaching (PiP
+ * process mode).  `bench`: the round-trip sweep of dlg_pip.h.  Exit status 0
  * when everything held; failures are described in S->msg[INDEX].
  */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "deleg.h"
 #include "dlg_pip.h"
@@ -109,7 +112,17 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "test") == 0)
         rc = run_test(c);
-    else if (strcmp(argv[1], "bench") == 0)
+    else if (strcmp(argv[1], "die") == 0) {
+        /* one request, then end without detaching: SIGKILL (PiP process
+         * mode only: the task is a process of its own) */
+        int64_t res;
+        dlg_call_t echo = {.op = DLG_PIP_OP_ECHO, .nargs = 1, .args = {1}};
+        rc = dlg_call(c, &echo, &res, NULL, NULL);
+        if (rc)
+            return fail(14, "die: call: %s", dlg_strerror(rc));
+        kill(getpid(), SIGKILL);
+        return fail(15, "still alive after SIGKILL");
+    } else if (strcmp(argv[1], "bench") == 0)
         rc = dlg_pip_sweep(c, S) ? fail(12, "sweep failed") : 0;
     else
         rc = fail(99, "unknown action %s", argv[1]);

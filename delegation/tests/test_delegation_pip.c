@@ -11,7 +11,9 @@
  * task's own buffer address and writes the task's buffer through it, and
  * the delegatee's counters must show every FILL byte passed by reference
  * and none copied through the ring.  In PiP process mode and thread mode,
- * with the three notification policies spread over the operations.
+ * with the three notification policies spread over the operations.  A
+ * task SIGKILLed while attached (process mode) is reported by the
+ * delegatee with its pid.
  */
 #include "config.h"
 
@@ -87,6 +89,7 @@ struct srv {
     dlg_region_t *r;
     dlg_delegatee_t *dg;
     dlg_policy_t idle;
+    void (*on_dead)(dlg_delegatee_t *, int, pid_t, void *);
     volatile int ready;
     int rc;
 };
@@ -95,7 +98,8 @@ static void *srv_main(void *arg)
 {
     struct srv *s = arg;
     dlg_delegatee_attr_t a = {.max_clients = DLG_PIP_MAXT,
-                              .idle_policy = s->idle};
+                              .idle_policy = s->idle,
+                              .on_client_dead = s->on_dead};
     int rc = dlg_delegatee_create(s->r, &a, &s->dg);
     if (!rc)
         rc = dlg_delegatee_register(s->dg, DLG_PIP_OP_ECHO, op_echo, NULL,
@@ -195,6 +199,100 @@ static void root_case(uint32_t mode, dlg_policy_t idle)
     _exit(0);
 }
 
+static volatile int dead_seen, dead_pid;
+
+static void on_dead(dlg_delegatee_t *dg, int client, pid_t pid, void *ctx)
+{
+    (void)dg;
+    (void)client;
+    (void)ctx;
+    dead_pid = (int)pid;
+    __atomic_add_fetch(&dead_seen, 1, __ATOMIC_RELEASE);
+}
+
+/* A task killed while attached: the delegatee reports it (its robust mutex
+ * is marked by the kernel when the task process dies) and frees the slot. */
+static void root_killed_task(void)
+{
+    int pipid = -1, ntasks = 2;
+    int rc = pip_init(&pipid, &ntasks, NULL, PIP_MODE_PROCESS);
+    if (rc == EPERM)
+        _exit(TH_EXIT_SKIP);
+    CHILD_CHECK(rc == 0, 40, "pip_init: %d", rc);
+    char *task = th_sibling_path("dlg_pip_task");
+    CHILD_CHECK(task != NULL, 41, "dlg_pip_task not found");
+    struct srv s = {.idle = DLG_POLICY_BLOCK, .on_dead = on_dead};
+    dlg_delegatee_attr_t a = {.max_clients = DLG_PIP_MAXT};
+    rc = dlg_region_create(DLG_REGION_MEMFD, "pip", dlg_region_need(&a),
+                           DLG_REGION_LOCAL, &s.r);
+    CHILD_CHECK(rc == 0, 42, "region: %s", dlg_strerror(rc));
+    pthread_t th;
+    CHILD_CHECK(pthread_create(&th, NULL, srv_main, &s) == 0, 43, "thread");
+    while (!__atomic_load_n(&s.ready, __ATOMIC_ACQUIRE))
+        sched_yield();
+    CHILD_CHECK(s.ready == 1, 44, "delegatee: %s", dlg_strerror(s.rc));
+    dlg_pip_shared_t *S = calloc(1, sizeof(*S));
+    CHILD_CHECK(S != NULL, 45, "calloc");
+    snprintf(S->spec, sizeof(S->spec), "%s", dlg_region_addr_spec(s.r));
+    S->same_as = 1;
+    char addr[32];
+    snprintf(addr, sizeof(addr), "%p", (void *)S);
+    char *argv[] = {task, "die", addr, "0", NULL};
+    pip_spawn_program_t prog;
+    pip_spawn_from_main(&prog, task, argv, NULL, NULL, NULL);
+    int id = 0, st = -1;
+    rc = pip_task_spawn(&prog, PIP_CPUCORE_ASIS, 0, &id, NULL);
+    CHILD_CHECK(rc == 0, 46, "spawn: %d", rc);
+    pip_id_t sysid = 0;
+    pip_get_system_id(id, &sysid);
+    rc = pip_wait(id, &st);
+    CHILD_CHECK(rc == 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, 47,
+                "wait %d status %#x: %s", rc, st, S->msg[0]);
+    /* bounded: the delegatee checks liveness every DLG_LIVENESS_MS */
+    for (int i = 0; i < 5000 && !__atomic_load_n(&dead_seen, __ATOMIC_ACQUIRE);
+         i++)
+        usleep(2000);
+    dlg_stats_t sts;
+    dlg_delegatee_stats(s.dg, &sts);
+    dlg_delegatee_stop(s.dg);
+    pthread_join(th, NULL);
+    CHILD_CHECK(dead_seen == 1 && sts.dead_clients == 1, 48,
+                "dead clients seen %d, counted %llu", dead_seen,
+                (unsigned long long)sts.dead_clients);
+    CHILD_CHECK(sysid == 0 || dead_pid == (int)sysid, 49,
+                "dead pid %d, task pid %d", dead_pid, (int)sysid);
+    dlg_delegatee_destroy(s.dg);
+    dlg_region_close(s.r);
+    free(S);
+    free(task);
+    _exit(0);
+}
+
+static void run_killed(void)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setpgid(0, 0);
+        alarm(60);
+        root_killed_task();
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    kill(-pid, SIGKILL);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == TH_EXIT_SKIP)
+        skip();
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        fail_msg("root ended with status %#x", st);
+}
+
+static void process_mode_killed_task_is_detected(void **state)
+{
+    (void)state;
+    run_killed();
+}
+
 static void run_case(uint32_t mode, dlg_policy_t idle)
 {
     pid_t pid = fork();
@@ -270,6 +368,7 @@ int main(void)
         cmocka_unit_test(process_mode_tasks_idle_adaptive),
         cmocka_unit_test(process_mode_tasks_idle_block),
         cmocka_unit_test(thread_mode_tasks_idle_poll),
+        cmocka_unit_test(process_mode_killed_task_is_detected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
