@@ -6,6 +6,7 @@ EXTRA_DIST += mpiio-earth/README.md mpiio-earth/man/mpiio-earth.7.md \
 	mpiio-earth/mpiio-earth.pc.in mpiio-earth/tests/test_earth_hints.sh \
 	mpiio-earth/tests/test_earth_patterns.sh \
 	mpiio-earth/tests/test_earth_romio_preload.sh \
+	mpiio-earth/tests/test_earth_nonblocking.sh \
 	mpiio-earth/bench/earth_bench.sh
 
 if BUILD_MPIIO_EARTH
@@ -20,6 +21,7 @@ mpiio_earth_libmpiio_earth_la_SOURCES = \
 	mpiio-earth/src/earth_coll.c \
 	mpiio-earth/src/earth_io.c \
 	mpiio-earth/src/earth_api.c \
+	mpiio-earth/src/earth_async.c \
 	mpiio-earth/src/earth_fsemu.c
 EARTH_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpiio-earth/include
 if HAVE_HWLOC
@@ -43,8 +45,15 @@ mpiio_earth_tests_earth_patterns_CPPFLAGS = $(EARTH_CPPFLAGS)
 mpiio_earth_tests_earth_patterns_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpiio_earth_tests_earth_patterns_LDADD = $(EARTH_TEST_LDADD)
 mpiio_earth_tests_earth_patterns_LDFLAGS = $(AM_LDFLAGS) -no-install
+check_PROGRAMS += mpiio-earth/tests/earth_nonblocking
+mpiio_earth_tests_earth_nonblocking_SOURCES = mpiio-earth/tests/earth_nonblocking.c
+mpiio_earth_tests_earth_nonblocking_CPPFLAGS = $(EARTH_CPPFLAGS)
+mpiio_earth_tests_earth_nonblocking_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpiio_earth_tests_earth_nonblocking_LDADD = $(EARTH_TEST_LDADD)
+mpiio_earth_tests_earth_nonblocking_LDFLAGS = $(AM_LDFLAGS) -no-install
 TESTS += mpiio-earth/tests/test_earth_patterns.sh \
-	mpiio-earth/tests/test_earth_romio_preload.sh
+	mpiio-earth/tests/test_earth_romio_preload.sh \
+	mpiio-earth/tests/test_earth_nonblocking.sh
 
 if HAVE_CMOCKA
 check_PROGRAMS += mpiio-earth/tests/test_earth_hints

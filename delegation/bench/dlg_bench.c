@@ -15,7 +15,17 @@
  * repeatable) -t  only the baselines and the paired acceptance ratios (no
  * sweep) -q  quick: sizes 8 B, 4 KiB and 1 MiB only, 3 repetitions -x  use
  * process-shared futexes (default: process-private, as for threads or PiP tasks
- * sharing one address space) Progress goes to stderr, the table to stdout.
+ * sharing one address space) -T  the PiP task program (default:
+ * ../tests/dlg_pip_task next to this program).  Progress goes to stderr, the
+ * table to stdout.
+ *
+ * Besides the client thread, the sweep (DLG_BUF_AUTO) is repeated with the
+ * client in a PiP task of this program (built with libpip: the intended
+ * deployment, one address space) and in a separate forked process
+ * (process_vm_readv above the inline limit), and a UNIX-socket RPC of the
+ * same requests is measured as the baseline of all three.  The delegatee's
+ * CPU share is measured idle (one client attached, no requests) and busy
+ * (back-to-back 8 B requests).
  */
 #include "config.h"
 
@@ -28,15 +38,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "deleg.h"
+#ifdef DLG_BENCH_PIP
+#include <pip/pip.h>
+#endif
 
-enum { OP_SINK = 1 };
+#include "deleg.h"
+#include "dlg_pip.h"
+
+enum { OP_SINK = DLG_PIP_OP_SINK };
 
 static int reps = 7, base_iters = 20000, quick, shared_futex, targets_only;
+static const char *task_path; /* dlg_pip_task for the PiP series */
 static FILE *csv;
 static dlg_layout_t layout;
 
@@ -320,9 +340,275 @@ static int iters_for(size_t n)
     return (int)it;
 }
 
+/* ---------------- UNIX-socket RPC baseline ---------------- */
+
+/* The same request over a socketpair: an 8-byte header with the length,
+ * the payload, and an 8-byte reply; the server (a thread on the host CPUs)
+ * touches every cache line of what it received, as op_sink does. */
+struct sock_srv {
+    int fd;
+    uint8_t *buf;
+};
+
+static int read_full(int fd, void *p, size_t n)
+{
+    uint8_t *b = p;
+    while (n) {
+        ssize_t k = read(fd, b, n);
+        if (k <= 0) {
+            if (k < 0 && errno == EINTR)
+                continue;
+            return -1;
+        }
+        b += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int write_full(int fd, const struct iovec *iov0, int niov)
+{
+    struct iovec iov[2];
+    memcpy(iov, iov0, sizeof(*iov) * (size_t)niov);
+    int i = 0;
+    while (i < niov) {
+        ssize_t k = writev(fd, iov + i, niov - i);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        while (i < niov && (size_t)k >= iov[i].iov_len) {
+            k -= (ssize_t)iov[i].iov_len;
+            i++;
+        }
+        if (i < niov) {
+            iov[i].iov_base = (char *)iov[i].iov_base + k;
+            iov[i].iov_len -= (size_t)k;
+        }
+    }
+    return 0;
+}
+
+static void *sock_srv_main(void *arg)
+{
+    struct sock_srv *s = arg;
+    uint64_t n;
+    while (read_full(s->fd, &n, sizeof(n)) == 0 && n <= (1u << 20)) {
+        if (n && read_full(s->fd, s->buf, n))
+            break;
+        uint64_t sum = 0;
+        for (size_t i = 0; i < n; i += 64)
+            sum += s->buf[i];
+        struct iovec iov = {&sum, sizeof(sum)};
+        if (write_full(s->fd, &iov, 1))
+            break;
+    }
+    return NULL;
+}
+
+/* A socket RPC connection: the client end and the serving thread. */
+struct sock_conn {
+    int fd;
+    struct sock_srv srv;
+    pthread_t th;
+    uint8_t *buf;
+};
+
+static int sock_open(struct sock_conn *k)
+{
+    int sv[2];
+    memset(k, 0, sizeof(*k));
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+        return -1;
+    k->fd = sv[0];
+    k->srv.fd = sv[1];
+    k->srv.buf = malloc(1 << 20);
+    k->buf = malloc(1 << 20);
+    if (!k->srv.buf || !k->buf ||
+        spawn_on_host(&k->th, sock_srv_main, &k->srv)) {
+        free(k->srv.buf);
+        free(k->buf);
+        close(sv[0]);
+        close(sv[1]);
+        return -1;
+    }
+    memset(k->buf, 1, 1 << 20);
+    return 0;
+}
+
+static void sock_close(struct sock_conn *k)
+{
+    close(k->fd); /* the server reads EOF and ends */
+    pthread_join(k->th, NULL);
+    close(k->srv.fd);
+    free(k->srv.buf);
+    free(k->buf);
+}
+
+/* Mean round trip (ns) of `iters` back-to-back n-byte requests; -1 on
+ * error. */
+static double sock_rt(struct sock_conn *k, uint64_t n, int iters)
+{
+    uint64_t res;
+    struct iovec iov[2] = {{&n, sizeof(n)}, {k->buf, (size_t)n}};
+    for (int i = 0; i < iters / 10 + 1; i++)
+        if (write_full(k->fd, iov, n ? 2 : 1) ||
+            read_full(k->fd, &res, sizeof(res)))
+            return -1;
+    uint64_t t0 = now_ns();
+    for (int i = 0; i < iters; i++)
+        if (write_full(k->fd, iov, n ? 2 : 1) ||
+            read_full(k->fd, &res, sizeof(res)))
+            return -1;
+    return (double)(now_ns() - t0) / iters;
+}
+
+/* Median round trip (ns) of n-byte requests over the socket, per size. */
+static int bench_socket(const size_t *sizes, int nsizes, double *out_ns)
+{
+    struct sock_conn k;
+    double *v = calloc((size_t)reps, sizeof(double));
+    if (!v || sock_open(&k)) {
+        free(v);
+        return -1;
+    }
+    int rc = 0;
+    for (int si = 0; si < nsizes && !rc; si++) {
+        for (int r = 0; r < reps && !rc; r++)
+            if ((v[r] = sock_rt(&k, sizes[si], iters_for(sizes[si]))) < 0)
+                rc = -1;
+        out_ns[si] = median(v, reps);
+    }
+    sock_close(&k);
+    free(v);
+    return rc;
+}
+
+/* ---------------- PiP tasks and separate processes as clients ---------- */
+
+/*
+ * One series of the sweep in dlg_pip.h with the client in another
+ * execution context and the delegatee (idle policy = the series' policy)
+ * on a host CPU in this process: `pip` = a PiP task of this root (one
+ * address space: the region's addr: spec, plain pointers above the inline
+ * limit), otherwise a forked process (memfd spec, process_vm_readv above
+ * the inline limit, process-shared futexes).
+ */
+static int run_series(int pip, dlg_policy_t pol, const size_t *sizes,
+                      int nsizes, double *rt)
+{
+    dlg_pip_shared_t *S = mmap(NULL, sizeof(*S), PROT_READ | PROT_WRITE,
+                               MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (S == MAP_FAILED)
+        return -1;
+    memset(S, 0, sizeof(*S));
+    struct srv s = {.pol = pol};
+    dlg_delegatee_attr_t a = {.max_clients = 4};
+    int rc =
+        dlg_region_create(DLG_REGION_MEMFD, "series", dlg_region_need(&a),
+                          pip && !shared_futex ? DLG_REGION_LOCAL : 0, &s.r);
+    if (rc) {
+        munmap(S, sizeof(*S));
+        return -1;
+    }
+    pthread_t th;
+    spawn_on_host(&th, srv_main, &s);
+    while (!atomic_load(&s.ready))
+        sched_yield();
+    if (s.rc) {
+        rc = -1;
+        goto out;
+    }
+    snprintf(S->spec, sizeof(S->spec), "%s",
+             pip ? dlg_region_addr_spec(s.r) : dlg_region_spec(s.r));
+    S->same_as = pip;
+    S->reps = reps;
+    S->base_iters = base_iters;
+    S->policy = pol;
+    S->nsizes = nsizes;
+    for (int i = 0; i < nsizes; i++)
+        S->sizes[i] = sizes[i];
+    if (pip) {
+#ifdef DLG_BENCH_PIP
+        char addr[32];
+        snprintf(addr, sizeof(addr), "%p", (void *)S);
+        char *argv[] = {(char *)task_path, "bench", addr, "0", NULL};
+        pip_spawn_program_t prog;
+        pip_spawn_from_main(&prog, (char *)task_path, argv, NULL, NULL, NULL);
+        int id = PIP_PIPID_ANY, st = -1;
+        /* the task runs on a board CPU, as the client threads do */
+        uint32_t core = layout.nboard > 0
+                            ? PIP_CPUCORE_ABS | (uint32_t)layout.board[0]
+                            : PIP_CPUCORE_ASIS;
+        rc = pip_task_spawn(&prog, core, 0, &id, NULL);
+        if (!rc)
+            rc = pip_wait(id, &st);
+        if (rc || !WIFEXITED(st) || WEXITSTATUS(st)) {
+            fprintf(stderr,
+                    "dlg_bench: PiP task: spawn/wait %d status %#x %s\n", rc,
+                    st, S->msg[0]);
+            rc = -1;
+        }
+#else
+        rc = -1;
+#endif
+    } else {
+        pid_t pid = fork();
+        if (pid == 0) {
+            dlg_place_client(&layout, 0);
+            dlg_region_t *r;
+            dlg_client_t *c;
+            dlg_client_attr_t ca = {.same_address_space = 0};
+            int e = dlg_region_open(S->spec, &r);
+            if (!e)
+                e = dlg_client_attach(r, &ca, &c);
+            if (!e)
+                e = dlg_pip_sweep(c, S);
+            if (!e)
+                e = dlg_client_detach(c);
+            _exit(e ? 1 : 0);
+        }
+        int st = -1;
+        while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+        rc = pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+        if (rc)
+            fprintf(stderr, "dlg_bench: client process failed (%#x)\n", st);
+    }
+    for (int i = 0; i < nsizes; i++)
+        rt[i] = S->rt[i];
+out:
+    dlg_delegatee_stop(s.dg);
+    pthread_join(th, NULL);
+    dlg_region_close(s.r);
+    munmap(S, sizeof(*S));
+    return rc;
+}
+
+/* Where dlg_pip_task is: -T, else ../tests/ next to this program. */
+static const char *find_task(void)
+{
+    static char path[4096];
+    if (task_path)
+        return task_path;
+    ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+    if (n <= 0)
+        return NULL;
+    path[n] = 0;
+    char *slash = strrchr(path, '/');
+    if (!slash)
+        return NULL;
+    strcpy(slash + 1, "../tests/dlg_pip_task");
+    return access(path, X_OK) == 0 ? path : NULL;
+}
+
 struct res {
-    double rt8[4];  /* per policy: 8 B round trip */
-    double idle[4]; /* idle delegatee CPU share */
+    double rt8[4];   /* per policy: 8 B round trip */
+    double idle[4];  /* idle delegatee CPU share */
+    double busy[4];  /* its share under back-to-back 8 B requests */
+    double rt[4][8]; /* per policy and size: threads, DLG_BUF_AUTO */
+    double sock[8];  /* UNIX-socket RPC per size */
 };
 
 static const size_t sizes_full[] = {8, 64, 512, 4096, 32768, 262144, 1048576};
@@ -375,6 +661,8 @@ static int run_policy(dlg_policy_t pol, struct res *R, double base_cl,
                 return -1;
             if (n == 8)
                 R->rt8[pol] = lat;
+            if (mi == 0)
+                R->rt[pol][si] = lat;
             const char *bn = pol == DLG_POLICY_BLOCK ? "futex-pp" : "cline-pp";
             double bv = pol == DLG_POLICY_BLOCK ? base_fx : base_cl;
             fprintf(stderr, ", throughput\n");
@@ -388,6 +676,18 @@ static int run_policy(dlg_policy_t pol, struct res *R, double base_cl,
                 "-", 0);
         }
     }
+    /* Busy: the delegatee's CPU share while one client sends back-to-back
+     * 8 B requests. */
+    fprintf(stderr, "  %s busy delegatee CPU\n", pn);
+    for (int r = 0; r < reps && r < 3; r++) {
+        double c0 = thread_cpu_ns(th);
+        uint64_t w0 = now_ns();
+        if (bench_rt(c, buf, 8, DLG_BUF_AUTO, base_iters) < 0)
+            return -1;
+        v[r] = (thread_cpu_ns(th) - c0) / (double)(now_ns() - w0);
+    }
+    R->busy[pol] = median(v, reps < 3 ? reps : 3) * 100;
+    out("busy", "delegatee-cpu", pn, "-", 8, R->busy[pol], "%core", "-", 0);
     /* Idle: the delegatee waits with one client attached and no request. */
     fprintf(stderr, "  %s idle delegatee CPU\n", pn);
     for (int r = 0; r < reps && r < 3; r++) {
@@ -417,6 +717,10 @@ static int run_policy(dlg_policy_t pol, struct res *R, double base_cl,
 struct paired {
     double cl, fx, poll, block, adapt; /* medians, ns */
     double r_poll, r_block, r_adapt;   /* medians of ratios */
+    /* against a UNIX-socket RPC in the same repetitions: 8 B per policy,
+     * and 1 MiB (adaptive, zero copy) */
+    double sock8, sock1m, zc1m;
+    double rs_poll, rs_block, rs_adapt, rs_1m;
 };
 
 static int run_paired(struct paired *P)
@@ -436,10 +740,13 @@ static int run_paired(struct paired *P)
     dlg_client_attr_t ca = {.same_address_space = 1};
     if (dlg_client_attach(s.r, &ca, &c))
         return -1;
-    uint8_t buf[8] = {0};
-    double *v[8];
-    for (int k = 0; k < 8; k++)
+    uint8_t *buf = calloc(1, 1 << 20);
+    double *v[16];
+    for (int k = 0; k < 16; k++)
         v[k] = calloc((size_t)reps, sizeof(double));
+    struct sock_conn sk;
+    if (!buf || sock_open(&sk))
+        return -1;
     int n = base_iters;
     for (int r = 0; r < reps; r++) {
         fprintf(stderr, "  paired repetition %d/%d\n", r + 1, reps);
@@ -461,7 +768,31 @@ static int run_paired(struct paired *P)
         v[5][r] = v[2][r] / v[0][r];
         v[6][r] = v[3][r] / v[1][r];
         v[7][r] = v[4][r] / v[2][r];
+        /* the socket RPC, 8 B and 1 MiB, and the same 1 MiB delegated
+         * (adaptive, by reference) */
+        v[8][r] = sock_rt(&sk, 8, n / 4);
+        v[9][r] = sock_rt(&sk, 1 << 20, 100);
+        dlg_call_t big = {.op = OP_SINK,
+                          .buf = buf,
+                          .len = 1 << 20,
+                          .policy = DLG_POLICY_ADAPTIVE};
+        v[10][r] = bench_rt_call(c, &big, 100);
+        if (v[8][r] < 0 || v[9][r] < 0 || v[10][r] < 0)
+            return -1;
+        v[11][r] = v[2][r] / v[8][r];
+        v[12][r] = v[3][r] / v[8][r];
+        v[13][r] = v[4][r] / v[8][r];
+        v[14][r] = v[10][r] / v[9][r];
     }
+    P->sock8 = median(v[8], reps);
+    P->sock1m = median(v[9], reps);
+    P->zc1m = median(v[10], reps);
+    P->rs_poll = median(v[11], reps);
+    P->rs_block = median(v[12], reps);
+    P->rs_adapt = median(v[13], reps);
+    P->rs_1m = median(v[14], reps);
+    sock_close(&sk);
+    free(buf);
     P->cl = median(v[0], reps);
     P->fx = median(v[1], reps);
     P->poll = median(v[2], reps);
@@ -470,7 +801,7 @@ static int run_paired(struct paired *P)
     P->r_poll = median(v[5], reps);
     P->r_block = median(v[6], reps);
     P->r_adapt = median(v[7], reps);
-    for (int k = 0; k < 8; k++)
+    for (int k = 0; k < 16; k++)
         free(v[k]);
     dlg_client_detach(c);
     dlg_delegatee_stop(s.dg);
@@ -484,7 +815,7 @@ int main(int argc, char **argv)
     const char *csvpath = NULL;
     int opt;
     int only[4] = {0}, nonly = 0;
-    while ((opt = getopt(argc, argv, "r:n:o:p:qtx")) != -1) {
+    while ((opt = getopt(argc, argv, "r:n:o:p:qtxT:")) != -1) {
         switch (opt) {
         case 'r':
             reps = atoi(optarg);
@@ -505,6 +836,9 @@ int main(int argc, char **argv)
         case 't':
             targets_only = 1;
             break;
+        case 'T':
+            task_path = optarg;
+            break;
         case 'p': {
             int p = dlg_policy_parse(optarg);
             if (p < 0) {
@@ -521,7 +855,7 @@ int main(int argc, char **argv)
         default:
             fprintf(stderr,
                     "usage: %s [-r REPS] [-n ITERS] [-o FILE.csv] "
-                    "[-p POLICY] [-q] [-t] [-x]\n",
+                    "[-p POLICY] [-q] [-t] [-x] [-T dlg_pip_task]\n",
                     argv[0]);
             return 2;
         }
@@ -570,16 +904,68 @@ int main(int argc, char **argv)
     out("baseline", "futex-pp", "-", "-", 8, b_fx, "ns", "-", 1);
 
     struct res R = {0};
+    const size_t *sizes = quick ? sizes_quick : sizes_full;
+    int nsizes = quick ? 3 : 7;
+    if (!targets_only) {
+        fprintf(stderr, "baseline: UNIX-socket RPC\n");
+        if (bench_socket(sizes, nsizes, R.sock)) {
+            fprintf(stderr, "dlg_bench: socket baseline failed\n");
+            return 1;
+        }
+        for (int si = 0; si < nsizes; si++)
+            out("socket", "round-trip", "-", "unix", sizes[si], R.sock[si],
+                "ns", "-", 1);
+    }
+    /* PiP: this program is the root, dlg_pip_task the client task */
+    int have_pip = 0;
+#ifdef DLG_BENCH_PIP
+    if (!targets_only && (task_path = find_task()) != NULL) {
+        int pipid, ntasks = 3;
+        int e = pip_init(&pipid, &ntasks, NULL, 0);
+        if (e)
+            fprintf(stderr, "dlg_bench: pip_init: %s: no PiP series\n",
+                    strerror(e));
+        have_pip = e == 0;
+    } else if (!targets_only) {
+        fprintf(stderr, "dlg_bench: dlg_pip_task not found (-T): no PiP "
+                        "series\n");
+    }
+#endif
+    double pipv[4][8] = {{0}}, procv[4][8] = {{0}};
     dlg_policy_t pols[] = {DLG_POLICY_POLL, DLG_POLICY_BLOCK,
                            DLG_POLICY_ADAPTIVE};
     for (int i = 0; i < 3; i++) {
         if (targets_only || (nonly && !only[pols[i]]))
             continue;
-        fprintf(stderr, "policy %s\n", dlg_policy_name(pols[i]));
+        const char *pn = dlg_policy_name(pols[i]);
+        fprintf(stderr, "policy %s\n", pn);
         if (run_policy(pols[i], &R, b_cl, b_fx)) {
             fprintf(stderr, "dlg_bench: run failed\n");
             return 1;
         }
+        for (int si = 0; si < nsizes; si++)
+            out("vs-socket", "round-trip(threads)", pn,
+                sizes[si] <= 256 ? "inline" : "zcopy", sizes[si],
+                R.rt[pols[i]][si], "ns", "unix-socket",
+                R.rt[pols[i]][si] / R.sock[si]);
+        if (have_pip) {
+            fprintf(stderr, "  %s: PiP task client (one address space)\n", pn);
+            if (run_series(1, pols[i], sizes, nsizes, pipv[pols[i]]))
+                return 1;
+            for (int si = 0; si < nsizes; si++)
+                out("pip", "round-trip(PiP task)", pn,
+                    sizes[si] <= 256 ? "inline" : "zcopy", sizes[si],
+                    pipv[pols[i]][si], "ns", "unix-socket",
+                    pipv[pols[i]][si] / R.sock[si]);
+        }
+        fprintf(stderr, "  %s: separate-process client\n", pn);
+        if (run_series(0, pols[i], sizes, nsizes, procv[pols[i]]))
+            return 1;
+        for (int si = 0; si < nsizes; si++)
+            out("process", "round-trip(process)", pn,
+                sizes[si] <= 256 ? "inline" : "copy", sizes[si],
+                procv[pols[i]][si], "ns", "unix-socket",
+                procv[pols[i]][si] / R.sock[si]);
     }
     fprintf(stderr, "paired 8 B round trips (acceptance ratios)\n");
     struct paired P;
@@ -595,6 +981,16 @@ int main(int argc, char **argv)
         P.r_block);
     out("paired", "round-trip", "adaptive", "inline", 8, P.adapt, "ns", "poll",
         P.r_adapt);
+    out("paired", "unix-socket", "-", "unix", 8, P.sock8, "ns", "-", 1);
+    out("paired", "unix-socket", "-", "unix", 1048576, P.sock1m, "ns", "-", 1);
+    out("paired", "round-trip", "poll", "inline", 8, P.poll, "ns",
+        "unix-socket", P.rs_poll);
+    out("paired", "round-trip", "block", "inline", 8, P.block, "ns",
+        "unix-socket", P.rs_block);
+    out("paired", "round-trip", "adaptive", "inline", 8, P.adapt, "ns",
+        "unix-socket", P.rs_adapt);
+    out("paired", "round-trip", "adaptive", "zcopy", 1048576, P.zc1m, "ns",
+        "unix-socket", P.rs_1m);
     double r_poll = P.r_poll, r_block = P.r_block, r_adapt = P.r_adapt;
     printf("\n# targets (8 B round trip; medians of per-repetition ratios, "
            "baseline and delegation measured back to back)\n");
@@ -615,6 +1011,38 @@ int main(int argc, char **argv)
                R.idle[DLG_POLICY_ADAPTIVE],
                R.idle[DLG_POLICY_ADAPTIVE] < 5 ? "met" : "MISSED");
     printf("plain function call          = %.1f ns (for scale)\n", b_call);
+    printf("\n# delegation / UNIX-socket RPC, paired (medians of "
+           "per-repetition ratios)\n");
+    printf("poll 8 B / socket 8 B        = %5.3f\n", P.rs_poll);
+    printf("block 8 B / socket 8 B       = %5.3f\n", P.rs_block);
+    printf("adaptive 8 B / socket 8 B    = %5.3f\n", P.rs_adapt);
+    printf("adaptive 1 MiB zero-copy / socket 1 MiB = %5.3f\n", P.rs_1m);
+    if (!targets_only) {
+        printf("\n# sweep: delegation round trip / UNIX-socket RPC round "
+               "trip (medians of series run one after the other: noisy)\n");
+        printf("%-9s %-9s %12s %12s\n", "policy", "client", "8 B", "1 MiB");
+        for (int i = 0; i < 3; i++) {
+            if (nonly && !only[pols[i]])
+                continue;
+            int p = pols[i], l = nsizes - 1;
+            printf("%-9s %-9s %12.2f %12.2f\n", dlg_policy_name(pols[i]),
+                   "thread", R.rt[p][0] / R.sock[0], R.rt[p][l] / R.sock[l]);
+            if (have_pip)
+                printf("%-9s %-9s %12.2f %12.2f\n", dlg_policy_name(pols[i]),
+                       "PiP task", pipv[p][0] / R.sock[0],
+                       pipv[p][l] / R.sock[l]);
+            printf("%-9s %-9s %12.2f %12.2f\n", dlg_policy_name(pols[i]),
+                   "process", procv[p][0] / R.sock[0], procv[p][l] / R.sock[l]);
+        }
+        printf("(socket RPC: %.0f ns at 8 B, %.0f ns at 1 MiB)\n", R.sock[0],
+               R.sock[nsizes - 1]);
+        printf("\n# delegatee CPU (%% of a core): idle / busy (back-to-back "
+               "8 B requests)\n");
+        for (int i = 0; i < 3; i++)
+            if (!nonly || only[pols[i]])
+                printf("%-9s %6.1f / %6.1f\n", dlg_policy_name(pols[i]),
+                       R.idle[pols[i]], R.busy[pols[i]]);
+    }
     if (csv) {
         if (has_poll)
             fprintf(csv, "target,poll/cline-pp,poll,-,8,%.3f,ratio,3.0,%.3f\n",

@@ -89,13 +89,23 @@ DLG_API int dlg_region_create(dlg_region_kind_t kind, const char *name,
 
 /**
  * Map an existing region from its spec string (see dlg_region_spec()):
- * "shm:/name" or "memfd:PID:FD" (opened through /proc/PID/fd/FD; same user).
+ * "shm:/name" or "memfd:PID:FD" (opened through /proc/PID/fd/FD; same user),
+ * or "addr:BASE:SIZE" (dlg_region_addr_spec(): same address space only).
  * @return 0, -EINVAL for a malformed spec, or an errno from open/mmap.
  */
 DLG_API int dlg_region_open(const char *spec, dlg_region_t **out);
 
 /** Spec string others pass to dlg_region_open(); valid until close. */
 DLG_API const char *dlg_region_spec(const dlg_region_t *r);
+/**
+ * Spec string of this very mapping, "addr:BASE:SIZE", for users that share
+ * this address space (PiP tasks of the root that created the region, or
+ * threads): dlg_region_open() of it maps nothing and uses the same
+ * addresses, so DLG_REGION_LOCAL's process-private futexes match, and
+ * dlg_region_close() of that handle leaves the mapping alone.  Valid only
+ * while the creator keeps the region mapped; useless in another process.
+ */
+DLG_API const char *dlg_region_addr_spec(const dlg_region_t *r);
 /** Base address of the mapping in this process. */
 DLG_API void *dlg_region_base(const dlg_region_t *r);
 /** Mapped size in bytes. */

@@ -37,6 +37,8 @@ struct dlg_region {
     dlg_region_kind_t kind;
     char spec[96];
     char shm_name[64];
+    char addr_spec[64]; /* "addr:BASE:SIZE" of this mapping */
+    int borrowed;       /* opened by "addr:": not ours to unmap */
 };
 
 /* Delegatee states (dlg_hdr.dg_state). */

@@ -36,6 +36,7 @@ static int region_map(dlg_region_t *r, size_t size, int create, unsigned flags)
         return -EPROTO;
     }
     r->flags = rh->flags;
+    snprintf(r->addr_spec, sizeof(r->addr_spec), "addr:%p:%zu", p, size);
     return 0;
 }
 
@@ -125,6 +126,28 @@ int dlg_region_open(const char *spec, dlg_region_t **out)
         snprintf(r->shm_name, sizeof(r->shm_name), "%s", n);
         r->kind = DLG_REGION_SHM;
         r->fd = shm_open(n, O_RDWR | O_CLOEXEC, 0);
+    } else if (strncmp(spec, "addr:", 5) == 0) {
+        /* the creator's own mapping, in this address space */
+        void *base = NULL;
+        size_t size = 0;
+        if (sscanf(spec, "addr:%p:%zu%c", &base, &size, &tail) != 2 || !base ||
+            size < 2 * DLG_LINE || ((uintptr_t)base & (DLG_LINE - 1))) {
+            rc = -EINVAL;
+            goto fail;
+        }
+        const struct dlg_region_hdr *rh = base;
+        if (rh->size != size) {
+            rc = -EPROTO;
+            goto fail;
+        }
+        r->base = base;
+        r->size = size;
+        r->flags = rh->flags;
+        r->borrowed = 1;
+        snprintf(r->spec, sizeof(r->spec), "%s", spec);
+        snprintf(r->addr_spec, sizeof(r->addr_spec), "%s", spec);
+        *out = r;
+        return 0;
     } else if (sscanf(spec, "memfd:%ld:%d%c", &pid, &fd, &tail) == 2 &&
                pid > 0 && fd >= 0) {
         char path[64];
@@ -166,6 +189,11 @@ const char *dlg_region_spec(const dlg_region_t *r)
     return r ? r->spec : "";
 }
 
+const char *dlg_region_addr_spec(const dlg_region_t *r)
+{
+    return r ? r->addr_spec : "";
+}
+
 void *dlg_region_base(const dlg_region_t *r)
 {
     return r ? (char *)r->base + DLG_LINE : NULL;
@@ -186,7 +214,7 @@ int dlg_region_close(dlg_region_t *r)
     if (!r)
         return 0;
     int rc = 0;
-    if (munmap(r->base, r->size) != 0)
+    if (!r->borrowed && munmap(r->base, r->size) != 0)
         rc = -errno;
     if (r->fd >= 0)
         close(r->fd);

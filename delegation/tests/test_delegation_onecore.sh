@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# Run the multi-client delegation test (threads) and the separate-process
-# test with every thread on one CPU: no wait may spin without yielding, or
+# Run the multi-client delegation test (threads), the separate-process
+# test and the PiP test (when built) with every thread on one CPU: no wait may spin without yielding, or
 # these runs would crawl or hang (the programs' own alarms then fail them).
 here=$(dirname "$0")
 dir="$here"
@@ -13,7 +13,10 @@ command -v taskset >/dev/null 2>&1 || { echo "taskset not found: skip" >&2; exit
 # The first CPU this process may use ("taskset -c 0" when CPU 0 is allowed).
 cpu=$(taskset -cp $$ | sed 's/.*: //; s/[,-].*//')
 [ -n "$cpu" ] || exit 99
-for p in test_delegation_multi test_delegation_proc; do
+progs="test_delegation_multi test_delegation_proc"
+# PiP mode (root = delegatee, tasks = clients), when libpip is built
+[ -x "$dir/test_delegation_pip" ] && progs="$progs test_delegation_pip"
+for p in $progs; do
     echo "running $p on CPU $cpu only"
     DLG_TEST_ITERS=${DLG_TEST_ITERS:-2000} taskset -c "$cpu" "$dir/$p" || exit $?
 done

@@ -10,7 +10,7 @@
  * functions only let programs and benchmarks see what it did.
  *
  * Environment: see mpiio-earth/README.md (EARTH_REQ, EARTH_STEPS,
- * EARTH_AGGR_LAYOUT, EARTH_DISABLE, EARTH_BOARD_SIZE, EARTH_LOG,
+ * EARTH_AGGR_LAYOUT, EARTH_DISABLE, EARTH_ASYNC, EARTH_BOARD_SIZE, EARTH_LOG,
  * EARTH_FSEMU_*).
  *
  * Thread safety: like MPI-IO itself; call for a file handle only from the

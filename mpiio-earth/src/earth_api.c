@@ -83,33 +83,67 @@ static int wants_romio(earth_file_t *ef, int is_write, int count)
     return atomic;
 }
 
-typedef struct {
-    MPI_Count nbytes;
-    int err;
-} greq_state_t;
-
-static int greq_query(void *extra, MPI_Status *status)
+/* Size of the view's etype, asked of ROMIO (the cached view belongs to the
+ * progress thread while operations are queued). */
+static int64_t etype_size(MPI_File fh)
 {
-    greq_state_t *g = extra;
-    PMPI_Status_set_elements_x(status, MPI_BYTE, g->nbytes);
-    PMPI_Status_set_cancelled(status, 0);
-    status->MPI_SOURCE = MPI_UNDEFINED;
-    status->MPI_TAG = MPI_UNDEFINED;
-    status->MPI_ERROR = g->err;
-    return g->err;
+    MPI_Offset disp;
+    MPI_Datatype et, ft;
+    char rep[MPI_MAX_DATAREP_STRING + 1];
+    int size = 0, a, b, c, k;
+    if (PMPI_File_get_view(fh, &disp, &et, &ft, rep) != MPI_SUCCESS)
+        return -1;
+    PMPI_Type_size(et, &size);
+    PMPI_Type_get_envelope(et, &a, &b, &c, &k);
+    if (k != MPI_COMBINER_NAMED)
+        PMPI_Type_free(&et);
+    PMPI_Type_get_envelope(ft, &a, &b, &c, &k);
+    if (k != MPI_COMBINER_NAMED)
+        PMPI_Type_free(&ft);
+    return size;
 }
 
-static int greq_free(void *extra)
+/*
+ * A nonblocking collective: nothing collective may happen here (the other
+ * ranks may post theirs only after talking to us).  The individual file
+ * pointer moves now by the amount requested (MPI: at initiation), and the
+ * operation runs at that explicit offset in the file's progress thread.
+ */
+static int earth_post(earth_file_t *ef, enum op op, MPI_Offset off, void *buf,
+                      int count, MPI_Datatype type, MPI_Request *req)
 {
-    free(extra);
-    return MPI_SUCCESS;
-}
+    int is_write = op == OP_WRITE_ALL || op == OP_WRITE_AT_ALL;
+    int explicit = op == OP_WRITE_AT_ALL || op == OP_READ_AT_ALL;
+    MPI_Offset pos = off;
+    int rc;
 
-static int greq_cancel(void *extra, int complete)
-{
-    (void)extra;
-    (void)complete;
-    return MPI_SUCCESS;
+    /* the same on every rank: ROMIO's nonblocking form (asynchronous in
+     * ROMIO itself) when EARTH would not run the call or cannot progress
+     * it asynchronously */
+    if (!ef->async || wants_romio(ef, is_write, count)) {
+        earth_async_drain(ef);
+        return romio_call(op, FORM_NONBLOCKING, ef->fh, off, buf, count, type,
+                          MPI_STATUS_IGNORE, req);
+    }
+    int local = 0;
+    if (!explicit) {
+        MPI_Count tsize = 0;
+        PMPI_Type_size_x(type, &tsize);
+        int64_t nbytes = (int64_t)count * tsize;
+        /* earth_coll_rw would fall back for such a size anyway; let the
+         * progress thread agree on it with the others */
+        int64_t esize = etype_size(ef->fh);
+        if (PMPI_File_get_position(ef->fh, &pos) != MPI_SUCCESS || esize <= 0 ||
+            nbytes % esize)
+            local = 1;
+        else if (nbytes > 0 && PMPI_File_seek(ef->fh, pos + nbytes / esize,
+                                              MPI_SEEK_SET) != MPI_SUCCESS)
+            local = 1;
+    }
+    rc = earth_async_post(ef, is_write, pos, buf, count, type, local, req);
+    if (rc != MPI_SUCCESS)
+        PMPI_File_call_errhandler(ef->fh, rc);
+    return rc;
 }
 
 static int earth_do(enum op op, enum form form, MPI_File fh, MPI_Offset off,
@@ -126,6 +160,10 @@ static int earth_do(enum op op, enum form form, MPI_File fh, MPI_Offset off,
 
     if (!ef)
         return romio_call(op, form, fh, off, buf, count, type, status, req);
+    if (form == FORM_NONBLOCKING)
+        return earth_post(ef, op, off, buf, count, type, req);
+    /* anything else first lets the file's progress thread finish */
+    earth_async_drain(ef);
     if (form == FORM_BEGIN && ef->split_active) {
         rc = MPI_ERR_IO; /* one split collective per file at a time */
         PMPI_File_call_errhandler(fh, rc);
@@ -134,7 +172,8 @@ static int earth_do(enum op op, enum form form, MPI_File fh, MPI_Offset off,
     int local = wants_romio(ef, is_write, count);
     if (!local && !explicit && PMPI_File_get_position(fh, &pos) != 0)
         local = 1;
-    rc = earth_coll_rw(ef, is_write, pos, buf, count, type, local, &fb, &nb);
+    rc = earth_coll_rw(ef, ef->comm, is_write, pos, buf, count, type, local,
+                       &fb, &nb);
     if (fb) {
         ef->stats.fallbacks++;
         earth_log(2, "call handed to ROMIO");
@@ -161,22 +200,8 @@ static int earth_do(enum op op, enum form form, MPI_File fh, MPI_Offset off,
         ef->split_err = rc;
         ef->split_bytes = nb;
         break;
-    case FORM_NONBLOCKING: {
-        /* EARTH completes the operation now; the request reports it */
-        greq_state_t *g = malloc(sizeof(*g));
-        if (!g)
-            return MPI_ERR_NO_MEM;
-        g->nbytes = nb;
-        g->err = rc;
-        int r2 =
-            PMPI_Grequest_start(greq_query, greq_free, greq_cancel, g, req);
-        if (r2 != MPI_SUCCESS) {
-            free(g);
-            return r2;
-        }
-        PMPI_Grequest_complete(*req);
-        return MPI_SUCCESS;
-    }
+    case FORM_NONBLOCKING: /* handled by earth_post */
+        break;
     }
     if (rc != MPI_SUCCESS)
         PMPI_File_call_errhandler(fh, rc);

@@ -190,6 +190,7 @@ typedef struct {
 
 typedef struct {
     earth_file_t *ef;
+    MPI_Comm comm; /* ef->comm or the progress thread's duplicate */
     dom_t d;
     int is_write, depth, me_a, inflight;
     int64_t nsteps, npc;
@@ -270,12 +271,12 @@ static int post_step(run_t *R, int64_t s, int k)
                 memcpy(p, R->stream + g[i].pos, (size_t)g[i].len);
                 p += g[i].len;
             }
-            rc = PMPI_Isend(sl->sbuf + sl->s_off[a], (int)b, MPI_BYTE,
-                            ef->aggr[a], TAG_DATA, ef->comm,
-                            &sl->sreq[sl->ns++]);
+            rc =
+                PMPI_Isend(sl->sbuf + sl->s_off[a], (int)b, MPI_BYTE,
+                           ef->aggr[a], TAG_DATA, R->comm, &sl->sreq[sl->ns++]);
         } else {
-            rc = PMPI_Irecv(p, (int)b, MPI_BYTE, ef->aggr[a], TAG_DATA,
-                            ef->comm, &sl->rreq[sl->nr++]);
+            rc = PMPI_Irecv(p, (int)b, MPI_BYTE, ef->aggr[a], TAG_DATA, R->comm,
+                            &sl->rreq[sl->nr++]);
         }
         if (rc != MPI_SUCCESS)
             return rc;
@@ -305,7 +306,7 @@ static int post_step(run_t *R, int64_t s, int k)
             if (!b)
                 continue;
             rc = PMPI_Irecv(sl->rbuf + sl->r_off[r], (int)b, MPI_BYTE, r,
-                            TAG_DATA, ef->comm, &sl->rreq[sl->nr++]);
+                            TAG_DATA, R->comm, &sl->rreq[sl->nr++]);
             if (rc != MPI_SUCCESS)
                 return rc;
         }
@@ -485,7 +486,7 @@ static int run_step(run_t *R, int64_t s, int k)
                 if (!b)
                     continue;
                 rc = PMPI_Isend(sl->rbuf + sl->r_off[r], (int)b, MPI_BYTE, r,
-                                TAG_DATA, ef->comm, &sl->sreq[sl->ns++]);
+                                TAG_DATA, R->comm, &sl->sreq[sl->ns++]);
                 if (rc != MPI_SUCCESS)
                     return rc;
             }
@@ -648,7 +649,7 @@ static int exchange_lists(run_t *R)
     /* a memory failure on one rank must not desert the others: the counts
      * still go round, and the error is agreed on at the end */
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Alltoall(scnt, 1, MPI_INT, rcnt, 1, MPI_INT, ef->comm);
+        rc = PMPI_Alltoall(scnt, 1, MPI_INT, rcnt, 1, MPI_INT, R->comm);
     if (rc == MPI_SUCCESS && R->me_a >= 0)
         for (int r = 0; r < n; r++) {
             R->ntheirs[r] = rcnt[r];
@@ -659,13 +660,13 @@ static int exchange_lists(run_t *R)
             }
             if (rcnt[r])
                 PMPI_Irecv(R->theirs[r], 2 * rcnt[r], MPI_INT64_T, r, TAG_META,
-                           ef->comm, &q[nq++]);
+                           R->comm, &q[nq++]);
         }
     if (rc == MPI_SUCCESS)
         for (int a = 0; a < na; a++)
             if (R->nmine[a])
                 PMPI_Isend(out[a], 2 * (int)R->nmine[a], MPI_INT64_T,
-                           ef->aggr[a], TAG_META, ef->comm, &q[nq++]);
+                           ef->aggr[a], TAG_META, R->comm, &q[nq++]);
     if (nq) {
         int r2 = earth_waitall(nq, q);
         if (rc == MPI_SUCCESS)
@@ -698,9 +699,9 @@ static int errno_class(int e)
     }
 }
 
-int earth_coll_rw(earth_file_t *ef, int is_write, MPI_Offset off, void *buf,
-                  MPI_Count count, MPI_Datatype type, int local_fallback,
-                  int *fallback, MPI_Count *nbytes_out)
+int earth_coll_rw(earth_file_t *ef, MPI_Comm comm, int is_write, MPI_Offset off,
+                  void *buf, MPI_Count count, MPI_Datatype type,
+                  int local_fallback, int *fallback, MPI_Count *nbytes_out)
 {
     run_t R;
     MPI_Count tsize = 0;
@@ -730,7 +731,7 @@ int earth_coll_rw(earth_file_t *ef, int is_write, MPI_Offset off, void *buf,
     mine[0] = lfb;
     mine[1] = nseg ? -segs[0].off : INT64_MIN;
     mine[2] = nseg ? segs[nseg - 1].off + segs[nseg - 1].len : INT64_MIN;
-    PMPI_Allreduce(mine, agreed, 3, MPI_INT64_T, MPI_MAX, ef->comm);
+    PMPI_Allreduce(mine, agreed, 3, MPI_INT64_T, MPI_MAX, comm);
     int64_t gmin = -agreed[1], gmax = agreed[2];
     *fallback = agreed[0] != 0;
     if (agreed[1] == INT64_MIN) /* nobody has data */
@@ -744,6 +745,7 @@ int earth_coll_rw(earth_file_t *ef, int is_write, MPI_Offset off, void *buf,
 
     /* file domains */
     R.ef = ef;
+    R.comm = comm;
     R.is_write = is_write;
     R.me_a = ef->my_aggr;
     R.depth = ef->hints.steps;
@@ -794,7 +796,7 @@ int earth_coll_rw(earth_file_t *ef, int is_write, MPI_Offset off, void *buf,
             else if (is_write) {
                 int pos = 0;
                 rc = PMPI_Pack(buf, (int)count, type, R.stream, (int)nbytes,
-                               &pos, ef->comm);
+                               &pos, comm);
             }
         }
     }
@@ -827,12 +829,12 @@ int earth_coll_rw(earth_file_t *ef, int is_write, MPI_Offset off, void *buf,
     if (rc == MPI_SUCCESS && !is_write && own_stream && nbytes > 0) {
         int pos = 0;
         rc = PMPI_Unpack(R.stream, (int)nbytes, &pos, buf, (int)count, type,
-                         ef->comm);
+                         comm);
     }
     /* the same verdict on every rank */
     {
         int lc = rc, gc;
-        PMPI_Allreduce(&lc, &gc, 1, MPI_INT, MPI_MAX, ef->comm);
+        PMPI_Allreduce(&lc, &gc, 1, MPI_INT, MPI_MAX, comm);
         if (rc == MPI_SUCCESS && gc != MPI_SUCCESS)
             rc = MPI_ERR_IO;
     }

@@ -32,6 +32,7 @@ earth_file_t *earth_file_find(MPI_File fh)
 
 static void file_free(earth_file_t *ef)
 {
+    earth_async_free(ef);
     if (ef->fd >= 0)
         close(ef->fd);
     if (ef->comm != MPI_COMM_NULL)
@@ -274,7 +275,8 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     PMPI_Comm_rank(ef->comm, &ef->rank);
     PMPI_Comm_size(ef->comm, &ef->nprocs);
     if (earth_file_refresh_romio(ef) != MPI_SUCCESS ||
-        place_aggregators(ef) != MPI_SUCCESS) {
+        place_aggregators(ef) != MPI_SUCCESS ||
+        earth_async_setup(ef) != MPI_SUCCESS) {
         /* every rank reaches the same verdict: both calls are collective
          * and deterministic */
         file_free(ef);
@@ -296,6 +298,10 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
 int MPI_File_close(MPI_File *fh)
 {
     earth_file_t *ef = fh ? earth_file_find(*fh) : NULL;
+    /* MPI leaves completing the requests to the user; finish what the
+     * progress thread has queued before ROMIO closes the file */
+    if (ef)
+        earth_async_free(ef);
     int rc = PMPI_File_close(fh);
     if (ef && rc == MPI_SUCCESS) {
         earth_file_t **p = &files;
@@ -323,6 +329,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
     int rc;
     if (!ef)
         return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    earth_async_drain(ef);
     if ((rc = with_hints(ef, info, &nh)) != MPI_SUCCESS)
         return PMPI_File_call_errhandler(fh, rc), rc;
     rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
@@ -343,6 +350,7 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
     int rc;
     if (!ef)
         return PMPI_File_set_info(fh, info);
+    earth_async_drain(ef);
     if ((rc = with_hints(ef, info, &nh)) != MPI_SUCCESS)
         return PMPI_File_call_errhandler(fh, rc), rc;
     rc = PMPI_File_set_info(fh, info);
@@ -393,6 +401,7 @@ int earth_file_view(earth_file_t *ef)
 int earth_file_stats(MPI_File fh, struct earth_stats *st)
 {
     earth_file_t *ef = earth_file_find(fh);
+    earth_async_drain(ef);
     if (!st)
         return MPI_ERR_ARG;
     if (!ef)
@@ -404,6 +413,7 @@ int earth_file_stats(MPI_File fh, struct earth_stats *st)
 int earth_file_stats_reset(MPI_File fh)
 {
     earth_file_t *ef = earth_file_find(fh);
+    earth_async_drain(ef);
     if (!ef)
         return MPI_ERR_FILE;
     int32_t n = ef->stats.naggr, a = ef->stats.is_aggr;

@@ -103,6 +103,9 @@ typedef struct earth_file {
     MPI_Count split_bytes;
     MPI_Datatype split_type;
     struct earth_stats stats;
+    /* nonblocking collectives: progress thread and its communicator
+     * (earth_async.c); NULL when MPI_THREAD_MULTIPLE is not available */
+    struct earth_async *async;
 } earth_file_t;
 
 EARTH_HIDDEN earth_file_t *earth_file_find(MPI_File fh);
@@ -113,14 +116,49 @@ EARTH_HIDDEN EARTH_WUR int earth_file_refresh_romio(earth_file_t *ef);
 
 /*
  * Collective write or read of `count` items of `type` at view offset `off`
- * (in etypes).  Every rank of ef->comm calls it.  On return *fallback is 1
+ * (in etypes).  Every rank of `comm` (ef->comm, or the progress thread's
+ * duplicate of it) calls it.  On return *fallback is 1
  * when some rank asked for ROMIO instead (nothing was done), else the
  * result is an MPI error class, the same on all ranks.
  */
-EARTH_HIDDEN int earth_coll_rw(earth_file_t *ef, int is_write, MPI_Offset off,
-                               void *buf, MPI_Count count, MPI_Datatype type,
-                               int local_fallback, int *fallback,
-                               MPI_Count *nbytes);
+EARTH_HIDDEN int earth_coll_rw(earth_file_t *ef, MPI_Comm comm, int is_write,
+                               MPI_Offset off, void *buf, MPI_Count count,
+                               MPI_Datatype type, int local_fallback,
+                               int *fallback, MPI_Count *nbytes);
+
+/* ---- nonblocking collectives (earth_async.c) ---- */
+
+/* State of a generalized request: what MPI_Wait/MPI_Test report.  Two
+ * references: MPI's (dropped by the free callback, which MPICH may call
+ * at MPI_Request_free before completion) and the completer's. */
+typedef struct {
+    MPI_Count nbytes;
+    int err;
+    int refs;
+} earth_greq_t;
+
+/* Drop one reference (the last one frees). */
+EARTH_HIDDEN void earth_greq_put(earth_greq_t *g);
+
+/* Start a generalized request whose status reports *gp's fields. */
+EARTH_HIDDEN EARTH_WUR int earth_greq_start(earth_greq_t **gp,
+                                            MPI_Request *req);
+/* 1 when the library runs with MPI_THREAD_MULTIPLE and EARTH_ASYNC != 0. */
+EARTH_HIDDEN int earth_async_available(void);
+/* At open (collective): duplicate the communicator for the progress
+ * thread, if asynchronous progress is available. */
+EARTH_HIDDEN EARTH_WUR int earth_async_setup(earth_file_t *ef);
+/* Queue a collective at explicit offset `pos` for the file's progress
+ * thread and return its request at once. */
+EARTH_HIDDEN EARTH_WUR int earth_async_post(earth_file_t *ef, int is_write,
+                                            MPI_Offset pos, void *buf,
+                                            int count, MPI_Datatype type,
+                                            int local_fallback,
+                                            MPI_Request *req);
+/* Wait until everything posted on the file has been carried out. */
+EARTH_HIDDEN void earth_async_drain(earth_file_t *ef);
+/* Drain, stop the progress thread, free its communicator. */
+EARTH_HIDDEN void earth_async_free(earth_file_t *ef);
 
 /* ---- file requests (earth_io.c) ---- */
 
