@@ -53,7 +53,7 @@ static const char *method_arg[] = {"pip", "shm", "cma", "mpi"};
 static struct {
     size_t pp_lo, pp_hi, nc_lo, nc_hi, nc_block, a2a_block;
     int a2a_n[PVAS_A2A_MAX], na2a;
-    int reps, max_iters;
+    int reps, max_iters, rounds;
     double timeout;
     int do_pp, do_a2a, do_nc, no_mpi;
     const char *csv, *plot, *task, *mpi_prog, *mpi_run, *pip_mode;
@@ -598,6 +598,66 @@ static void run_mpi(pvas_results_t *r)
             pvas_now() - t0);
 }
 
+/*
+ * The ping-pong sweeps: every method once per round, methods interleaved,
+ * so that a noisy spell of the machine does not fall on one method only.
+ * Per size: the median of the rounds' medians, the min of their minima and
+ * the max of their maxima.
+ */
+static void combine(pvas_series_t *out, pvas_series_t *in, int k, int ns)
+{
+    double v[100];
+    *out = in[0];
+    for (int j = 0; j < k; j++)
+        if (!in[j].ok) {
+            *out = in[j];
+            return;
+        }
+    for (int i = 0; i < ns; i++) {
+        for (int j = 0; j < k; j++) {
+            v[j] = in[j].st[i].med;
+            if (in[j].st[i].min < out->st[i].min)
+                out->st[i].min = in[j].st[i].min;
+            if (in[j].st[i].max > out->st[i].max)
+                out->st[i].max = in[j].st[i].max;
+        }
+        out->st[i].med = pvas_stat(v, k, 0).med;
+    }
+}
+
+static void run_pingpongs(pvas_results_t *r)
+{
+    int k = opt.rounds;
+    pvas_series_t *pp = calloc((size_t)k * PVAS_M_COUNT, sizeof(*pp));
+    pvas_series_t *nc = calloc((size_t)k * PVAS_M_COUNT, sizeof(*nc));
+    pvas_results_t *tmp = malloc(sizeof(*tmp));
+    if (pp == NULL || nc == NULL || tmp == NULL)
+        die("out of memory");
+    for (int j = 0; j < k && (opt.do_pp || opt.do_nc); j++) {
+        if (k > 1)
+            fprintf(stderr, "pip_bench_pvas: round %d of %d\n", j + 1, k);
+        for (int m = PVAS_M_PIP; m < PVAS_M_MPI && opt.do_pp; m++)
+            run_two(PVAS_T_PP, m, r->pp_size, r->npp, &pp[m * k + j]);
+        for (int m = PVAS_M_PIP; m < PVAS_M_MPI && opt.do_nc; m++)
+            run_two(PVAS_T_NC, m, r->nc_size, r->nnc, &nc[m * k + j]);
+        if (j == 0 || pp[PVAS_M_MPI * k].ok || nc[PVAS_M_MPI * k].ok) {
+            *tmp = *r;
+            run_mpi(tmp);
+        } /* else: it failed or was skipped in round 1: do not retry */
+        pp[PVAS_M_MPI * k + j] = tmp->pp[PVAS_M_MPI];
+        nc[PVAS_M_MPI * k + j] = tmp->nc[PVAS_M_MPI];
+    }
+    for (int m = 0; m < PVAS_M_COUNT; m++) {
+        if (opt.do_pp)
+            combine(&r->pp[m], &pp[m * k], k, r->npp);
+        if (opt.do_nc)
+            combine(&r->nc[m], &nc[m * k], k, r->nnc);
+    }
+    free(pp);
+    free(nc);
+    free(tmp);
+}
+
 /* ---- options ------------------------------------------------------------- */
 
 static size_t parse_size(const char *s, const char *what)
@@ -686,7 +746,9 @@ static void usage(FILE *f)
             "  --a2a-n LIST        all-to-all party counts (default "
             "2,4,8,16,32,64)\n"
             "  --a2a-block B       all-to-all block per pair (default 4K)\n"
-            "  -r, --reps R        timed repetitions per size (default 11)\n"
+            "  -r, --reps R        timed repetitions per size (default 7)\n"
+            "  --rounds K          ping-pong sweeps of every method, "
+            "interleaved (default 3)\n"
             "  --max-iters N       round trips per repetition, at most "
             "(default 2000)\n"
             "  --only LIST         pp,a2a,nc (default: all three)\n"
@@ -729,6 +791,7 @@ int main(int argc, char **argv)
         {"a2a-n", required_argument, NULL, 'n'},
         {"a2a-block", required_argument, NULL, 'B'},
         {"reps", required_argument, NULL, 'r'},
+        {"rounds", required_argument, NULL, 'K'},
         {"max-iters", required_argument, NULL, 'i'},
         {"only", required_argument, NULL, 'o'},
         {"pip-mode", required_argument, NULL, 'm'},
@@ -753,7 +816,8 @@ int main(int argc, char **argv)
     opt.nc_block = 64;
     opt.a2a_block = 4096;
     parse_nlist("2,4,8,16,32,64");
-    opt.reps = 11;
+    opt.reps = 7;
+    opt.rounds = 3;
     opt.max_iters = 2000;
     opt.timeout = 600;
     opt.do_pp = opt.do_a2a = opt.do_nc = 1;
@@ -775,6 +839,9 @@ int main(int argc, char **argv)
             break;
         case 'B':
             opt.a2a_block = parse_size(optarg, "--a2a-block");
+            break;
+        case 'K':
+            opt.rounds = parse_int(optarg, "--rounds", 1, 100);
             break;
         case 'r':
             opt.reps = parse_int(optarg, "--reps", 1, 10000);
@@ -863,6 +930,7 @@ int main(int argc, char **argv)
     static pvas_results_t r;
     r.ncpu = pvas_ncpu();
     r.reps = opt.reps;
+    r.rounds = opt.rounds;
     r.max_iters = opt.max_iters;
     r.pip_mode = opt.pip_mode;
     r.did_pp = opt.do_pp;
@@ -879,14 +947,7 @@ int main(int argc, char **argv)
                        : ", the two parties pinned to two cores",
             r.pip_mode, r.reps);
 
-    if (opt.do_pp)
-        for (int m = PVAS_M_PIP; m < PVAS_M_MPI; m++)
-            run_two(PVAS_T_PP, m, r.pp_size, r.npp, &r.pp[m]);
-    if (opt.do_nc)
-        for (int m = PVAS_M_PIP; m < PVAS_M_MPI; m++)
-            run_two(PVAS_T_NC, m, r.nc_size, r.nnc, &r.nc[m]);
-    if (opt.do_pp || opt.do_nc)
-        run_mpi(&r);
+    run_pingpongs(&r);
     if (opt.do_a2a) {
         r.na2a = opt.na2a;
         for (int i = 0; i < opt.na2a; i++) {

@@ -32,7 +32,9 @@
 #define PVAS_MSG_MAX   256         /* failure message length */
 #define PVAS_LINE      64    /* cache line: flags live on lines of their own */
 #define PVAS_SPIN      20000 /* pause iterations before yielding */
-#define PVAS_BYTES_REP (16u << 20) /* bytes one way per repetition */
+#define PVAS_BYTES_REP (16u << 20) /* bytes one way per repetition, at most */
+#define PVAS_REP_S     0.02        /* seconds per repetition, about, at most */
+#define PVAS_WARM_S    0.2         /* warm-up seconds before the first size */
 
 /* How the parties exchange data. */
 enum {
@@ -92,7 +94,9 @@ typedef struct {
     __attribute__((aligned(PVAS_LINE))) volatile uint32_t flag1;
     __attribute__((aligned(PVAS_LINE))) pvas_bar_t bar;
     __attribute__((aligned(PVAS_LINE))) volatile int done; /* parties done */
-    volatile int release; /* driver/root -> parties: measured, exit now */
+    volatile int release;    /* driver/root -> parties: measured, exit now */
+    volatile int more;       /* rank 0 -> rank 1: one more warm-up round */
+    volatile long cur_iters; /* rank 0 -> rank 1: round trips per repetition */
     volatile int fail;
     char failmsg[PVAS_MSG_MAX];
     /* What the parties publish for the CMA method. */

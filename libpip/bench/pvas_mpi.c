@@ -40,6 +40,27 @@ static size_t arg_size(const char *s)
     return (size_t)v;
 }
 
+/* `iters` round trips of one message each way; seconds. */
+static double rounds(const pvas_vec_t *s, const pvas_vec_t *d, int count,
+                     MPI_Datatype st, MPI_Datatype dt, long iters)
+{
+    int peer = 1 - rank;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (long it = 0; it < iters; it++) {
+        if (rank == 0) {
+            MPI_Send(s->base, count, st, peer, 1, MPI_COMM_WORLD);
+            MPI_Recv(d->base, count, dt, peer, 1, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(d->base, count, dt, peer, 1, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+            MPI_Send(s->base, count, st, peer, 1, MPI_COMM_WORLD);
+        }
+    }
+    return MPI_Wtime() - t0;
+}
+
 /* One sweep; nc != 0: strided (vector types), else contiguous bytes. */
 static void sweep(int nc, size_t lo, size_t hi, size_t block, int reps,
                   int max_iters)
@@ -84,23 +105,25 @@ static void sweep(int nc, size_t lo, size_t hi, size_t block, int reps,
             fail("message too large");
         }
         memset(d.base, 0, dlen);
-        for (int r = -1; r < reps; r++) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = MPI_Wtime();
-            for (long it = 0; it < iters; it++) {
-                if (rank == 0) {
-                    MPI_Send(s.base, count, st, peer, 1, MPI_COMM_WORLD);
-                    MPI_Recv(d.base, count, dt, peer, 1, MPI_COMM_WORLD,
-                             MPI_STATUS_IGNORE);
-                } else {
-                    MPI_Recv(d.base, count, dt, peer, 1, MPI_COMM_WORLD,
-                             MPI_STATUS_IGNORE);
-                    MPI_Send(s.base, count, st, peer, 1, MPI_COMM_WORLD);
-                }
-            }
-            if (r >= 0)
-                t[r] = (MPI_Wtime() - t0) * 1e6 / (double)iters / 2;
-        }
+        /* Warm-up and round trips per repetition as pvas_task does them
+         * (rank 0 decides, everyone follows). */
+        double w, spent = 0;
+        int more;
+        do {
+            w = rounds(&s, &d, count, st, dt, iters);
+            spent += w;
+            more = si == 0 && spent < PVAS_WARM_S;
+            MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        } while (more);
+        double want = (double)iters * PVAS_REP_S / (w > 0 ? w : 1e-9);
+        long least = iters < 4 ? iters : 4;
+        iters = want >= (double)iters  ? iters
+                : want < (double)least ? least
+                                       : (long)want;
+        MPI_Bcast(&iters, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+        for (int r = 0; r < reps; r++)
+            t[r] =
+                rounds(&s, &d, count, st, dt, iters) * 1e6 / (double)iters / 2;
         if (nc) {
             pvas_vec_t dv = d;
             dv.count = size / block;

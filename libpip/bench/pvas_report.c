@@ -149,10 +149,11 @@ static int a2a_slopes(const pvas_results_t *r, double *pip, double *proc,
 void pvas_report_table(FILE *f, const pvas_results_t *r)
 {
     fprintf(f,
-            "PVAS benchmark: %d core(s), PiP %s mode, median of %d "
-            "repetitions (machine shared and noisy: compare ratios of one "
-            "run)\n",
-            r->ncpu, r->pip_mode, r->reps);
+            "PVAS benchmark: %d core(s), PiP %s mode; ping-pong: median of %d "
+            "interleaved round(s) of %d repetitions each (the median of the "
+            "rounds' medians); the machine is shared and noisy: compare "
+            "ratios of one run\n",
+            r->ncpu, r->pip_mode, r->rounds, r->reps);
     if (r->did_pp) {
         fprintf(f, "\n== Ping-pong latency (one-way us; ratio = baseline / "
                    "pip, >1: pip faster)\n");

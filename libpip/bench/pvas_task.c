@@ -94,87 +94,174 @@ static int cma_read(pid_t pid, struct iovec *loc, struct iovec *rem, size_t n)
     return 0;
 }
 
+/* ---- ping-pong: one message, both directions ---------------------------- */
+
+/* What the two halves of a message do, for one method and size. */
+typedef struct {
+    int nc;      /* strided */
+    size_t size; /* contiguous: bytes */
+    unsigned char *send, *recv, *peer_send, *in, *out;
+    pvas_vec_t sv, dv, pd; /* strided: my source, my destination, and the
+                              receiver's destination layout (method pip) */
+    struct iovec *lv, *rv; /* cma: my side and the peer's side */
+    size_t niov;
+    pid_t peer_pid;
+} xfer_t;
+
+static uint32_t seq;
+
+/* The sender's half, before it raises the receiver's flag. */
+static void xfer_send(const xfer_t *x)
+{
+    if (x->nc) {
+        if (method == PVAS_M_PIP)
+            pvas_vec_copy(&x->pd, &x->sv); /* straight into the peer's layout */
+        else if (method == PVAS_M_SHM)
+            pvas_vec_pack(x->out, &x->sv);
+    } else if (method == PVAS_M_SHM) {
+        memcpy(x->out, x->send, x->size);
+    }
+}
+
+/* The receiver's half, once its flag is up. */
+static int xfer_recv(const xfer_t *x)
+{
+    if (method == PVAS_M_CMA)
+        return cma_read(x->peer_pid, x->lv, x->rv, x->niov);
+    if (x->nc) {
+        if (method == PVAS_M_SHM)
+            pvas_vec_unpack(&x->dv, x->in);
+    } else if (method == PVAS_M_PIP) {
+        /* The one copy, by the receiver, out of the sender's buffer: the
+         * data ends in the receiver's cache, as with shm and cma. */
+        memcpy(x->recv, x->peer_send, x->size);
+    } else if (method == PVAS_M_SHM) {
+        memcpy(x->recv, x->in, x->size);
+    }
+    return 0;
+}
+
+/* `iters` round trips; the seconds they took, or -1. */
+static double rounds(const xfer_t *x, long iters)
+{
+    if (bar() != 0)
+        return -1;
+    double t0 = pvas_now();
+    for (long it = 0; it < iters; it++) {
+        seq++;
+        if (rank == 1 && (pvas_wait_flag(ctl, my_flag(), seq, deadline) != 0 ||
+                          xfer_recv(x) != 0))
+            return -1;
+        xfer_send(x);
+        post(peer_flag(), seq);
+        if (rank == 0 && (pvas_wait_flag(ctl, my_flag(), seq, deadline) != 0 ||
+                          xfer_recv(x) != 0))
+            return -1;
+    }
+    return pvas_now() - t0;
+}
+
+/*
+ * One size: warm up (at the first size for at least PVAS_WARM_S: clock
+ * ramp-up, first touches), then fewer round trips per repetition where
+ * one would take longer than PVAS_REP_S, then the timed repetitions.
+ * Rank 0 decides and publishes; the barriers order the reads.
+ */
+static int measure(const xfer_t *x, int si, size_t bytes)
+{
+    long iters = pvas_iters(bytes, ctl->max_iters);
+    double w, spent = 0;
+    double *t = calloc((size_t)ctl->reps, sizeof(double));
+    if (t == NULL) {
+        pvas_set_fail(ctl, "rank %d: out of memory", rank);
+        return -1;
+    }
+    deadline = pvas_now() + ctl->timeout;
+    do {
+        if ((w = rounds(x, iters)) < 0)
+            goto fail;
+        spent += w;
+        if (rank == 0)
+            ctl->more = si == 0 && spent < PVAS_WARM_S;
+        if (bar() != 0)
+            goto fail;
+    } while (ctl->more);
+    if (rank == 0) {
+        double want = (double)iters * PVAS_REP_S / (w > 0 ? w : 1e-9);
+        long lo = iters < 4 ? iters : 4;
+        ctl->cur_iters = want >= (double)iters ? iters
+                         : want < (double)lo   ? lo
+                                               : (long)want;
+    }
+    if (bar() != 0)
+        goto fail;
+    iters = ctl->cur_iters;
+    for (int r = 0; r < ctl->reps; r++) {
+        if ((w = rounds(x, iters)) < 0)
+            goto fail;
+        t[r] = w * 1e6 / (double)iters / 2;
+    }
+    if (rank == 0)
+        ctl->res[si] = pvas_stat(t, ctl->reps, iters);
+    free(t);
+    return 0;
+fail:
+    free(t);
+    return -1;
+}
+
 /* ---- ping-pong of contiguous messages --------------------------------- */
 
 static int run_pp(void)
 {
     size_t maxs = ctl->size[ctl->nsizes - 1];
-    unsigned char *send = xalloc(maxs), *recv = xalloc(maxs);
-    unsigned char *peer_recv = NULL, *peer_send = NULL;
     unsigned char *shm = (unsigned char *)ctl + ctl->data_off;
-    unsigned char *out = shm + (size_t)rank * maxs,
-                  *in = shm + (size_t)peer * maxs;
-    double *t = calloc((size_t)ctl->reps, sizeof(double));
-    pid_t peer_pid = 0;
+    xfer_t x = {0};
+    struct iovec lv, rv;
     int rc;
 
-    if (send == NULL || recv == NULL || t == NULL)
+    x.send = xalloc(maxs);
+    x.recv = xalloc(maxs);
+    x.out = shm + (size_t)rank * maxs;
+    x.in = shm + (size_t)peer * maxs;
+    if (x.send == NULL || x.recv == NULL)
         return -1;
     for (size_t k = 0; k < maxs; k++)
-        send[k] = pvas_pat(k, rank);
+        x.send[k] = pvas_pat(k, rank);
     if (method == PVAS_M_PIP) {
-        if ((rc = pip_named_export(recv, "pvas_recv")) != 0 ||
-            (rc = pip_named_import(peer, (void **)&peer_recv, "pvas_recv")) !=
+        if ((rc = pip_named_export(x.send, "pvas_send")) != 0 ||
+            (rc = pip_named_import(peer, (void **)&x.peer_send, "pvas_send")) !=
                 0) {
             pvas_set_fail(ctl, "pip_named_export/import: %s", strerror(rc));
             return -1;
         }
     } else if (method == PVAS_M_CMA) {
         ctl->pid[rank] = getpid();
-        ctl->sendbuf[rank] = send;
+        ctl->sendbuf[rank] = x.send;
     }
     if (bar() != 0)
         return -1;
-    peer_pid = ctl->pid[peer];
-    peer_send = ctl->sendbuf[peer];
-
-    uint32_t seq = 0;
+    if (method == PVAS_M_CMA) {
+        x.peer_pid = ctl->pid[peer];
+        x.peer_send = ctl->sendbuf[peer]; /* an address in the peer */
+    }
+    x.lv = &lv;
+    x.rv = &rv;
+    x.niov = 1;
     for (int si = 0; si < ctl->nsizes; si++) {
-        size_t size = ctl->size[si];
-        long iters = pvas_iters(size, ctl->max_iters);
-        struct iovec lv = {recv, size}, rv = {peer_send, size};
-        memset(recv, 0, size);
-        deadline = pvas_now() + ctl->timeout;
-        for (int r = -1; r < ctl->reps; r++) { /* r == -1: warm-up */
-            if (bar() != 0)
-                return -1;
-            double t0 = pvas_now();
-            for (long it = 0; it < iters; it++) {
-                seq++;
-                if (rank == 1 && pvas_wait_flag(ctl, my_flag(), seq, deadline))
-                    return -1;
-                if (rank == 1 && method == PVAS_M_SHM)
-                    memcpy(recv, in, size);
-                else if (rank == 1 && method == PVAS_M_CMA &&
-                         cma_read(peer_pid, &lv, &rv, 1) != 0)
-                    return -1;
-                /* send */
-                if (method == PVAS_M_PIP)
-                    memcpy(peer_recv, send, size);
-                else if (method == PVAS_M_SHM)
-                    memcpy(out, send, size);
-                post(peer_flag(), seq);
-                if (rank == 0) {
-                    if (pvas_wait_flag(ctl, my_flag(), seq, deadline))
-                        return -1;
-                    if (method == PVAS_M_SHM)
-                        memcpy(recv, in, size);
-                    else if (method == PVAS_M_CMA &&
-                             cma_read(peer_pid, &lv, &rv, 1) != 0)
-                        return -1;
-                }
-            }
-            if (r >= 0)
-                t[r] = (pvas_now() - t0) * 1e6 / (double)iters / 2;
-        }
-        for (size_t k = 0; k < size; k++)
-            if (recv[k] != pvas_pat(k, peer)) {
+        x.size = ctl->size[si];
+        lv.iov_base = x.recv;
+        rv.iov_base = x.peer_send;
+        lv.iov_len = rv.iov_len = x.size;
+        memset(x.recv, 0, x.size);
+        if (measure(&x, si, x.size) != 0)
+            return -1;
+        for (size_t k = 0; k < x.size; k++)
+            if (x.recv[k] != pvas_pat(k, peer)) {
                 pvas_set_fail(ctl, "rank %d: wrong data at byte %zu of %zu",
-                              rank, k, size);
+                              rank, k, x.size);
                 return -1;
             }
-        if (rank == 0)
-            ctl->res[si] = pvas_stat(t, ctl->reps, iters);
     }
     __atomic_add_fetch(&ctl->checked, 1, __ATOMIC_ACQ_REL);
     return bar();
@@ -187,16 +274,16 @@ static int run_nc(void)
     size_t maxt = ctl->size[ctl->nsizes - 1], b = ctl->block;
     pvas_vec_t s = pvas_vec_src(NULL, maxt, b), d = pvas_vec_dst(NULL, maxt, b);
     unsigned char *shm = (unsigned char *)ctl + ctl->data_off;
-    unsigned char *out = shm + (size_t)rank * maxt,
-                  *in = shm + (size_t)peer * maxt;
-    double *t = calloc((size_t)ctl->reps, sizeof(double));
-    struct iovec *lv = NULL, *rv = NULL;
     pvas_vec_t *peer_dst = NULL;
+    xfer_t x = {0};
     int rc;
 
+    x.nc = 1;
+    x.out = shm + (size_t)rank * maxt;
+    x.in = shm + (size_t)peer * maxt;
     s.base = xalloc(pvas_vec_span(&s));
     d.base = xalloc(pvas_vec_span(&d));
-    if (s.base == NULL || d.base == NULL || t == NULL)
+    if (s.base == NULL || d.base == NULL)
         return -1;
     pvas_vec_fill(&s, rank);
     if (method == PVAS_M_PIP) {
@@ -211,78 +298,45 @@ static int run_nc(void)
     } else if (method == PVAS_M_CMA) {
         ctl->pid[rank] = getpid();
         ctl->src[rank] = s;
-        lv = calloc(s.count, sizeof(*lv));
-        rv = calloc(s.count, sizeof(*rv));
-        if (lv == NULL || rv == NULL) {
+        x.lv = calloc(s.count, sizeof(*x.lv));
+        x.rv = calloc(s.count, sizeof(*x.rv));
+        if (x.lv == NULL || x.rv == NULL) {
             pvas_set_fail(ctl, "rank %d: out of memory", rank);
             return -1;
         }
     }
     if (bar() != 0)
         return -1;
-    pid_t peer_pid = ctl->pid[peer];
     if (method == PVAS_M_CMA) {
-        /* The peer's source layout, as addresses in the peer's process. */
+        /* The peer's source layout, as addresses in the peer's process:
+         * one iovec per block on each side. */
         pvas_vec_t ps = ctl->src[peer];
+        x.peer_pid = ctl->pid[peer];
         for (size_t i = 0; i < s.count; i++) {
-            lv[i].iov_base = d.base + i * d.stride;
-            lv[i].iov_len = b;
-            rv[i].iov_base = ps.base + i * ps.stride;
-            rv[i].iov_len = b;
+            x.lv[i].iov_base = d.base + i * d.stride;
+            x.lv[i].iov_len = b;
+            x.rv[i].iov_base = ps.base + i * ps.stride;
+            x.rv[i].iov_len = b;
         }
     }
-
-    uint32_t seq = 0;
     for (int si = 0; si < ctl->nsizes; si++) {
         size_t total = ctl->size[si];
-        long iters = pvas_iters(total, ctl->max_iters);
-        pvas_vec_t sv = s, dv = d, pd = d;
-        sv.count = dv.count = total / b;
+        x.sv = s;
+        x.dv = d;
+        x.sv.count = x.dv.count = x.niov = total / b;
         if (peer_dst != NULL) {
             /* The sender reads the receiver's layout and copies into it. */
-            pd = *peer_dst;
-            pd.count = total / pd.blocklen;
+            x.pd = *peer_dst;
+            x.pd.count = total / x.pd.blocklen;
         }
         memset(d.base, 0, pvas_vec_span(&d));
-        deadline = pvas_now() + ctl->timeout;
-        for (int r = -1; r < ctl->reps; r++) {
-            if (bar() != 0)
-                return -1;
-            double t0 = pvas_now();
-            for (long it = 0; it < iters; it++) {
-                seq++;
-                if (rank == 1 && pvas_wait_flag(ctl, my_flag(), seq, deadline))
-                    return -1;
-                if (rank == 1 && method == PVAS_M_SHM)
-                    pvas_vec_unpack(&dv, in);
-                else if (rank == 1 && method == PVAS_M_CMA &&
-                         cma_read(peer_pid, lv, rv, dv.count) != 0)
-                    return -1;
-                if (method == PVAS_M_PIP)
-                    pvas_vec_copy(&pd, &sv);
-                else if (method == PVAS_M_SHM)
-                    pvas_vec_pack(out, &sv);
-                post(peer_flag(), seq);
-                if (rank == 0) {
-                    if (pvas_wait_flag(ctl, my_flag(), seq, deadline))
-                        return -1;
-                    if (method == PVAS_M_SHM)
-                        pvas_vec_unpack(&dv, in);
-                    else if (method == PVAS_M_CMA &&
-                             cma_read(peer_pid, lv, rv, dv.count) != 0)
-                        return -1;
-                }
-            }
-            if (r >= 0)
-                t[r] = (pvas_now() - t0) * 1e6 / (double)iters / 2;
-        }
-        if (pvas_vec_check(&dv, peer) != 0) {
+        if (measure(&x, si, total) != 0)
+            return -1;
+        if (pvas_vec_check(&x.dv, peer) != 0) {
             pvas_set_fail(ctl, "rank %d: wrong strided data (%zu bytes)", rank,
                           total);
             return -1;
         }
-        if (rank == 0)
-            ctl->res[si] = pvas_stat(t, ctl->reps, iters);
     }
     __atomic_add_fetch(&ctl->checked, 1, __ATOMIC_ACQ_REL);
     return bar();

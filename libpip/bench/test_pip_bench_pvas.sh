@@ -30,7 +30,7 @@ if [ -x "$b/pvas_mpi" ] && [ -n "$MPI_RUN" ] && [ -x "$MPI_RUN" ]; then
 fi
 
 timeout 200 "$prog" --sizes 8:1K --nc-sizes 256:1K --nc-block 16 \
-    --a2a-n 2,3 --a2a-block 64 -r 3 --max-iters 20 --timeout 60 \
+    --a2a-n 2,3 --a2a-block 64 -r 3 --rounds 1 --max-iters 20 --timeout 60 \
     --pip-mode process $mpi --csv "$tmp/out.csv" >"$tmp/out.txt" 2>"$tmp/err.txt"
 rc=$?
 [ $rc -eq 0 ] || fail "pip_bench_pvas exited with status $rc"
@@ -65,7 +65,7 @@ awk -F, -v mpi=$withmpi '
     fail "bad CSV rows: $(cat "$tmp/awk.txt")"
 
 # Thread mode: the ping-pong only, the smallest sweep.
-timeout 100 "$prog" --only pp --sizes 8:64 -r 2 --max-iters 10 --timeout 60 \
+timeout 100 "$prog" --only pp --sizes 8:64 -r 2 --rounds 1 --max-iters 10 --timeout 60 \
     --pip-mode thread --no-mpi >"$tmp/out.txt" 2>"$tmp/err.txt"
 rc=$?
 [ $rc -eq 0 ] || fail "thread mode: pip_bench_pvas exited with status $rc"
