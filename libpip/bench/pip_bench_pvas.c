@@ -55,7 +55,7 @@ static struct {
     int a2a_n[PVAS_A2A_MAX], na2a;
     int reps, max_iters, rounds;
     double timeout;
-    int do_pp, do_a2a, do_nc, no_mpi;
+    int do_pp, do_a2a, do_nc, no_mpi, fresh;
     const char *csv, *plot, *task, *mpi_prog, *mpi_run, *pip_mode;
     char self[PATH_MAX];
 } opt;
@@ -117,6 +117,7 @@ static pvas_ctl_t *seg_new(int test, int method, int n, const size_t *sizes,
     for (int i = 0; i < nsizes; i++)
         c->size[i] = sizes[i];
     c->block = block;
+    c->fresh = opt.fresh;
     c->timeout = opt.timeout;
     c->data_off = off;
     c->data_len = data_len;
@@ -492,7 +493,7 @@ static void run_mpi(pvas_results_t *r)
     }
     fprintf(stderr, "pip_bench_pvas: mpich (mpiexec -n 2) ...");
     double t0 = pvas_now();
-    char a[7][32], tmo[32];
+    char a[8][32], tmo[32];
     snprintf(a[0], 32, "%zu", opt.pp_lo);
     snprintf(a[1], 32, "%zu", opt.do_pp ? opt.pp_hi : 0);
     snprintf(a[2], 32, "%zu", opt.nc_block);
@@ -500,6 +501,7 @@ static void run_mpi(pvas_results_t *r)
     snprintf(a[4], 32, "%zu", opt.do_nc ? opt.nc_hi : 0);
     snprintf(a[5], 32, "%d", opt.reps);
     snprintf(a[6], 32, "%d", opt.max_iters);
+    snprintf(a[7], 32, "%d", opt.fresh);
     snprintf(tmo, sizeof(tmo), "%d", (int)opt.timeout);
     char *argv[16];
     int k = 0;
@@ -515,7 +517,7 @@ static void run_mpi(pvas_results_t *r)
         argv[k++] = "2";
     }
     argv[k++] = (char *)opt.mpi_prog;
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 8; i++)
         argv[k++] = a[i];
     argv[k] = NULL;
 
@@ -738,34 +740,38 @@ static void parse_only(const char *s)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: pip_bench_pvas [options]\n"
-            "  --sizes MIN:MAX     ping-pong sizes, doubling (default 8:4M)\n"
-            "  --nc-sizes MIN:MAX  strided message sizes, x4 (default 4K:4M)\n"
-            "  --nc-block B        strided block length (default 64)\n"
-            "  --a2a-n LIST        all-to-all party counts (default "
-            "2,4,8,16,32,64)\n"
-            "  --a2a-block B       all-to-all block per pair (default 4K)\n"
-            "  -r, --reps R        timed repetitions per size (default 7)\n"
-            "  --rounds K          ping-pong sweeps of every method, "
-            "interleaved (default 3)\n"
-            "  --max-iters N       round trips per repetition, at most "
-            "(default 2000)\n"
-            "  --only LIST         pp,a2a,nc (default: all three)\n"
-            "  --pip-mode MODE     process or thread (default: $PIP_MODE, "
-            "else process)\n"
-            "  --task PATH         the party program (default: pvas_task "
-            "next to this one)\n"
-            "  --mpi-prog PATH     the MPI program (default: pvas_mpi next to "
-            "this one)\n"
-            "  --mpi-run PATH      launcher wrapper run as PATH -n 2 -t SEC "
-            "(default: $MPI_RUN,\n"
-            "                      else plain mpiexec -n 2)\n"
-            "  --no-mpi            skip the MPICH baseline\n"
-            "  --timeout SEC       bound of each measurement (default 600)\n"
-            "  --csv FILE          also write the results as CSV\n"
-            "  --plot DIR          write gnuplot data, script and SVG plots "
-            "into DIR\n");
+    fprintf(
+        f, "usage: pip_bench_pvas [options]\n"
+           "  --sizes MIN:MAX     ping-pong sizes, doubling (default 8:4M)\n"
+           "  --nc-sizes MIN:MAX  strided message sizes, x4 (default 4K:4M)\n"
+           "  --nc-block B        strided block length (default 64)\n"
+           "  --a2a-n LIST        all-to-all party counts (default "
+           "2,4,8,16,32,64)\n"
+           "  --a2a-block B       all-to-all block per pair (default 4K)\n"
+           "  -r, --reps R        timed repetitions per size (default 7)\n"
+           "  --rounds K          ping-pong sweeps of every method, "
+           "interleaved (default 3)\n"
+           "  --max-iters N       round trips per repetition, at most "
+           "(default 2000)\n"
+           "  --only LIST         pp,a2a,nc (default: all three)\n"
+           "  --pip-mode MODE     process or thread (default: $PIP_MODE, "
+           "else process)\n"
+           "  --task PATH         the party program (default: pvas_task "
+           "next to this one)\n"
+           "  --mpi-prog PATH     the MPI program (default: pvas_mpi next to "
+           "this one)\n"
+           "  --mpi-run PATH      launcher wrapper run as PATH -n 2 -t SEC "
+           "(default: $MPI_RUN,\n"
+           "                      else plain mpiexec -n 2)\n"
+           "  --no-mpi            skip the MPICH baseline\n"
+           "  --fresh             ping-pongs: the sender stores to every cache "
+           "line of its\n"
+           "                      message before each send (default: "
+           "unchanged buffers, as IMB)\n"
+           "  --timeout SEC       bound of each measurement (default 600)\n"
+           "  --csv FILE          also write the results as CSV\n"
+           "  --plot DIR          write gnuplot data, script and SVG plots "
+           "into DIR\n");
 }
 
 /* PATH next to this program, if executable. */
@@ -799,6 +805,7 @@ int main(int argc, char **argv)
         {"mpi-prog", required_argument, NULL, 'P'},
         {"mpi-run", required_argument, NULL, 'R'},
         {"no-mpi", no_argument, NULL, 'N'},
+        {"fresh", no_argument, NULL, 'F'},
         {"timeout", required_argument, NULL, 'T'},
         {"csv", required_argument, NULL, 'c'},
         {"plot", required_argument, NULL, 'p'},
@@ -867,6 +874,9 @@ int main(int argc, char **argv)
         case 'N':
             opt.no_mpi = 1;
             break;
+        case 'F':
+            opt.fresh = 1;
+            break;
         case 'T':
             opt.timeout = parse_int(optarg, "--timeout", 1, 86400);
             break;
@@ -933,6 +943,7 @@ int main(int argc, char **argv)
     r.rounds = opt.rounds;
     r.max_iters = opt.max_iters;
     r.pip_mode = opt.pip_mode;
+    r.fresh = opt.fresh;
     r.did_pp = opt.do_pp;
     r.did_nc = opt.do_nc;
     r.did_a2a = opt.do_a2a;

@@ -84,6 +84,7 @@ typedef struct {
     int reps;      /* timed repetitions per size */
     int max_iters; /* round trips per repetition, at most */
     int nsizes;    /* sizes of the sweep */
+    int fresh;     /* sender stores to its message before each send */
     size_t size[PVAS_MAXSIZES];
     size_t block;   /* a2a block; nc block length */
     double timeout; /* seconds any wait may take */
@@ -340,6 +341,19 @@ static inline void pvas_vec_fill(const pvas_vec_t *v, int r)
     for (size_t i = 0; i < v->count; i++)
         for (size_t j = 0; j < v->blocklen; j++)
             v->base[i * v->stride + j] = pvas_pat(k++, r);
+}
+
+/*
+ * Store to every cache line of the message in layout v, keeping its
+ * contents (--fresh): the sender "produces" the data anew before each send,
+ * so no reader keeps a valid cached copy of it between round trips.
+ */
+static inline void pvas_vec_touch(const pvas_vec_t *v, int r)
+{
+    volatile unsigned char *b = v->base;
+    for (size_t i = 0; i < v->count; i++)
+        for (size_t j = 0; j < v->blocklen; j += PVAS_LINE)
+            b[i * v->stride + j] = pvas_pat(i * v->blocklen + j, r);
 }
 
 /* 0 if layout v holds rank r's pattern. */

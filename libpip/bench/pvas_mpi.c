@@ -3,7 +3,7 @@
  * pvas_mpi.c: the MPICH baseline of the PVAS benchmark (pip_bench_pvas runs
  * it under `mpiexec -n 2`).
  *
- *   pvas_mpi PPMIN PPMAX NCBLOCK NCMIN NCMAX REPS MAXITERS
+ *   pvas_mpi PPMIN PPMAX NCBLOCK NCMIN NCMAX REPS MAXITERS FRESH
  *
  * Ping-pong with MPI_Send/MPI_Recv of the same sizes as the other methods
  * (PPMIN..PPMAX, doubling; PPMAX 0 skips it), and of the strided case
@@ -11,7 +11,8 @@
  * MPI_Type_vector: the sender's blocks of NCBLOCK bytes 2 blocks apart, the
  * receiver's 3 apart, so MPICH packs, copies and unpacks.  Same repetitions
  * and round trips per repetition as the other methods; each rank pins
- * itself to its own core when there are two.
+ * itself to its own core when there are two.  FRESH 1: the sender stores to
+ * every cache line of its message before each send (--fresh).
  *
  * Rank 0 prints one line per size on stdout:
  *   pp SIZE ITERS MEDIAN_US MIN_US MAX_US      (one-way time)
@@ -41,13 +42,18 @@ static size_t arg_size(const char *s)
 }
 
 /* `iters` round trips of one message each way; seconds. */
-static double rounds(const pvas_vec_t *s, const pvas_vec_t *d, int count,
-                     MPI_Datatype st, MPI_Datatype dt, long iters)
+static int fresh; /* store to the message before each send */
+
+static double rounds(const pvas_vec_t *s, const pvas_vec_t *d,
+                     const pvas_vec_t *msg, int count, MPI_Datatype st,
+                     MPI_Datatype dt, long iters)
 {
     int peer = 1 - rank;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (long it = 0; it < iters; it++) {
+        if (fresh)
+            pvas_vec_touch(msg, rank);
         if (rank == 0) {
             MPI_Send(s->base, count, st, peer, 1, MPI_COMM_WORLD);
             MPI_Recv(d->base, count, dt, peer, 1, MPI_COMM_WORLD,
@@ -91,6 +97,11 @@ static void sweep(int nc, size_t lo, size_t hi, size_t block, int reps,
         long iters = pvas_iters(size, max_iters);
         MPI_Datatype st = MPI_BYTE, dt = MPI_BYTE;
         int count = (int)size;
+        pvas_vec_t msg = {s.base, 1, size, size}; /* what --fresh stores to */
+        if (nc) {
+            msg = s;
+            msg.count = size / block;
+        }
         if (nc) {
             if (size / block > INT_MAX)
                 fail("too many blocks");
@@ -110,7 +121,7 @@ static void sweep(int nc, size_t lo, size_t hi, size_t block, int reps,
         double w, spent = 0;
         int more;
         do {
-            w = rounds(&s, &d, count, st, dt, iters);
+            w = rounds(&s, &d, &msg, count, st, dt, iters);
             spent += w;
             more = si == 0 && spent < PVAS_WARM_S;
             MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -122,8 +133,8 @@ static void sweep(int nc, size_t lo, size_t hi, size_t block, int reps,
                                        : (long)want;
         MPI_Bcast(&iters, 1, MPI_LONG, 0, MPI_COMM_WORLD);
         for (int r = 0; r < reps; r++)
-            t[r] =
-                rounds(&s, &d, count, st, dt, iters) * 1e6 / (double)iters / 2;
+            t[r] = rounds(&s, &d, &msg, count, st, dt, iters) * 1e6 /
+                   (double)iters / 2;
         if (nc) {
             pvas_vec_t dv = d;
             dv.count = size / block;
@@ -156,12 +167,14 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     if (np != 2)
         fail("run me with exactly 2 ranks");
-    if (argc != 8)
-        fail("usage: pvas_mpi PPMIN PPMAX NCBLOCK NCMIN NCMAX REPS MAXITERS");
+    if (argc != 9)
+        fail("usage: pvas_mpi PPMIN PPMAX NCBLOCK NCMIN NCMAX REPS MAXITERS "
+             "FRESH");
     size_t pplo = arg_size(argv[1]), pphi = arg_size(argv[2]);
     size_t ncb = arg_size(argv[3]), nclo = arg_size(argv[4]),
            nchi = arg_size(argv[5]);
     size_t reps = arg_size(argv[6]), maxit = arg_size(argv[7]);
+    fresh = arg_size(argv[8]) != 0;
     if (pplo == 0 || ncb == 0 || nclo == 0 || reps == 0 || reps > 10000 ||
         maxit == 0 || maxit > 10000000)
         fail("bad arguments");

@@ -154,6 +154,12 @@ void pvas_report_table(FILE *f, const pvas_results_t *r)
             "rounds' medians); the machine is shared and noisy: compare "
             "ratios of one run\n",
             r->ncpu, r->pip_mode, r->rounds, r->reps);
+    fprintf(f, "message buffers: %s\n",
+            r->fresh ? "the sender stores to every cache line of its message "
+                       "before each send (--fresh)"
+                     : "unchanged between sends, as IMB PingPong (a "
+                       "receiver's cache may keep the sender's data; "
+                       "--fresh to prevent it)");
     if (r->did_pp) {
         fprintf(f, "\n== Ping-pong latency (one-way us; ratio = baseline / "
                    "pip, >1: pip faster)\n");

@@ -29,7 +29,7 @@ typedef struct {
 } pvas_a2a_row_t;
 
 typedef struct {
-    int ncpu, reps, max_iters, rounds;
+    int ncpu, reps, max_iters, rounds, fresh;
     const char *pip_mode;
     int did_pp, did_nc, did_a2a;
     int npp;

@@ -113,6 +113,10 @@ static uint32_t seq;
 /* The sender's half, before it raises the receiver's flag. */
 static void xfer_send(const xfer_t *x)
 {
+    if (ctl->fresh) {
+        pvas_vec_t v = {x->send, 1, x->size, x->size};
+        pvas_vec_touch(x->nc ? &x->sv : &v, rank);
+    }
     if (x->nc) {
         if (method == PVAS_M_PIP)
             pvas_vec_copy(&x->pd, &x->sv); /* straight into the peer's layout */
