@@ -148,18 +148,24 @@ static int a2a_slopes(const pvas_results_t *r, double *pip, double *proc,
 
 void pvas_report_table(FILE *f, const pvas_results_t *r)
 {
-    fprintf(f,
-            "PVAS benchmark: %d core(s), PiP %s mode; ping-pong: median of %d "
+    fprintf(f, "PVAS benchmark: %d core(s), PiP %s mode\n", r->ncpu,
+            r->pip_mode);
+    if (r->did_pp || r->did_nc) {
+        fprintf(
+            f,
+            "ping-pong: median of %d "
             "interleaved round(s) of %d repetitions each (the median of the "
             "rounds' medians); the machine is shared and noisy: compare "
             "ratios of one run\n",
-            r->ncpu, r->pip_mode, r->rounds, r->reps);
-    fprintf(f, "message buffers: %s\n",
-            r->fresh ? "the sender stores to every cache line of its message "
-                       "before each send (--fresh)"
-                     : "unchanged between sends, as IMB PingPong (a "
-                       "receiver's cache may keep the sender's data; "
-                       "--fresh to prevent it)");
+            r->rounds, r->reps);
+        fprintf(f, "message buffers: %s\n",
+                r->fresh
+                    ? "the sender stores to every cache line of its message "
+                      "before each send (--fresh)"
+                    : "unchanged between sends, as IMB PingPong (a "
+                      "receiver's cache may keep the sender's data; "
+                      "--fresh to prevent it)");
+    }
     if (r->did_pp) {
         fprintf(f, "\n== Ping-pong latency (one-way us; ratio = baseline / "
                    "pip, >1: pip faster)\n");
@@ -344,8 +350,9 @@ static const char gp_script[] =
     "set key top left\n"
     "set grid\n"
     "set logscale x 2\n"
-    "set format x '%.0s%cB'\n"
-    "set xlabel 'message size'\n"
+    "set xtics ('8' 8, '64' 64, '512' 512, '4K' 4096, '32K' 32768, '256K' "
+    "262144, '2M' 2097152, '16M' 16777216)\n"
+    "set xlabel 'message size (bytes; K = 1024)'\n"
     "if (exists('pp')) {\n"
     "  set output 'pvas_latency.svg'\n"
     "  set logscale y\n"
@@ -373,10 +380,12 @@ static const char gp_script[] =
     "}\n"
     "if (exists('a2a')) {\n"
     "  set output 'pvas_footprint.svg'\n"
-    "  unset logscale y\n"
+    "  set logscale y\n"
+    "  set logscale y2\n"
     "  set ytics nomirror\n"
     "  set y2tics\n"
     "  set y2label 'KiB (PSS)'\n"
+    "  set xtics autofreq\n"
     "  set format x '%g'\n"
     "  set xlabel 'N (tasks / processes)'\n"
     "  set ylabel 'KiB'\n"
