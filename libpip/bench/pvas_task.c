@@ -268,7 +268,11 @@ static int run_pp(void)
             }
     }
     __atomic_add_fetch(&ctl->checked, 1, __ATOMIC_ACQ_REL);
-    return bar();
+    /* After the barrier no one reads or writes these any more. */
+    rc = bar();
+    free(x.send);
+    free(x.recv);
+    return rc;
 }
 
 /* ---- ping-pong of strided messages ------------------------------------ */
@@ -343,7 +347,12 @@ static int run_nc(void)
         }
     }
     __atomic_add_fetch(&ctl->checked, 1, __ATOMIC_ACQ_REL);
-    return bar();
+    rc = bar();
+    free(s.base);
+    free(d.base);
+    free(x.lv);
+    free(x.rv);
+    return rc;
 }
 
 /* ---- all-to-all -------------------------------------------------------- */
@@ -424,7 +433,12 @@ static int run_a2a(void)
     __atomic_add_fetch(&ctl->done, 1, __ATOMIC_ACQ_REL);
     pvas_futex_wake(&ctl->done);
     deadline = pvas_now() + ctl->timeout;
-    return pvas_wait_nonzero(ctl, &ctl->release, deadline) > 0 ? 0 : -1;
+    rc = pvas_wait_nonzero(ctl, &ctl->release, deadline) > 0 ? 0 : -1;
+    free(send);
+    free(recv);
+    free(psend);
+    free(t);
+    return rc;
 }
 
 /* ---- main -------------------------------------------------------------- */
