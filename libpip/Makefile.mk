@@ -62,6 +62,7 @@ bench-pip: libpip/bench/pip_bench_spawn libpip/tests/task_nop
 # libpip/bench/.  `make check` runs one tiny, untimed smoke run.
 noinst_PROGRAMS += libpip/bench/pip_bench_pvas libpip/bench/pvas_task
 libpip_bench_pip_bench_pvas_SOURCES = libpip/bench/pip_bench_pvas.c \
+	libpip/bench/pvas_root.c libpip/bench/pvas_root.h \
 	libpip/bench/pvas_report.c libpip/bench/pvas_report.h \
 	libpip/bench/pvas_bench.h
 libpip_bench_pip_bench_pvas_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
@@ -93,7 +94,6 @@ bench-pvas: $(PVAS_BENCH_DEPS)
 	    --plot $(top_builddir)/libpip/bench/pvas-plots $(PVAS_BENCH_ARGS)
 TESTS += libpip/bench/test_pip_bench_pvas.sh
 EXTRA_DIST += libpip/bench/test_pip_bench_pvas.sh
-.PHONY: bench-pvas
 # --- end of the PVAS benchmark ------------------------------------------------
 
 # --- tests -------------------------------------------------------------------

@@ -20,7 +20,8 @@
  * processes started here.  A control segment (POSIX shm) carries the
  * parameters, the synchronisation words and the results.
  *
- * Table on stdout, progress on stderr, CSV with --csv, plots with --plot.
+ * Table on stdout, progress on stderr, CSV with --csv, plots with --plot
+ * (pvas_report.c); the PiP root side is in pvas_root.c.
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -35,6 +36,7 @@
 #include <pip/pip.h>
 
 #include "pvas_report.h"
+#include "pvas_root.h"
 
 extern char **environ;
 
@@ -132,150 +134,6 @@ static void seg_free(pvas_ctl_t *c)
     seg_name[0] = '\0';
 }
 
-static pvas_ctl_t *seg_open(const char *name)
-{
-    int fd = shm_open(name, O_RDWR, 0);
-    struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0)
-        die("%s: %s", name, strerror(errno));
-    pvas_ctl_t *c = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE,
-                         MAP_SHARED, fd, 0);
-    close(fd);
-    if (c == MAP_FAILED || c->magic != PVAS_MAGIC)
-        die("%s: not a control segment", name);
-    return c;
-}
-
-/* ---- footprint from /proc ---------------------------------------------- */
-
-static long proc_field(const char *path, const char *key)
-{
-    FILE *f = fopen(path, "r");
-    char line[256];
-    long v = -1;
-    size_t klen = strlen(key);
-    if (f == NULL)
-        return -1;
-    while (fgets(line, sizeof(line), f) != NULL)
-        if (strncmp(line, key, klen) == 0) {
-            v = strtol(line + klen, NULL, 10);
-            break;
-        }
-    fclose(f);
-    return v;
-}
-
-/* Add pid's VmRSS, Pss and VmPTE (KiB) to the control segment. */
-static int add_footprint(pvas_ctl_t *c, const char *pid)
-{
-    char p[64];
-    snprintf(p, sizeof(p), "/proc/%s/status", pid);
-    long rss = proc_field(p, "VmRSS:"), pte = proc_field(p, "VmPTE:");
-    snprintf(p, sizeof(p), "/proc/%s/smaps_rollup", pid);
-    long pss = proc_field(p, "Pss:");
-    if (rss < 0 || pte < 0)
-        return -1;
-    c->rss_kib += rss;
-    c->pte_kib += pte;
-    c->pss_kib += pss > 0 ? pss : rss;
-    return 0;
-}
-
-/* Wait until all n parties finished the all-to-all (and wait for release). */
-static int wait_done(pvas_ctl_t *c, int n, int (*ended_early)(pvas_ctl_t *))
-{
-    double end = pvas_now() + c->timeout;
-    int v;
-    while ((v = __atomic_load_n(&c->done, __ATOMIC_ACQUIRE)) < n) {
-        if (__atomic_load_n(&c->fail, __ATOMIC_ACQUIRE) != 0)
-            return -1;
-        if (ended_early(c))
-            return -1;
-        if (pvas_now() > end) {
-            pvas_set_fail(c, "timed out waiting for the all-to-all");
-            return -1;
-        }
-        pvas_futex_wait(&c->done, v, 20000000L);
-    }
-    return 0;
-}
-
-static void start(pvas_ctl_t *c, int v)
-{
-    __atomic_store_n(&c->go, v, __ATOMIC_RELEASE);
-    pvas_futex_wake(&c->go);
-}
-
-static void release(pvas_ctl_t *c)
-{
-    __atomic_store_n(&c->release, 1, __ATOMIC_RELEASE);
-    pvas_futex_wake(&c->release);
-}
-
-/* ---- PiP root (this program re-executed with --pip-root) --------------- */
-
-static pvas_ctl_t *root_ctl;
-static int root_reaped[PVAS_MAXN];
-
-static int root_task_ended_early(pvas_ctl_t *c)
-{
-    int id, st;
-    while (pip_trywait_any(&id, &st) == 0) {
-        if (id >= 0 && id < PVAS_MAXN)
-            root_reaped[id] = 1;
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-            pvas_set_fail(c, "task %d ended with status 0x%x", id, st);
-            return 1;
-        }
-    }
-    return 0;
-}
-
-static int pip_root_main(const char *name, const char *task)
-{
-    pvas_ctl_t *c = root_ctl = seg_open(name);
-    int n = c->n, pipid, rc, spawned = 0;
-    char ref[64];
-    snprintf(ref, sizeof(ref), "@%p", (void *)c);
-    if ((rc = pip_init(&pipid, &n, NULL, 0)) != 0) {
-        pvas_set_fail(c, "pip_init: %s", strerror(rc));
-        start(c, -1);
-        return 1;
-    }
-    for (; spawned < c->n; spawned++) {
-        char rk[16];
-        snprintf(rk, sizeof(rk), "%d", spawned);
-        char *argv[] = {(char *)task, "pip", rk, ref, NULL};
-        pip_spawn_program_t p;
-        int id = spawned;
-        pip_spawn_from_main(&p, (char *)task, argv, NULL, NULL, NULL);
-        if ((rc = pip_task_spawn(&p, PIP_CPUCORE_ASIS, 0, &id, NULL)) != 0) {
-            pvas_set_fail(c, "spawn failed: %s (task %d of %d)", strerror(rc),
-                          spawned + 1, c->n);
-            break;
-        }
-    }
-    start(c, spawned == c->n ? 1 : -1);
-    if (spawned == c->n && c->test == PVAS_T_A2A &&
-        wait_done(c, c->n, root_task_ended_early) == 0) {
-        /* One address space: its RSS and page tables, counted once. */
-        if (add_footprint(c, "self") != 0)
-            pvas_set_fail(c, "cannot read /proc/self/status");
-    }
-    release(c);
-    for (int i = 0; i < spawned; i++) {
-        int st;
-        if (root_reaped[i])
-            continue;
-        if ((rc = pip_wait(i, &st)) != 0)
-            pvas_set_fail(c, "pip_wait(%d): %s", i, strerror(rc));
-        else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-            pvas_set_fail(c, "task %d ended with status 0x%x", i, st);
-    }
-    pip_fin();
-    return c->fail ? 1 : 0;
-}
-
 /* ---- launching the parties ---------------------------------------------- */
 
 /* Wait for pid (leader of its own process group) until the deadline; then
@@ -362,19 +220,19 @@ static void run_procs(pvas_ctl_t *c, int method)
         proc_n++;
     }
     posix_spawnattr_destroy(&at);
-    start(c, proc_n == c->n ? 1 : -1);
+    pvas_start(c, proc_n == c->n ? 1 : -1);
     if (proc_n == c->n && c->test == PVAS_T_A2A &&
-        wait_done(c, c->n, proc_ended_early) == 0) {
+        pvas_wait_done(c, c->n, proc_ended_early) == 0) {
         for (int i = 0; i < proc_n; i++) {
             char pid[16];
             snprintf(pid, sizeof(pid), "%d", (int)proc_pid[i]);
-            if (add_footprint(c, pid) != 0) {
+            if (pvas_add_footprint(c, pid) != 0) {
                 pvas_set_fail(c, "cannot read /proc/%s/status", pid);
                 break;
             }
         }
     }
-    release(c);
+    pvas_release(c);
     double end = pvas_now() + c->timeout + 30;
     for (int i = 0; i < proc_n; i++) {
         if (proc_st[i] != -1)
@@ -900,7 +758,7 @@ int main(int argc, char **argv)
     if (root_seg != NULL) {
         if (optind + 1 != argc)
             die("--pip-root needs the task program");
-        return pip_root_main(root_seg, argv[optind]);
+        return pvas_root_main(root_seg, argv[optind]);
     }
     if (optind != argc) {
         fprintf(stderr, "pip_bench_pvas: unexpected argument '%s'\n",
