@@ -142,6 +142,47 @@ bench-pip: libpip/bench/pip_bench_spawn libpip/tests/task_nop libpip/bench/pip_b
 	$(top_builddir)/libpip/bench/pip_bench_spawn --prog $(top_builddir)/libpip/tests/task_nop --csv $(top_builddir)/libpip/bench/pip_bench_spawn.csv
 	$(top_builddir)/libpip/bench/pip_bench_scale --csv $(top_builddir)/libpip/bench/pip_bench_scale.csv --plot $(top_builddir)/libpip/bench/pip_bench_scale.svg
 
+# --- benchmark: make bench-pvas (the PVAS advantage, measured) ---------------
+# pip_bench_pvas: driver and PiP root; pvas_task: the party program, run as a
+# PiP task and as a plain process for the baselines (built like any task:
+# PIP_TASK_CF, PIP_TASK_LIBPIP); pvas_mpi: the MPICH baseline.  README in
+# libpip/bench/.  `make check` runs one tiny, untimed smoke run.
+noinst_PROGRAMS += libpip/bench/pip_bench_pvas libpip/bench/pvas_task
+libpip_bench_pip_bench_pvas_SOURCES = libpip/bench/pip_bench_pvas.c \
+	libpip/bench/pvas_root.c libpip/bench/pvas_root.h \
+	libpip/bench/pvas_report.c libpip/bench/pvas_report.h \
+	libpip/bench/pvas_bench.h
+libpip_bench_pip_bench_pvas_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_bench_pip_bench_pvas_CFLAGS = $(AM_CFLAGS) -fPIE
+libpip_bench_pip_bench_pvas_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-install
+libpip_bench_pip_bench_pvas_LDADD = libpip/libpip.la -lm
+libpip_bench_pvas_task_SOURCES = libpip/bench/pvas_task.c \
+	libpip/bench/pvas_bench.h
+libpip_bench_pvas_task_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_bench_pvas_task_CFLAGS = $(PIP_TASK_CF)
+libpip_bench_pvas_task_LDFLAGS = $(PIP_TASK_LDF)
+libpip_bench_pvas_task_LDADD = $(PIP_TASK_LIBPIP)
+PVAS_BENCH_DEPS = libpip/bench/pip_bench_pvas libpip/bench/pvas_task
+if HAVE_MPI
+noinst_PROGRAMS += libpip/bench/pvas_mpi
+libpip_bench_pvas_mpi_SOURCES = libpip/bench/pvas_mpi.c \
+	libpip/bench/pvas_bench.h
+libpip_bench_pvas_mpi_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+libpip_bench_pvas_mpi_LDFLAGS = $(AM_LDFLAGS) -no-install
+libpip_bench_pvas_mpi_LDADD = $(MPI_LIBS)
+PVAS_BENCH_DEPS += libpip/bench/pvas_mpi
+endif
+# PVAS_BENCH_ARGS: extra options, e.g. make bench-pvas PVAS_BENCH_ARGS='-r 21'
+BENCH_TARGETS += bench-pvas
+bench-pvas: $(PVAS_BENCH_DEPS)
+	$(top_builddir)/libpip/bench/pip_bench_pvas \
+	    --mpi-run $(abs_top_builddir)/test/mpi-run \
+	    --csv $(top_builddir)/libpip/bench/pip_bench_pvas.csv \
+	    --plot $(top_builddir)/libpip/bench/pvas-plots $(PVAS_BENCH_ARGS)
+TESTS += libpip/bench/test_pip_bench_pvas.sh
+EXTRA_DIST += libpip/bench/test_pip_bench_pvas.sh
+# --- end of the PVAS benchmark ------------------------------------------------
+
 # --- tests -------------------------------------------------------------------
 # Task programs are built the way users build them: plain `cc -fPIE -pie
 # -rdynamic`, never with the sanitizer flags (a task's code runs under its
