@@ -143,8 +143,6 @@ static void pip_exit_handler(int status, void *arg)
     struct pip_ns *bottom = arg;
     struct pip_root *r = pip_root_;
     struct pip_task *t = pip_cur_task_;
-    pid_t tid = (pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
-
     if (bottom != NULL) /* keep a bottom entry for the next task */
         (void)bottom->on_exit(pip_exit_handler, bottom);
     if (t == NULL && r != NULL && r->mode == PIP_MODE_PROCESS) {
@@ -166,6 +164,9 @@ static void pip_exit_handler(int status, void *arg)
     }
     t->ns->fflush(NULL);
     t->status = W_EXITCODE(status & 0xff, 0);
+    /* After the hook: it may move the task back to its own kernel thread
+     * (libulp couples a user-level process there). */
+    pid_t tid = (pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
     int main_thread = t->exit_jmp_ok && tid == t->tid;
     /* Process mode: the clone child, our group's leader, is a zombie. */
     int nthreads = t->mode == PIP_MODE_PROCESS ? pip_live_threads() - 1 : 1;
