@@ -40,7 +40,8 @@ ULP_TEST_LIBS = libulp/libulp.la libpip/libpip.la test/libth.la $(CMOCKA_LIBS) -
 if HAVE_CMOCKA
 ULP_TESTS_BY_METHOD = libulp/tests/test_ulp_switch.wrfsbase \
 	libulp/tests/test_ulp_switch.syscall
-ULP_TESTS = libulp/tests/test_ulp_sync
+ULP_TESTS = libulp/tests/test_ulp_sync libulp/tests/test_ulp_couple \
+	libulp/tests/test_ulp_task libulp/tests/test_ulp_guard
 check_PROGRAMS += libulp/tests/test_ulp_switch $(ULP_TESTS)
 TESTS += $(ULP_TESTS_BY_METHOD) $(ULP_TESTS)
 CLEANFILES += $(ULP_TESTS_BY_METHOD)
@@ -62,6 +63,48 @@ libulp_tests_test_ulp_sync_CPPFLAGS = $(ULP_TEST_CPPF)
 libulp_tests_test_ulp_sync_CFLAGS = $(ULP_TEST_CF)
 libulp_tests_test_ulp_sync_LDFLAGS = $(ULP_TEST_LDF)
 libulp_tests_test_ulp_sync_LDADD = $(ULP_TEST_LIBS)
+libulp_tests_test_ulp_couple_SOURCES = libulp/tests/test_ulp_couple.c libulp/tests/ut_util.h
+libulp_tests_test_ulp_couple_CPPFLAGS = $(ULP_TEST_CPPF)
+libulp_tests_test_ulp_couple_CFLAGS = $(ULP_TEST_CF)
+libulp_tests_test_ulp_couple_LDFLAGS = $(ULP_TEST_LDF)
+libulp_tests_test_ulp_couple_LDADD = $(ULP_TEST_LIBS)
+# Roots that spawn PiP tasks are PIEs with -rdynamic, as libpip's are.
+libulp_tests_test_ulp_task_SOURCES = libulp/tests/test_ulp_task.c libulp/tests/ut_util.h
+libulp_tests_test_ulp_task_CPPFLAGS = $(ULP_TEST_CPPF)
+libulp_tests_test_ulp_task_CFLAGS = $(ULP_TEST_CF) -fPIE
+libulp_tests_test_ulp_task_LDFLAGS = $(ULP_TEST_LDF) -pie -rdynamic
+libulp_tests_test_ulp_task_LDADD = $(ULP_TEST_LIBS)
+libulp_tests_test_ulp_guard_SOURCES = libulp/tests/test_ulp_guard.c libulp/tests/ut_util.h
+libulp_tests_test_ulp_guard_CPPFLAGS = $(ULP_TEST_CPPF)
+libulp_tests_test_ulp_guard_CFLAGS = $(ULP_TEST_CF)
+libulp_tests_test_ulp_guard_LDFLAGS = $(ULP_TEST_LDF)
+libulp_tests_test_ulp_guard_LDADD = $(ULP_TEST_LIBS)
 endif HAVE_CMOCKA
+
+# Helpers of the tests: a task program (built as users build tasks, never
+# with the sanitizer flags: see libpip/Makefile.mk) and a crashing root.
+if PVAS_SANITIZERS
+check_LTLIBRARIES += libulp/libulp_task.la
+libulp_libulp_task_la_SOURCES = $(ULP_LIB_SOURCES)
+libulp_libulp_task_la_CPPFLAGS = $(libulp_libulp_la_CPPFLAGS)
+libulp_libulp_task_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fvisibility=hidden
+libulp_libulp_task_la_LDFLAGS = -rpath $(abs_top_builddir)/libulp/.libs \
+	-version-info 0:0:0
+libulp_libulp_task_la_LIBADD = $(PIP_TASK_LIBPIP) -lpthread
+ULP_TASK_LIBULP = libulp/libulp_task.la $(PIP_TASK_LIBPIP)
+else
+ULP_TASK_LIBULP = libulp/libulp.la libpip/libpip.la
+endif
+check_PROGRAMS += libulp/tests/ulp_task_worker libulp/tests/ulp_overflow
+libulp_tests_ulp_task_worker_SOURCES = libulp/tests/ulp_task_worker.c
+libulp_tests_ulp_task_worker_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS)
+libulp_tests_ulp_task_worker_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fPIE
+libulp_tests_ulp_task_worker_LDFLAGS = -pie -rdynamic -no-install
+libulp_tests_ulp_task_worker_LDADD = $(ULP_TASK_LIBULP)
+libulp_tests_ulp_overflow_SOURCES = libulp/tests/ulp_overflow.c
+libulp_tests_ulp_overflow_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS)
+libulp_tests_ulp_overflow_CFLAGS = $(AM_CFLAGS) -fPIE
+libulp_tests_ulp_overflow_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-install
+libulp_tests_ulp_overflow_LDADD = libulp/libulp.la libpip/libpip.la
 
 endif BUILD_LIBULP
