@@ -30,6 +30,20 @@ ulpincludedir = $(includedir)
 ulpinclude_HEADERS = libulp/include/ulp.h
 pkgconfig_DATA += libulp/ulp.pc
 
+# --- benchmarks: make bench-ulp ------------------------------------------------
+noinst_PROGRAMS += libulp/bench/ulp_bench_switch
+libulp_bench_ulp_bench_switch_SOURCES = libulp/bench/ulp_bench_switch.c
+libulp_bench_ulp_bench_switch_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS)
+libulp_bench_ulp_bench_switch_LDFLAGS = $(AM_LDFLAGS) -no-install
+libulp_bench_ulp_bench_switch_LDADD = libulp/libulp.la libpip/libpip.la -lpthread
+BENCH_TARGETS += bench-ulp
+bench-ulp: libulp/bench/ulp_bench_switch
+	$(top_builddir)/libulp/bench/ulp_bench_switch \
+	    --csv $(top_builddir)/libulp/bench/ulp_bench_switch.csv \
+	    --plot $(top_builddir)/libulp/bench/ulp_bench_switch.svg
+CLEANFILES += libulp/bench/ulp_bench_switch.csv libulp/bench/ulp_bench_switch.svg
+.PHONY: bench-ulp
+
 # --- tests -------------------------------------------------------------------
 # test_ulp_switch runs once per thread-pointer method, through two small
 # scripts that set ULP_FSBASE (as libpip's tests do per mode).
