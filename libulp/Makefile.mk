@@ -36,13 +36,22 @@ libulp_bench_ulp_bench_switch_SOURCES = libulp/bench/ulp_bench_switch.c
 libulp_bench_ulp_bench_switch_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS)
 libulp_bench_ulp_bench_switch_LDFLAGS = $(AM_LDFLAGS) -no-install
 libulp_bench_ulp_bench_switch_LDADD = libulp/libulp.la libpip/libpip.la -lpthread
-BENCH_TARGETS += bench-ulp
+noinst_PROGRAMS += libulp/bench/ulp_bench_oversub
+libulp_bench_ulp_bench_oversub_SOURCES = libulp/bench/ulp_bench_oversub.c
+libulp_bench_ulp_bench_oversub_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS)
+libulp_bench_ulp_bench_oversub_LDFLAGS = $(AM_LDFLAGS) -no-install
+libulp_bench_ulp_bench_oversub_LDADD = libulp/libulp.la libpip/libpip.la -lpthread
+BENCH_TARGETS += bench-ulp bench-ulp-oversub
 bench-ulp: libulp/bench/ulp_bench_switch
 	$(top_builddir)/libulp/bench/ulp_bench_switch \
 	    --csv $(top_builddir)/libulp/bench/ulp_bench_switch.csv \
 	    --plot $(top_builddir)/libulp/bench/ulp_bench_switch.svg
-CLEANFILES += libulp/bench/ulp_bench_switch.csv libulp/bench/ulp_bench_switch.svg
-.PHONY: bench-ulp
+bench-ulp-oversub: libulp/bench/ulp_bench_oversub
+	$(top_builddir)/libulp/bench/ulp_bench_oversub \
+	    --csv $(top_builddir)/libulp/bench/ulp_bench_oversub.csv
+CLEANFILES += libulp/bench/ulp_bench_switch.csv libulp/bench/ulp_bench_switch.svg \
+	libulp/bench/ulp_bench_oversub.csv
+.PHONY: bench-ulp bench-ulp-oversub
 
 # --- tests -------------------------------------------------------------------
 # test_ulp_switch runs once per thread-pointer method, through two small
