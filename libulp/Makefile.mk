@@ -23,7 +23,7 @@ ULP_LIB_SOURCES = \
 lib_LTLIBRARIES += libulp/libulp.la
 libulp_libulp_la_SOURCES = $(ULP_LIB_SOURCES)
 libulp_libulp_la_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS) -I$(top_srcdir)/libulp/src
-libulp_libulp_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+libulp_libulp_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -mtls-dialect=gnu2
 libulp_libulp_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 libulp_libulp_la_LIBADD = libpip/libpip.la -lpthread
 ulpincludedir = $(includedir)

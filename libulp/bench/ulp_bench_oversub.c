@@ -7,7 +7,9 @@
  * base, the same sequence for every version), then all meet at a barrier.
  * Time to solution (wall clock, median of --reps) for:
  *
- *   ulp          N ULPs on one scheduler per CPU, ulp_barrier_t
+ *   ulp-steal    N ULPs on one scheduler per CPU, ulp_barrier_t, idle
+ *                schedulers steal ready ULPs (ulp_sched_steal)
+ *   ulp-static   the same without stealing (ranks stay where created)
  *   proc-futex   N processes, a barrier that blocks on a shared futex
  *   proc-yield   N processes, a barrier that polls with sched_yield() (what
  *                an MPI rank waiting in MPI_Barrier does when oversubscribed)
@@ -75,7 +77,7 @@ static int ulp_rank(void *arg)
     return 0;
 }
 
-static int run_ulp(double *t)
+static int run_ulp(int steal, double *t)
 {
     ulp_sched_t *s[CPU_SETSIZE];
     ulp_t **u = calloc((size_t)nranks, sizeof(*u));
@@ -84,7 +86,8 @@ static int run_ulp(double *t)
         return rc;
     ulp_barrier_init(&ub, nranks);
     for (int c = 0; c < ncpu; c++)
-        if ((rc = ulp_sched_create(&s[c], cpus[c])) != 0)
+        if ((rc = ulp_sched_create(&s[c], cpus[c])) != 0 ||
+            (rc = ulp_sched_steal(s[c], steal)) != 0)
             return rc;
     double t0 = now_ns();
     for (int r = 0; r < nranks; r++)
@@ -236,19 +239,20 @@ int main(int argc, char **argv)
     }
     base_units = (long)(work_us * 1000.0 * 1e6 / best);
 
-    static const char *const names[4] = {"ulp", "proc-futex", "proc-yield",
-                                         "pthread"};
-    double med[4];
+#define NV 5
+    static const char *const names[NV] = {"ulp-steal", "ulp-static",
+                                          "proc-futex", "proc-yield", "pthread"};
+    double med[NV];
     double *v = calloc((size_t)reps, sizeof(double));
     fprintf(stderr,
             "ulp_bench_oversub: %d ranks on %d CPU(s), %d iterations, "
             "work 0.2..1.8 x %.0f us per rank and iteration, %d reps\n",
             nranks, ncpu, iters, work_us, reps);
-    for (int m = 0; m < 4; m++) {
+    for (int m = 0; m < NV; m++) {
         for (int r = 0; r < reps; r++) {
-            int rc = m == 0   ? run_ulp(&v[r])
-                     : m == 3 ? run_pthread(&v[r])
-                              : run_proc(m == 2, &v[r]);
+            int rc = m <= 1   ? run_ulp(m == 0, &v[r])
+                     : m == 4 ? run_pthread(&v[r])
+                              : run_proc(m == 3, &v[r]);
             if (rc != 0) {
                 fprintf(stderr, "%s failed: %s\n", names[m], ulp_strerror(rc));
                 return 1;
@@ -270,8 +274,8 @@ int main(int argc, char **argv)
     printf("Oversubscription: %d ranks on %d CPU(s), %d iterations with a "
            "barrier, uneven work (median of %d, wall clock)\n",
            nranks, ncpu, iters, reps);
-    printf("%-12s %12s %12s\n", "version", "time [ms]", "x ulp time");
-    for (int m = 0; m < 4; m++)
+    printf("%-12s %12s %12s\n", "version", "time [ms]", "x ulp-steal");
+    for (int m = 0; m < NV; m++)
         printf("%-12s %12.1f %12.2f\n", names[m], med[m] / 1e6,
                med[m] / med[0]);
     printf("%-12s %12.1f %12.2f  (total work / CPUs, no overhead)\n", "ideal",
@@ -282,8 +286,8 @@ int main(int argc, char **argv)
             perror(csv);
             return 1;
         }
-        fprintf(f, "version,ranks,cpus,iters,work_us,median_ms,ratio_to_ulp\n");
-        for (int m = 0; m < 4; m++)
+        fprintf(f, "version,ranks,cpus,iters,work_us,median_ms,ratio_to_ulp_steal\n");
+        for (int m = 0; m < NV; m++)
             fprintf(f, "%s,%d,%d,%d,%.0f,%.3f,%.3f\n", names[m], nranks, ncpu,
                     iters, work_us, med[m] / 1e6, med[m] / med[0]);
         fclose(f);

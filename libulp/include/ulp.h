@@ -152,19 +152,34 @@ ULP_EXPORT const char *ulp_strerror(int err);
  * @param sp  out: the scheduler
  * @param cpu CPU to bind the kernel thread to, or -1 (no binding)
  * @return 0, -EPERM (ulp_init not called), -EINVAL (bad cpu), -ENOMEM,
- *         -EAGAIN (no kernel thread).
+ *         -EAGAIN (no kernel thread, or 256 schedulers created since
+ *         ulp_init).
  */
 ULP_EXPORT int ulp_sched_create(ulp_sched_t **sp, int cpu);
 
 /**
  * @brief Stop a scheduler once it has no ULP left, and free it.
  *
- * Waits until every ULP that ran on it, or was resumed into it, has
- * ended, coupled or moved away.  Call from a kernel thread that is not a
- * ULP.
- * @return 0, -EINVAL (NULL), -EPERM (called from a ULP).
+ * Waits until every ULP that last ran on it, or was resumed into it, has
+ * ended or moved away (a coupled ULP still belongs to the scheduler it
+ * will decouple into).  Call from a kernel thread that is not a ULP.  The
+ * scheduler's memory is released by ulp_fin().
+ * @return 0, -EINVAL (NULL or destroyed already), -EPERM (called from a
+ *         ULP).
  */
 ULP_EXPORT int ulp_sched_destroy(ulp_sched_t *s);
+
+/**
+ * @brief Let scheduler `s` steal work when idle (`on` nonzero) or not.
+ *
+ * An idle stealing scheduler takes the oldest ULP that another scheduler
+ * has been handed (resumed, migrated or woken into it) but has not started
+ * yet, so ready ULPs do not wait behind a busy scheduler while a CPU idles
+ * (load levelling).  A ULP's placement by ulp_resume/ulp_migrate is then a
+ * preference, not a guarantee.  Off by default.
+ * @return 0, -EINVAL (NULL or destroyed).
+ */
+ULP_EXPORT int ulp_sched_steal(ulp_sched_t *s, int on);
 
 /** @return the scheduler the calling ULP runs on, NULL when coupled or not a
  * ULP. */

@@ -260,6 +260,7 @@ int ulp_fin(void)
     if (__atomic_load_n(&ulp_g_.nsched, __ATOMIC_SEQ_CST) != 0)
         return -EBUSY;
     (void)sigaction(SIGSEGV, &ulp_g_.old_segv, NULL);
+    ulp_sched_free_all();
     ulp_g_.initialised = 0;
     return 0;
 }

@@ -17,6 +17,8 @@
 #define ULP_HIDDEN __attribute__((visibility("hidden")))
 
 #define ULP_ALTSTACK_SIZE  (64UL * 1024)
+#define ULP_MAX_SCHED      256
+#define ULP_IDLE_SPIN      4000 /* polls of an idle scheduler before sleeping */
 #define ULP_PARKSTACK_SIZE (64UL * 1024)
 #define ULP_WUR    __attribute__((warn_unused_result))
 
@@ -71,6 +73,7 @@ struct ulp_sched {
     volatile int stop;
     volatile int nhere;         /* ULPs that belong to this scheduler */
     volatile int refs;          /* threads about to touch it */
+    volatile int steal;         /* idle: take ULPs from others' inboxes */
     int cpu;
     pid_t tid;
     pthread_t thread;
@@ -91,6 +94,12 @@ struct ulp_global {
     volatile int next_id;
     volatile int nsched;
     struct sigaction old_segv;
+    /* Every scheduler ever created, freed only by ulp_fin(): a thief or a
+     * waker may read a slot while its scheduler is being destroyed. */
+    struct ulp_sched *scheds[ULP_MAX_SCHED];
+    volatile int nslots;
+    volatile int nsteal; /* schedulers that steal */
+    volatile int sched_lock;
 };
 
 ULP_HIDDEN extern struct ulp_global ulp_g_;
@@ -144,6 +153,7 @@ ULP_HIDDEN void ulp_switch_to(struct ulp_sched *s, struct ulp_ctx *from,
 ULP_HIDDEN void ulp_leave(struct ulp *self);
 ULP_HIDDEN void ulp_set_last(struct ulp *u, struct ulp_sched *s);
 ULP_HIDDEN void ulp_forget(struct ulp *u);
+ULP_HIDDEN void ulp_sched_free_all(void);
 ULP_HIDDEN void ulp_make_ready(struct ulp *u, struct ulp_sched *s);
 ULP_HIDDEN void ulp_park_loop(void *arg);
 ULP_HIDDEN void ulp_decouple_into(struct ulp *u, struct ulp_sched *s);

@@ -53,6 +53,18 @@ static void ulp_rq_push(struct ulp_sched *s, struct ulp *u)
     u->rq = s;
 }
 
+static void ulp_rq_push_front(struct ulp_sched *s, struct ulp *u)
+{
+    u->prev = NULL;
+    u->next = s->rq_head;
+    if (s->rq_head != NULL)
+        s->rq_head->prev = u;
+    else
+        s->rq_tail = u;
+    s->rq_head = u;
+    u->rq = s;
+}
+
 static void ulp_rq_remove(struct ulp_sched *s, struct ulp *u)
 {
     if (u->prev != NULL)
@@ -87,9 +99,27 @@ static void ulp_rq_drain(struct ulp_sched *s)
     }
 }
 
+static struct ulp *ulp_inbox_take_oldest(struct ulp_sched *v);
+static void ulp_kick_a_thief(struct ulp_sched *busy);
+
 static struct ulp *ulp_rq_pop(struct ulp_sched *s)
 {
-    ulp_rq_drain(s);
+    /*
+     * While some scheduler steals, leave handed-over ULPs in the inbox
+     * (where a thief can reach them) and take them one at a time.
+     */
+    if (__atomic_load_n(&ulp_g_.nsteal, __ATOMIC_RELAXED) != 0) {
+        if (__atomic_load_n(&s->inbox, __ATOMIC_RELAXED) != NULL) {
+            struct ulp *u = ulp_inbox_take_oldest(s);
+            /* More wait behind the one we run: an idle thief may take them. */
+            if (__atomic_load_n(&s->inbox, __ATOMIC_SEQ_CST) != NULL)
+                ulp_kick_a_thief(s);
+            if (u != NULL)
+                return u;
+        }
+    } else {
+        ulp_rq_drain(s);
+    }
     struct ulp *u = s->rq_head;
     if (u != NULL)
         ulp_rq_remove(s, u);
@@ -115,6 +145,62 @@ static void ulp_sched_unref(struct ulp_sched *s)
     __atomic_sub_fetch(&s->refs, 1, __ATOMIC_SEQ_CST);
 }
 
+/* `busy` got work it may not reach soon: wake one idle stealing scheduler. */
+static void ulp_kick_a_thief(struct ulp_sched *busy)
+{
+    int n = __atomic_load_n(&ulp_g_.nslots, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++) {
+        struct ulp_sched *t = ulp_g_.scheds[i];
+        if (t != NULL && t != busy && t->steal && !t->stop &&
+            __atomic_load_n(&t->sleeping, __ATOMIC_SEQ_CST)) {
+            ulp_sched_kick(t);
+            return;
+        }
+    }
+}
+
+/*
+ * Take the oldest ULP of v's inbox (v has not moved it to its run queue, so
+ * it is not running and nobody else will take it); the rest goes back.
+ */
+static struct ulp *ulp_inbox_take_oldest(struct ulp_sched *v)
+{
+    struct ulp *l = __atomic_exchange_n(&v->inbox, NULL, __ATOMIC_ACQUIRE);
+    if (l == NULL)
+        return NULL;
+    struct ulp *prev = NULL, *p = l;
+    while (p->next != NULL) {
+        prev = p;
+        p = p->next;
+    }
+    if (prev != NULL) {
+        struct ulp *h = __atomic_load_n(&v->inbox, __ATOMIC_RELAXED);
+        do {
+            prev->next = h;
+        } while (!__atomic_compare_exchange_n(&v->inbox, &h, l, 1,
+                                              __ATOMIC_SEQ_CST,
+                                              __ATOMIC_RELAXED));
+    }
+    p->next = NULL;
+    return p;
+}
+
+/* An idle stealing scheduler looks into the others' inboxes. */
+static struct ulp *ulp_steal(struct ulp_sched *me)
+{
+    int n = __atomic_load_n(&ulp_g_.nslots, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++) {
+        struct ulp_sched *v = ulp_g_.scheds[i];
+        if (v == NULL || v == me || v->stop ||
+            __atomic_load_n(&v->inbox, __ATOMIC_SEQ_CST) == NULL)
+            continue;
+        struct ulp *u = ulp_inbox_take_oldest(v);
+        if (u != NULL)
+            return u;
+    }
+    return NULL;
+}
+
 /* Record that `s` is the scheduler `u` belongs to (ulp_sched_destroy). */
 void ulp_set_last(struct ulp *u, struct ulp_sched *s)
 {
@@ -133,7 +219,8 @@ void ulp_make_ready(struct ulp *u, struct ulp_sched *s)
     struct ulp *me = ulp_self_;
     ulp_set_last(u, s);
     u->state = ULP_READY;
-    if (me != NULL && me->sched == s) {
+    if (me != NULL && me->sched == s &&
+        __atomic_load_n(&ulp_g_.nsteal, __ATOMIC_RELAXED) == 0) {
         ulp_rq_push(s, u); /* we are s's kernel thread right now */
         return;
     }
@@ -145,10 +232,30 @@ void ulp_make_ready(struct ulp *u, struct ulp_sched *s)
                                           __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
     ulp_sched_kick(s);
     __atomic_sub_fetch(&s->refs, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&ulp_g_.nsteal, __ATOMIC_SEQ_CST) != 0 &&
+        !__atomic_load_n(&s->sleeping, __ATOMIC_SEQ_CST))
+        ulp_kick_a_thief(s);
 }
 
+/*
+ * Run `to` on scheduler `s` (the caller's kernel thread), leaving context
+ * `from`.  `to` may still be being saved by another kernel thread.  Only
+ * the scheduler loop may wait for that: a ULP that waited while still
+ * holding its own context could wait in a cycle (A on s0 waits for B, B on
+ * s1 waits for A, each having handed itself to the other's scheduler).  So
+ * a ULP that finds `to` busy puts it back at the head of the run queue and
+ * switches to the scheduler loop, which then waits for it.
+ */
 void ulp_switch_to(struct ulp_sched *s, struct ulp_ctx *from, struct ulp *to)
 {
+    if (from != &s->home &&
+        __atomic_load_n(&to->ctx.busy, __ATOMIC_ACQUIRE) != 0) {
+        ulp_rq_push_front(s, to);
+        s->cur = NULL;
+        ulp_ctx_claim(&s->home);
+        ulp_switch(from, &s->home);
+        return;
+    }
     ulp_ctx_claim(&to->ctx);
     ulp_set_last(to, s);
     to->sched = s;
@@ -265,10 +372,33 @@ static void *ulp_sched_main(void *arg)
             ulp_switch_to(s, &s->home, n);
             continue;
         }
+        /*
+         * Idle: poll a little before sleeping, so that a ULP handed over
+         * soon (the next phase after a barrier) costs no futex wake-up on
+         * either side.  Bounded: then block.
+         */
+        for (int spin = 0; spin < ULP_IDLE_SPIN && n == NULL; spin++) {
+            if (__atomic_load_n(&s->inbox, __ATOMIC_RELAXED) != NULL ||
+                s->stop)
+                break;
+            if (s->steal)
+                n = ulp_steal(s);
+            else
+                ulp_arch_pause();
+        }
+        if (n != NULL) {
+            ulp_switch_to(s, &s->home, n);
+            continue;
+        }
         int seq = __atomic_load_n(&s->wake, __ATOMIC_SEQ_CST);
         __atomic_store_n(&s->sleeping, 1, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&s->inbox, __ATOMIC_SEQ_CST) != NULL) {
             s->sleeping = 0;
+            continue;
+        }
+        if (s->steal && !s->stop && (n = ulp_steal(s)) != NULL) {
+            s->sleeping = 0;
+            ulp_switch_to(s, &s->home, n);
             continue;
         }
         if (s->stop && __atomic_load_n(&s->nhere, __ATOMIC_SEQ_CST) == 0)
@@ -291,6 +421,8 @@ int ulp_sched_create(ulp_sched_t **sp, int cpu)
         return -EPERM;
     if (sp == NULL || cpu < -1 || cpu >= CPU_SETSIZE)
         return -EINVAL;
+    if (__atomic_load_n(&ulp_g_.nslots, __ATOMIC_ACQUIRE) >= ULP_MAX_SCHED)
+        return -EAGAIN;
     s = calloc(1, sizeof(*s));
     if (s == NULL)
         return -ENOMEM;
@@ -319,6 +451,10 @@ int ulp_sched_create(ulp_sched_t **sp, int cpu)
     while (__atomic_load_n(&s->tid, __ATOMIC_ACQUIRE) == 0)
         ulp_raw_yield();
     __atomic_add_fetch(&ulp_g_.nsched, 1, __ATOMIC_SEQ_CST);
+    ulp_spin_lock(&ulp_g_.sched_lock);
+    ulp_g_.scheds[ulp_g_.nslots] = s;
+    __atomic_store_n(&ulp_g_.nslots, ulp_g_.nslots + 1, __ATOMIC_RELEASE);
+    ulp_spin_unlock(&ulp_g_.sched_lock);
     *sp = s;
     return 0;
 }
@@ -329,15 +465,40 @@ int ulp_sched_destroy(ulp_sched_t *s)
         return -EINVAL;
     if (ulp_self() != NULL)
         return -EPERM;
+    if (s->stop)
+        return -EINVAL; /* destroyed already */
+    (void)ulp_sched_steal(s, 0);
     __atomic_store_n(&s->stop, 1, __ATOMIC_SEQ_CST);
     ulp_sched_kick(s);
     pthread_join(s->thread, NULL);
     while (__atomic_load_n(&s->refs, __ATOMIC_SEQ_CST) != 0)
         ulp_raw_yield();
     free(s->altstack);
-    free(s);
+    s->altstack = NULL;
+    /* The memory stays until ulp_fin(): see ulp_global.scheds. */
     __atomic_sub_fetch(&ulp_g_.nsched, 1, __ATOMIC_SEQ_CST);
     return 0;
+}
+
+int ulp_sched_steal(ulp_sched_t *s, int on)
+{
+    if (s == NULL || s->stop)
+        return -EINVAL;
+    on = on != 0;
+    if (__atomic_exchange_n(&s->steal, on, __ATOMIC_SEQ_CST) != on)
+        __atomic_add_fetch(&ulp_g_.nsteal, on ? 1 : -1, __ATOMIC_SEQ_CST);
+    ulp_sched_kick(s);
+    return 0;
+}
+
+/* ulp_fin(): free every scheduler's memory. */
+void ulp_sched_free_all(void)
+{
+    for (int i = 0; i < ulp_g_.nslots; i++) {
+        free(ulp_g_.scheds[i]);
+        ulp_g_.scheds[i] = NULL;
+    }
+    ulp_g_.nslots = 0;
 }
 
 ulp_sched_t *ulp_sched_self(void)

@@ -77,11 +77,12 @@ UT_CASE(calls_outside_a_ulp_are_refused)
 #define RR_ROUNDS 50
 static int rr_log[RR_N * RR_ROUNDS];
 static int rr_pos;
-static volatile int rr_go;
+static volatile int rr_go, rr_arrived;
 
 static int rr_fn(void *arg)
 {
     int id = (int)(intptr_t)arg;
+    __atomic_add_fetch(&rr_arrived, 1, __ATOMIC_SEQ_CST);
     while (!rr_go)
         ulp_yield();
     for (int i = 0; i < RR_ROUNDS; i++) {
@@ -101,6 +102,8 @@ UT_CASE(yield_runs_ulps_round_robin)
     /* They log only once all are in the run queue. */
     for (int i = 0; i < RR_N; i++)
         UT_OK(ulp_create(&u[i], s, rr_fn, (void *)(intptr_t)i));
+    while (rr_arrived < RR_N)
+        sched_yield();
     rr_go = 1;
     for (int i = 0; i < RR_N; i++) {
         int st = -1;

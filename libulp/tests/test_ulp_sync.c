@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 static ulp_sched_t *sy_s[2];
 
@@ -237,6 +238,41 @@ UT_CASE(barrier_holds_every_ulp_until_all_arrive)
     sy_teardown(2);
 }
 
+/* --- stealing ------------------------------------------------------------------- */
+
+static volatile int st_started;
+static ulp_sched_t *volatile st_where[4];
+
+static int st_fn(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    st_where[i] = ulp_sched_self();
+    __atomic_add_fetch(&st_started, 1, __ATOMIC_SEQ_CST);
+    /* Hold the CPU without yielding until another ULP has started: only a
+     * stealing scheduler can start it. */
+    time_t end = time(NULL) + 20;
+    while (__atomic_load_n(&st_started, __ATOMIC_SEQ_CST) < 2 &&
+           time(NULL) < end)
+        ;
+    return 0;
+}
+
+UT_CASE(idle_stealing_scheduler_runs_ulps_queued_behind_a_busy_one)
+{
+    ulp_t *u[2];
+    sy_setup(2);
+    UT_EQ(ulp_sched_steal(NULL, 1), -EINVAL);
+    UT_OK(ulp_sched_steal(sy_s[1], 1));
+    for (int i = 0; i < 2; i++)
+        UT_OK(ulp_create(&u[i], sy_s[0], st_fn, (void *)(intptr_t)i));
+    for (int i = 0; i < 2; i++)
+        UT_OK(ulp_join(u[i], NULL));
+    UT_EQ(st_started, 2);
+    UT_CHECK(st_where[0] != st_where[1]); /* one ran on the thief */
+    UT_OK(ulp_sched_steal(sy_s[1], 0));
+    sy_teardown(2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -245,6 +281,8 @@ int main(void)
         cmocka_unit_test(mutex_excludes_across_schedulers_and_switches),
         cmocka_unit_test(mutex_reports_misuse),
         cmocka_unit_test(barrier_holds_every_ulp_until_all_arrive),
+        cmocka_unit_test(
+            idle_stealing_scheduler_runs_ulps_queued_behind_a_busy_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
