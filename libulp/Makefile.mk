@@ -5,6 +5,12 @@ ULP_MAN_PAGES = libulp/man/libulp.7.md libulp/man/ulp_spawn.3.md \
 	libulp/man/ulp_yield.3.md libulp/man/ulp_couple.3.md \
 	libulp/man/ulp_mutex_lock.3.md
 EXTRA_DIST += libulp/ulp.pc.in libulp/README.md $(ULP_MAN_PAGES)
+FORMAT_FILES += libulp/include/ulp.h $(ULP_LIB_SOURCES) \
+	libulp/tests/ut_util.h libulp/tests/test_ulp_switch.c \
+	libulp/tests/test_ulp_sync.c libulp/tests/test_ulp_couple.c \
+	libulp/tests/test_ulp_task.c libulp/tests/test_ulp_guard.c \
+	libulp/tests/ulp_task_worker.c libulp/tests/ulp_overflow.c \
+	libulp/bench/ulp_bench_switch.c libulp/bench/ulp_bench_oversub.c
 
 if BUILD_LIBULP
 
@@ -23,6 +29,8 @@ ULP_LIB_SOURCES = \
 lib_LTLIBRARIES += libulp/libulp.la
 libulp_libulp_la_SOURCES = $(ULP_LIB_SOURCES)
 libulp_libulp_la_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS) -I$(top_srcdir)/libulp/src
+# TLS descriptors: ulp_self_ (read at every switch) without a call to
+# __tls_get_addr; x86-64, like the rest of this build for now.
 libulp_libulp_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -mtls-dialect=gnu2
 libulp_libulp_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 libulp_libulp_la_LIBADD = libpip/libpip.la -lpthread

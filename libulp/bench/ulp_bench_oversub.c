@@ -63,7 +63,8 @@ static long work_units(int rank, int iter)
     return (long)(f * (double)base_units);
 }
 
-/* --- ULPs -------------------------------------------------------------------- */
+/* --- ULPs --------------------------------------------------------------------
+ */
 
 static ulp_barrier_t ub;
 
@@ -104,7 +105,8 @@ static int run_ulp(int steal, double *t)
     return 0;
 }
 
-/* --- processes ----------------------------------------------------------------- */
+/* --- processes
+ * ----------------------------------------------------------------- */
 
 struct pbar {
     volatile int count;
@@ -158,7 +160,8 @@ static int run_proc(int yield_poll, double *t)
     return 0;
 }
 
-/* --- pthreads -------------------------------------------------------------------- */
+/* --- pthreads
+ * -------------------------------------------------------------------- */
 
 static pthread_barrier_t pb;
 
@@ -240,8 +243,8 @@ int main(int argc, char **argv)
     base_units = (long)(work_us * 1000.0 * 1e6 / best);
 
 #define NV 5
-    static const char *const names[NV] = {"ulp-steal", "ulp-static",
-                                          "proc-futex", "proc-yield", "pthread"};
+    static const char *const names[NV] = {
+        "ulp-steal", "ulp-static", "proc-futex", "proc-yield", "pthread"};
     double med[NV];
     double *v = calloc((size_t)reps, sizeof(double));
     fprintf(stderr,
@@ -286,7 +289,9 @@ int main(int argc, char **argv)
             perror(csv);
             return 1;
         }
-        fprintf(f, "version,ranks,cpus,iters,work_us,median_ms,ratio_to_ulp_steal\n");
+        fprintf(
+            f,
+            "version,ranks,cpus,iters,work_us,median_ms,ratio_to_ulp_steal\n");
         for (int m = 0; m < NV; m++)
             fprintf(f, "%s,%d,%d,%d,%.0f,%.3f,%.3f\n", names[m], nranks, ncpu,
                     iters, work_us, med[m] / 1e6, med[m] / med[0]);

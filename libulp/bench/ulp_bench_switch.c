@@ -71,7 +71,8 @@ static long iters_for(long total, int n)
     return it < 4 ? 4 : it;
 }
 
-/* --- ULPs -------------------------------------------------------------------- */
+/* --- ULPs --------------------------------------------------------------------
+ */
 
 static volatile int u_arrived, u_go, u_finished;
 static int u_n;
@@ -160,7 +161,8 @@ static int bench_couple(double *ns)
     return 0;
 }
 
-/* --- swapcontext --------------------------------------------------------------- */
+/* --- swapcontext
+ * --------------------------------------------------------------- */
 
 static ucontext_t sc_main, *sc_ctx;
 static int sc_n;
@@ -198,7 +200,8 @@ static int bench_swapcontext(int n, double *ns)
     return 0;
 }
 
-/* --- pthreads ------------------------------------------------------------------ */
+/* --- pthreads
+ * ------------------------------------------------------------------ */
 
 struct pt_slot {
     volatile int flag;
@@ -275,7 +278,8 @@ static int bench_pthread(int n, int cond, double *ns)
     return 0;
 }
 
-/* --- processes ----------------------------------------------------------------- */
+/* --- processes
+ * ----------------------------------------------------------------- */
 
 static int bench_proc(int n, int use_pipe, double *ns)
 {
@@ -289,8 +293,8 @@ static int bench_proc(int n, int use_pipe, double *ns)
         return -ENOMEM;
     memset(shm, 0, sz);
     volatile int *start = (volatile int *)shm;
-#define FLAG(i) ((volatile int *)(shm + 64 + (size_t)(i) * 64))
-#define CPU(i)  ((double *)(shm + 64 + (size_t)(i) * 64 + 8))
+#define FLAG(i) ((volatile int *)(shm + 64 + (size_t)(i)*64))
+#define CPU(i)  ((double *)(shm + 64 + (size_t)(i)*64 + 8))
     if (use_pipe)
         for (int i = 0; i < n; i++)
             if (pipe(fds[i]) != 0)
@@ -355,7 +359,8 @@ static int bench_proc(int n, int use_pipe, double *ns)
 #undef CPU
 }
 
-/* --- driver -------------------------------------------------------------------- */
+/* --- driver
+ * -------------------------------------------------------------------- */
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -452,8 +457,9 @@ int main(int argc, char **argv)
     }
     if (cf != NULL)
         fprintf(cf, "method,contexts,median_ns,min_ns,max_ns,reps\n");
-    fprintf(stderr, "ulp_bench_switch: %d point(s) x %d methods x %d reps on "
-                    "CPU %d\n",
+    fprintf(stderr,
+            "ulp_bench_switch: %d point(s) x %d methods x %d reps on "
+            "CPU %d\n",
             npts, M_COUNT, reps, bench_cpu);
     for (int p = 0; p < npts; p++) {
         int n = ns_list[p];
@@ -492,7 +498,8 @@ int main(int argc, char **argv)
     int base = have_insn ? M_ULP_INSN : M_ULP_SYSCALL;
     printf("Context switch time, ns (median of %d, CPU time, all on CPU %d; "
            "ULP thread pointer: %s)\n",
-           reps, bench_cpu, have_insn ? "wrfsbase and arch_prctl" : "arch_prctl only");
+           reps, bench_cpu,
+           have_insn ? "wrfsbase and arch_prctl" : "arch_prctl only");
     printf("%6s", "n");
     for (int m = 0; m < M_COUNT; m++)
         printf(" %14s", method_name[m]);
@@ -503,8 +510,9 @@ int main(int argc, char **argv)
         for (int m = 0; m < M_COUNT; m++)
             printf(" %14.1f", res[m][p]);
         double b = res[base][p];
-        printf(" %9.1f %9.1f %9.1f %9.1f\n", wall[p], res[M_PTHREAD_FUTEX][p] / b,
-               res[M_PTHREAD_COND][p] / b, res[M_SWAPCONTEXT][p] / b);
+        printf(" %9.1f %9.1f %9.1f %9.1f\n", wall[p],
+               res[M_PTHREAD_FUTEX][p] / b, res[M_PTHREAD_COND][p] / b,
+               res[M_SWAPCONTEXT][p] / b);
     }
     printf("couple+decouple round trip: %.1f ns (median of %d, CPU time of "
            "both kernel threads)\n",
@@ -534,8 +542,7 @@ int main(int argc, char **argv)
                      "title m\"",
                      plot, csv);
             if (system(cmd) == 0)
-                fprintf(stderr, "ulp_bench_switch: plot written to %s\n",
-                        plot);
+                fprintf(stderr, "ulp_bench_switch: plot written to %s\n", plot);
             else
                 fprintf(stderr, "ulp_bench_switch: gnuplot failed\n");
         }

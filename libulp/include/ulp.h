@@ -96,14 +96,20 @@ typedef struct {
     ulp_t *head;
     ulp_t *tail;
 } ulp_waitq_t;
-#define ULP_WAITQ_INIT {0, 0, NULL, NULL}
+#define ULP_WAITQ_INIT                                                         \
+    {                                                                          \
+        0, 0, NULL, NULL                                                       \
+    }
 
 /** A mutex that blocks at user level. */
 typedef struct {
     ulp_waitq_t q;
     ulp_t *owner;
 } ulp_mutex_t;
-#define ULP_MUTEX_INIT {ULP_WAITQ_INIT, NULL}
+#define ULP_MUTEX_INIT                                                         \
+    {                                                                          \
+        ULP_WAITQ_INIT, NULL                                                   \
+    }
 
 /** A barrier that blocks at user level. */
 typedef struct {
@@ -210,8 +216,8 @@ ULP_EXPORT pid_t ulp_sched_tid(const ulp_sched_t *s);
  *         of pip_task_spawn() (-EAGAIN when no namespace is left, ...).
  * Thread safety: root only, from the thread that called pip_init().
  */
-ULP_EXPORT int ulp_spawn(ulp_t **up, ulp_sched_t *s,
-                         pip_spawn_program_t *progp, int *pipidp);
+ULP_EXPORT int ulp_spawn(ulp_t **up, ulp_sched_t *s, pip_spawn_program_t *progp,
+                         int *pipidp);
 
 /**
  * @brief Create a ULP that runs `fn(arg)` of the calling program in

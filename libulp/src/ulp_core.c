@@ -104,7 +104,8 @@ static long long ulp_parse_size(const char *v)
     return (long long)(n * mul);
 }
 
-/* --- stack-overflow report ------------------------------------------------- */
+/* --- stack-overflow report -------------------------------------------------
+ */
 
 static size_t ulp_fmt(char *b, size_t at, size_t cap, const char *s)
 {
@@ -173,7 +174,8 @@ static void ulp_segv_handler(int sig, siginfo_t *si, void *uc)
     (void)sigaction(SIGSEGV, &dfl, NULL);
 }
 
-/* --- set-up ----------------------------------------------------------------- */
+/* --- set-up -----------------------------------------------------------------
+ */
 
 static int ulp_fsbase_method_impl(void)
 {
@@ -226,7 +228,8 @@ int ulp_init(void)
             ulp_dbg("bad ULP_STACKSZ '%s'", v);
             return -EINVAL;
         }
-        ulp_g_.stack_size = (size_t)n < ULP_STACK_MIN ? ULP_STACK_MIN : (size_t)n;
+        ulp_g_.stack_size =
+            (size_t)n < ULP_STACK_MIN ? ULP_STACK_MIN : (size_t)n;
     }
     ulp_g_.stack_size =
         (ulp_g_.stack_size + ulp_g_.page - 1) & ~(ulp_g_.page - 1);
@@ -265,7 +268,8 @@ int ulp_fin(void)
     return 0;
 }
 
-/* --- becoming a ULP --------------------------------------------------------- */
+/* --- becoming a ULP ---------------------------------------------------------
+ */
 
 static struct ulp *ulp_alloc(struct ulp_sched *s)
 {
@@ -348,9 +352,9 @@ int ulp_create(ulp_t **up, ulp_sched_t *s, int (*fn)(void *), void *arg)
     u->fn = fn;
     u->fn_arg = arg;
     u->stack_size = ulp_g_.stack_size + ulp_g_.guard_size;
-    u->stack = mmap(NULL, u->stack_size, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1,
-                    0);
+    u->stack =
+        mmap(NULL, u->stack_size, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
     if (u->stack == MAP_FAILED) {
         u->stack = NULL;
         rc = -ENOMEM;
@@ -382,7 +386,8 @@ fail:
     return rc;
 }
 
-/* --- PiP tasks as ULPs ------------------------------------------------------ */
+/* --- PiP tasks as ULPs ------------------------------------------------------
+ */
 
 static void ulp_task_on_exit(int status, void *arg)
 {
@@ -408,9 +413,8 @@ static int ulp_task_before(void *arg)
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
         if (pthread_attr_getstack(&attr, &lo, &size) == 0) {
             size_t g = ulp_g_.guard_size;
-            if (g > ulp_g_.page &&
-                mprotect((char *)lo + ulp_g_.page, g - ulp_g_.page,
-                         PROT_NONE) != 0)
+            if (g > ulp_g_.page && mprotect((char *)lo + ulp_g_.page,
+                                            g - ulp_g_.page, PROT_NONE) != 0)
                 g = ulp_g_.page;
             u->guard_lo = (uintptr_t)lo;
             u->guard_hi = (uintptr_t)lo + g;
@@ -469,7 +473,8 @@ int ulp_spawn(ulp_t **up, ulp_sched_t *s, pip_spawn_program_t *progp,
     return 0;
 }
 
-/* --- exit and join ---------------------------------------------------------- */
+/* --- exit and join ----------------------------------------------------------
+ */
 
 int ulp_exit(int status)
 {
@@ -525,7 +530,8 @@ int ulp_join(ulp_t *u, int *status)
     return 0;
 }
 
-/* --- identity --------------------------------------------------------------- */
+/* --- identity ---------------------------------------------------------------
+ */
 
 static ulp_t *ulp_self_impl(void)
 {

@@ -20,23 +20,23 @@
 #define ULP_MAX_SCHED      256
 #define ULP_IDLE_SPIN      4000 /* polls of an idle scheduler before sleeping */
 #define ULP_PARKSTACK_SIZE (64UL * 1024)
-#define ULP_WUR    __attribute__((warn_unused_result))
+#define ULP_WUR            __attribute__((warn_unused_result))
 
 enum ulp_state {
-    ULP_NEW = 0,     /* kernel thread started, not yet decoupled */
-    ULP_READY,       /* in a run queue or an inbox */
-    ULP_RUNNING,     /* running on a scheduler */
-    ULP_BLOCKED,     /* in a wait queue */
-    ULP_COUPLED,     /* running on its own kernel thread */
-    ULP_DONE         /* ended */
+    ULP_NEW = 0, /* kernel thread started, not yet decoupled */
+    ULP_READY,   /* in a run queue or an inbox */
+    ULP_RUNNING, /* running on a scheduler */
+    ULP_BLOCKED, /* in a wait queue */
+    ULP_COUPLED, /* running on its own kernel thread */
+    ULP_DONE     /* ended */
 };
 
 struct ulp {
-    struct ulp_ctx ctx;  /* the ULP itself, when not running */
-    struct ulp_ctx park; /* its kernel thread's park loop */
-    struct ulp *next;    /* run queue / wait queue / inbox link */
-    struct ulp *prev;    /* run queue only */
-    struct ulp_sched *rq; /* whose local run queue holds it, or NULL */
+    struct ulp_ctx ctx;           /* the ULP itself, when not running */
+    struct ulp_ctx park;          /* its kernel thread's park loop */
+    struct ulp *next;             /* run queue / wait queue / inbox link */
+    struct ulp *prev;             /* run queue only */
+    struct ulp_sched *rq;         /* whose local run queue holds it, or NULL */
     struct ulp_sched *sched;      /* running on (NULL: coupled / none) */
     struct ulp_sched *last_sched; /* last scheduler, default of resumes */
     volatile int state;
@@ -47,33 +47,33 @@ struct ulp {
     int pipid;  /* PiP task, or -1 */
     int status; /* exit status */
     int joined;
-    pid_t ktid;         /* own kernel thread */
-    pthread_t kthread;  /* ulp_create(): the pthread to join */
-    int (*fn)(void *);  /* ulp_create() */
+    pid_t ktid;        /* own kernel thread */
+    pthread_t kthread; /* ulp_create(): the pthread to join */
+    int (*fn)(void *); /* ulp_create() */
     void *fn_arg;
     void *stack; /* ulp_create(): mapping incl. guard */
     size_t stack_size;
     uintptr_t guard_lo, guard_hi; /* the guard area */
     void *park_stack;
     void *altstack;
-    ulp_waitq_t joinq; /* ULPs waiting in ulp_join */
+    ulp_waitq_t joinq;   /* ULPs waiting in ulp_join */
     volatile int linked; /* futex: root finished linking a task ULP */
     int (*ns_on_exit)(void (*)(int, void *), void *);
     void (*ns_exit)(int);
 };
 
 struct ulp_sched {
-    struct ulp_ctx home;  /* the scheduler loop */
-    struct ulp *cur;      /* running ULP, or NULL in the loop */
-    struct ulp *rq_head;  /* local run queue: this kernel thread only */
+    struct ulp_ctx home; /* the scheduler loop */
+    struct ulp *cur;     /* running ULP, or NULL in the loop */
+    struct ulp *rq_head; /* local run queue: this kernel thread only */
     struct ulp *rq_tail;
     struct ulp *volatile inbox; /* pushed by anyone, taken by the owner */
     volatile int wake;          /* futex word, bumped to wake the loop */
     volatile int sleeping;
     volatile int stop;
-    volatile int nhere;         /* ULPs that belong to this scheduler */
-    volatile int refs;          /* threads about to touch it */
-    volatile int steal;         /* idle: take ULPs from others' inboxes */
+    volatile int nhere; /* ULPs that belong to this scheduler */
+    volatile int refs;  /* threads about to touch it */
+    volatile int steal; /* idle: take ULPs from others' inboxes */
     int cpu;
     pid_t tid;
     pthread_t thread;

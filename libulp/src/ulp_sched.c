@@ -177,9 +177,8 @@ static struct ulp *ulp_inbox_take_oldest(struct ulp_sched *v)
         struct ulp *h = __atomic_load_n(&v->inbox, __ATOMIC_RELAXED);
         do {
             prev->next = h;
-        } while (!__atomic_compare_exchange_n(&v->inbox, &h, l, 1,
-                                              __ATOMIC_SEQ_CST,
-                                              __ATOMIC_RELAXED));
+        } while (!__atomic_compare_exchange_n(
+            &v->inbox, &h, l, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
     }
     p->next = NULL;
     return p;
@@ -228,8 +227,8 @@ void ulp_make_ready(struct ulp *u, struct ulp_sched *s)
     struct ulp *h = __atomic_load_n(&s->inbox, __ATOMIC_RELAXED);
     do {
         u->next = h;
-    } while (!__atomic_compare_exchange_n(&s->inbox, &h, u, 1,
-                                          __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    } while (!__atomic_compare_exchange_n(&s->inbox, &h, u, 1, __ATOMIC_SEQ_CST,
+                                          __ATOMIC_RELAXED));
     ulp_sched_kick(s);
     __atomic_sub_fetch(&s->refs, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&ulp_g_.nsteal, __ATOMIC_SEQ_CST) != 0 &&
@@ -350,7 +349,8 @@ static void ulp_couple_self(struct ulp *u)
     ulp_leave(u);
 }
 
-/* --- scheduler threads ----------------------------------------------------- */
+/* --- scheduler threads -----------------------------------------------------
+ */
 
 static void *ulp_sched_main(void *arg)
 {
@@ -378,8 +378,7 @@ static void *ulp_sched_main(void *arg)
          * either side.  Bounded: then block.
          */
         for (int spin = 0; spin < ULP_IDLE_SPIN && n == NULL; spin++) {
-            if (__atomic_load_n(&s->inbox, __ATOMIC_RELAXED) != NULL ||
-                s->stop)
+            if (__atomic_load_n(&s->inbox, __ATOMIC_RELAXED) != NULL || s->stop)
                 break;
             if (s->steal)
                 n = ulp_steal(s);
@@ -513,7 +512,8 @@ pid_t ulp_sched_tid(const ulp_sched_t *s)
     return s != NULL ? s->tid : -EINVAL;
 }
 
-/* --- the scheduling API ---------------------------------------------------- */
+/* --- the scheduling API ----------------------------------------------------
+ */
 
 int ulp_yield(void)
 {

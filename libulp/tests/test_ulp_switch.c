@@ -71,7 +71,8 @@ UT_CASE(calls_outside_a_ulp_are_refused)
     UT_OK(ulp_fin());
 }
 
-/* --- round robin ------------------------------------------------------------ */
+/* --- round robin ------------------------------------------------------------
+ */
 
 #define RR_N      3
 #define RR_ROUNDS 50
@@ -118,14 +119,14 @@ UT_CASE(yield_runs_ulps_round_robin)
         for (int k = 0; k < RR_N; k++)
             seen |= 1 << rr_log[w + k];
         if (seen != (1 << RR_N) - 1)
-            ut_fail(__FILE__, __LINE__, "window at %d is not a permutation",
-                    w);
+            ut_fail(__FILE__, __LINE__, "window at %d is not a permutation", w);
     }
     UT_OK(ulp_sched_destroy(s));
     UT_OK(ulp_fin());
 }
 
-/* --- yield_to ---------------------------------------------------------------- */
+/* --- yield_to ----------------------------------------------------------------
+ */
 
 static ulp_t *yt_u[3];
 static volatile int yt_created, yt_arrived, yt_ready;
@@ -172,7 +173,8 @@ UT_CASE(yield_to_runs_the_named_ulp_next)
     UT_OK(ulp_fin());
 }
 
-/* --- TLS, errno, pthread_self, tid privacy ---------------------------------- */
+/* --- TLS, errno, pthread_self, tid privacy ----------------------------------
+ */
 
 #define PV_N     16
 #define PV_ITERS 2000
@@ -250,7 +252,8 @@ UT_CASE(tls_errno_and_identity_stay_private_across_schedulers)
     pv_run(2);
 }
 
-/* --- FP control state --------------------------------------------------------- */
+/* --- FP control state
+ * --------------------------------------------------------- */
 
 static const int fp_modes[4] = {FE_TONEAREST, FE_UPWARD, FE_DOWNWARD,
                                 FE_TOWARDZERO};
@@ -286,7 +289,8 @@ UT_CASE(fp_rounding_mode_is_per_ulp)
     UT_OK(ulp_fin());
 }
 
-/* --- many ULPs --------------------------------------------------------------- */
+/* --- many ULPs ---------------------------------------------------------------
+ */
 
 #define MANY_N 200
 static ulp_sched_t *many_s[2];
@@ -329,7 +333,8 @@ UT_CASE(many_ulps_with_random_yields_and_migrations_all_finish)
     UT_OK(ulp_fin());
 }
 
-/* --- exit and join ------------------------------------------------------------ */
+/* --- exit and join
+ * ------------------------------------------------------------ */
 
 static ulp_t *ej_target;
 
@@ -377,7 +382,8 @@ int main(void)
         cmocka_unit_test(tls_errno_and_identity_stay_private_across_switches),
         cmocka_unit_test(tls_errno_and_identity_stay_private_across_schedulers),
         cmocka_unit_test(fp_rounding_mode_is_per_ulp),
-        cmocka_unit_test(many_ulps_with_random_yields_and_migrations_all_finish),
+        cmocka_unit_test(
+            many_ulps_with_random_yields_and_migrations_all_finish),
         cmocka_unit_test(ulp_exit_status_reaches_a_joining_ulp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,7 +25,8 @@ static void sy_teardown(int nsched)
     UT_OK(ulp_fin());
 }
 
-/* --- suspend / resume ------------------------------------------------------- */
+/* --- suspend / resume -------------------------------------------------------
+ */
 
 static ulp_waitq_t sr_q = ULP_WAITQ_INIT;
 static volatile int sr_suspended, sr_resumed_on_other;
@@ -108,7 +109,8 @@ UT_CASE(resume_from_a_kernel_thread_loses_no_wakeup)
     sy_teardown(2);
 }
 
-/* --- mutex -------------------------------------------------------------------- */
+/* --- mutex
+ * -------------------------------------------------------------------- */
 
 #define MX_N     8
 #define MX_ITERS 300
@@ -141,7 +143,8 @@ UT_CASE(mutex_excludes_across_schedulers_and_switches)
     ulp_t *u[MX_N];
     sy_setup(2);
     for (int i = 0; i < MX_N; i++)
-        UT_OK(ulp_create(&u[i], sy_s[i & 1], mx_fn, (void *)(uintptr_t)(i + 1)));
+        UT_OK(
+            ulp_create(&u[i], sy_s[i & 1], mx_fn, (void *)(uintptr_t)(i + 1)));
     for (int i = 0; i < MX_N; i++)
         UT_OK(ulp_join(u[i], NULL));
     UT_EQ(mx_counter, (long)MX_N * MX_ITERS);
@@ -195,7 +198,8 @@ UT_CASE(mutex_reports_misuse)
     sy_teardown(1);
 }
 
-/* --- barrier -------------------------------------------------------------------- */
+/* --- barrier
+ * -------------------------------------------------------------------- */
 
 #define BR_N      6
 #define BR_PHASES 50
@@ -229,7 +233,8 @@ UT_CASE(barrier_holds_every_ulp_until_all_arrive)
     UT_OK(ulp_barrier_init(&br, BR_N));
     UT_EQ(ulp_barrier_wait(&br), -EPERM); /* not a ULP */
     for (int i = 0; i < BR_N; i++)
-        UT_OK(ulp_create(&u[i], sy_s[i & 1], br_fn, (void *)(uintptr_t)(i + 3)));
+        UT_OK(
+            ulp_create(&u[i], sy_s[i & 1], br_fn, (void *)(uintptr_t)(i + 3)));
     for (int i = 0; i < BR_N; i++)
         UT_OK(ulp_join(u[i], NULL));
     for (int p = 0; p < BR_PHASES; p++)
@@ -238,7 +243,8 @@ UT_CASE(barrier_holds_every_ulp_until_all_arrive)
     sy_teardown(2);
 }
 
-/* --- stealing ------------------------------------------------------------------- */
+/* --- stealing
+ * ------------------------------------------------------------------- */
 
 static volatile int st_started;
 static ulp_sched_t *volatile st_where[4];

@@ -45,8 +45,8 @@ void ulp_arch_trampoline(void);
  * thread pointer `fsbase`, default MXCSR (0x1f80) and x87 CW (0x37f).
  */
 static inline void ulp_arch_ctx_make(struct ulp_ctx *c, void *stack,
-                                     size_t size, void (*fn)(void *),
-                                     void *arg, uintptr_t fsbase)
+                                     size_t size, void (*fn)(void *), void *arg,
+                                     uintptr_t fsbase)
 {
     uintptr_t top = ((uintptr_t)stack + size) & ~(uintptr_t)15;
     uint64_t *sp = (uint64_t *)(top - 64 - 16);

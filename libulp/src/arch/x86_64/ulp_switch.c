@@ -47,6 +47,8 @@
 
 #define ULP_END(name) ".size " #name ", . - " #name "\n\t"
 
+/* One instruction or macro per line: */
+/* clang-format off */
 __asm__(".text\n\t"
         /* void ulp_arch_switch_wrfsbase(struct ulp_ctx *, struct ulp_ctx *) */
         ULP_FUNC(ulp_arch_switch_wrfsbase)
@@ -76,3 +78,4 @@ __asm__(".text\n\t"
         "callq *%r12\n\t"
         "ud2\n\t"
         ULP_END(ulp_arch_trampoline));
+/* clang-format on */
