@@ -280,11 +280,13 @@ static struct ulp *ulp_alloc(struct ulp_sched *s)
     u->pipid = -1;
     u->park_stack = mmap(NULL, ULP_PARKSTACK_SIZE, PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    u->altstack = malloc(ULP_ALTSTACK_SIZE);
-    if (u->park_stack == MAP_FAILED || u->altstack == NULL) {
+    u->altstack = mmap(NULL, ULP_ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (u->park_stack == MAP_FAILED || u->altstack == MAP_FAILED) {
         if (u->park_stack != MAP_FAILED)
             munmap(u->park_stack, ULP_PARKSTACK_SIZE);
-        free(u->altstack);
+        if (u->altstack != MAP_FAILED)
+            munmap(u->altstack, ULP_ALTSTACK_SIZE);
         free(u);
         return NULL;
     }
@@ -297,7 +299,7 @@ static void ulp_free(struct ulp *u)
     if (u->stack != NULL)
         munmap(u->stack, u->stack_size);
     munmap(u->park_stack, ULP_PARKSTACK_SIZE);
-    free(u->altstack);
+    munmap(u->altstack, ULP_ALTSTACK_SIZE);
     free(u);
 }
 
@@ -320,7 +322,8 @@ int ulp_adopt(struct ulp *u)
     ss.ss_sp = u->altstack;
     ss.ss_size = ULP_ALTSTACK_SIZE;
     ss.ss_flags = 0;
-    (void)sigaltstack(&ss, NULL);
+    if (sigaltstack(&ss, &u->old_altstack) != 0)
+        u->old_altstack.ss_flags = SS_DISABLE;
     u->coupled = 1;
     ulp_decouple_into(u, u->last_sched);
     return 0;

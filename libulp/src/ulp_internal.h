@@ -55,7 +55,8 @@ struct ulp {
     size_t stack_size;
     uintptr_t guard_lo, guard_hi; /* the guard area */
     void *park_stack;
-    void *altstack;
+    void *altstack; /* mmap'ed, ULP_ALTSTACK_SIZE */
+    stack_t old_altstack; /* the kernel thread's, put back at its end */
     ulp_waitq_t joinq;   /* ULPs waiting in ulp_join */
     volatile int linked; /* futex: root finished linking a task ULP */
     int (*ns_on_exit)(void (*)(int, void *), void *);
@@ -77,7 +78,7 @@ struct ulp_sched {
     int cpu;
     pid_t tid;
     pthread_t thread;
-    void *altstack;
+    void *altstack; /* mmap'ed, ULP_ALTSTACK_SIZE */
 };
 
 /* One switch function for the whole process, chosen at ulp_init. */

@@ -19,6 +19,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 void ulp_spin_lock(volatile int *l)
 {
@@ -355,13 +356,14 @@ static void ulp_couple_self(struct ulp *u)
 static void *ulp_sched_main(void *arg)
 {
     struct ulp_sched *s = arg;
-    stack_t ss;
+    stack_t ss, old;
 
     s->tid = ulp_raw_gettid();
     ss.ss_sp = s->altstack;
     ss.ss_size = ULP_ALTSTACK_SIZE;
     ss.ss_flags = 0;
-    (void)sigaltstack(&ss, NULL);
+    if (sigaltstack(&ss, &old) != 0)
+        old.ss_flags = SS_DISABLE;
     ulp_self_ = NULL;
     s->home.fsbase =
         ulp_arch_get_fsbase(ulp_g_.fsbase_method == ULP_FSBASE_WRFSBASE);
@@ -405,8 +407,7 @@ static void *ulp_sched_main(void *arg)
         (void)ulp_futex_wait(&s->wake, seq);
         __atomic_store_n(&s->sleeping, 0, __ATOMIC_SEQ_CST);
     }
-    ss.ss_flags = SS_DISABLE;
-    (void)sigaltstack(&ss, NULL);
+    (void)sigaltstack(&old, NULL);
     return NULL;
 }
 
@@ -426,8 +427,9 @@ int ulp_sched_create(ulp_sched_t **sp, int cpu)
     if (s == NULL)
         return -ENOMEM;
     s->cpu = cpu;
-    s->altstack = malloc(ULP_ALTSTACK_SIZE);
-    if (s->altstack == NULL) {
+    s->altstack = mmap(NULL, ULP_ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (s->altstack == MAP_FAILED) {
         free(s);
         return -ENOMEM;
     }
@@ -443,7 +445,7 @@ int ulp_sched_create(ulp_sched_t **sp, int cpu)
     pthread_attr_destroy(&attr);
     if (rc != 0) {
         ulp_dbg("cannot start a scheduler thread: %s", strerror(rc));
-        free(s->altstack);
+        munmap(s->altstack, ULP_ALTSTACK_SIZE);
         free(s);
         return rc == EINVAL ? -EINVAL : rc == ENOMEM ? -ENOMEM : -EAGAIN;
     }
@@ -472,7 +474,7 @@ int ulp_sched_destroy(ulp_sched_t *s)
     pthread_join(s->thread, NULL);
     while (__atomic_load_n(&s->refs, __ATOMIC_SEQ_CST) != 0)
         ulp_raw_yield();
-    free(s->altstack);
+    munmap(s->altstack, ULP_ALTSTACK_SIZE);
     s->altstack = NULL;
     /* The memory stays until ulp_fin(): see ulp_global.scheds. */
     __atomic_sub_fetch(&ulp_g_.nsched, 1, __ATOMIC_SEQ_CST);
@@ -716,6 +718,9 @@ void ulp_finish(struct ulp *u)
 {
     if (!u->coupled)
         ulp_couple_self(u);
+    /* Our alternate signal stack goes with the ULP (freed at join); the
+     * thread's end (e.g. a sanitizer runtime) may expect its own one. */
+    (void)sigaltstack(&u->old_altstack, NULL);
     struct ulp_sched *last = u->last_sched;
     ulp_spin_lock(&u->joinq.lock);
     u->state = ULP_DONE;
