@@ -15,6 +15,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Tell valgrind about the park stacks (it would take a switch to one for
+ * a huge stack frame), where its header is installed. */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define ULP_VG_STACK_REGISTER(lo, hi) VALGRIND_STACK_REGISTER(lo, hi)
+#define ULP_VG_STACK_DEREGISTER(id)   VALGRIND_STACK_DEREGISTER(id)
+#endif
+#endif
+#ifndef ULP_VG_STACK_REGISTER
+#define ULP_VG_STACK_REGISTER(lo, hi) 0
+#define ULP_VG_STACK_DEREGISTER(id)   ((void)(id))
+#endif
+
 struct ulp_global ulp_g_;
 __thread struct ulp *ulp_self_;
 
@@ -290,6 +304,8 @@ static struct ulp *ulp_alloc(struct ulp_sched *s)
         free(u);
         return NULL;
     }
+    u->vg_park = ULP_VG_STACK_REGISTER(u->park_stack, (char *)u->park_stack +
+                                                          ULP_PARKSTACK_SIZE);
     ulp_set_last(u, s);
     return u;
 }
@@ -298,6 +314,7 @@ static void ulp_free(struct ulp *u)
 {
     if (u->stack != NULL)
         munmap(u->stack, u->stack_size);
+    ULP_VG_STACK_DEREGISTER(u->vg_park);
     munmap(u->park_stack, ULP_PARKSTACK_SIZE);
     munmap(u->altstack, ULP_ALTSTACK_SIZE);
     free(u);

@@ -55,10 +55,11 @@ struct ulp {
     size_t stack_size;
     uintptr_t guard_lo, guard_hi; /* the guard area */
     void *park_stack;
-    void *altstack; /* mmap'ed, ULP_ALTSTACK_SIZE */
+    void *altstack;       /* mmap'ed, ULP_ALTSTACK_SIZE */
     stack_t old_altstack; /* the kernel thread's, put back at its end */
-    ulp_waitq_t joinq;   /* ULPs waiting in ulp_join */
-    volatile int linked; /* futex: root finished linking a task ULP */
+    unsigned vg_park;     /* valgrind's id of the park stack */
+    ulp_waitq_t joinq;    /* ULPs waiting in ulp_join */
+    volatile int linked;  /* futex: root finished linking a task ULP */
     int (*ns_on_exit)(void (*)(int, void *), void *);
     void (*ns_exit)(int);
 };

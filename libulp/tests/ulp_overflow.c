@@ -74,8 +74,8 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "fn") == 0) {
         rc = ulp_create(&u, s, ov_fn, NULL);
     } else if (strcmp(argv[1], "wild") == 0) {
-        void *page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-                          -1, 0);
+        void *page =
+            mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (page == MAP_FAILED)
             return 2;
         rc = ulp_create(&u, s, ov_wild, page);
