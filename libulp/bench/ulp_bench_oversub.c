@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int nranks, iters = 200, ncpu, cpus[CPU_SETSIZE];
+static int nranks, iters = 1000, ncpu, cpus[CPU_SETSIZE];
 static long base_units; /* compute units of one average work item */
 static volatile unsigned long sink;
 
@@ -200,7 +200,7 @@ static int cmp_d(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     int reps = 5;
-    double work_us = 200;
+    double work_us = 20;
     const char *csv = NULL;
     cpu_set_t set;
 
