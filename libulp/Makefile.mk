@@ -10,7 +10,8 @@ FORMAT_FILES += libulp/include/ulp.h $(ULP_LIB_SOURCES) \
 	libulp/tests/test_ulp_sync.c libulp/tests/test_ulp_couple.c \
 	libulp/tests/test_ulp_task.c libulp/tests/test_ulp_guard.c \
 	libulp/tests/ulp_task_worker.c libulp/tests/ulp_overflow.c \
-	libulp/bench/ulp_bench_switch.c libulp/bench/ulp_bench_oversub.c
+	libulp/bench/ulp_bench_switch.c libulp/bench/ulp_bench_oversub.c \
+	libulp/bench/ulp_bench_task.c libulp/bench/ulp_bench_task.h
 
 if BUILD_LIBULP
 
@@ -39,19 +40,29 @@ ulpinclude_HEADERS = libulp/include/ulp.h
 pkgconfig_DATA += libulp/ulp.pc
 
 # --- benchmarks: make bench-ulp ------------------------------------------------
-noinst_PROGRAMS += libulp/bench/ulp_bench_switch
-libulp_bench_ulp_bench_switch_SOURCES = libulp/bench/ulp_bench_switch.c
+noinst_PROGRAMS += libulp/bench/ulp_bench_switch libulp/bench/ulp_bench_task
+libulp_bench_ulp_bench_switch_SOURCES = libulp/bench/ulp_bench_switch.c \
+	libulp/bench/ulp_bench_task.h
 libulp_bench_ulp_bench_switch_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS)
-libulp_bench_ulp_bench_switch_LDFLAGS = $(AM_LDFLAGS) -no-install
+libulp_bench_ulp_bench_switch_CFLAGS = $(AM_CFLAGS) -fPIE
+libulp_bench_ulp_bench_switch_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-install
 libulp_bench_ulp_bench_switch_LDADD = libulp/libulp.la libpip/libpip.la -lpthread
+# The PiP task of ulp_bench_switch --task, built as users build tasks.
+libulp_bench_ulp_bench_task_SOURCES = libulp/bench/ulp_bench_task.c \
+	libulp/bench/ulp_bench_task.h
+libulp_bench_ulp_bench_task_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS)
+libulp_bench_ulp_bench_task_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -O2 -fPIE
+libulp_bench_ulp_bench_task_LDFLAGS = -pie -rdynamic -no-install
+libulp_bench_ulp_bench_task_LDADD = libulp/libulp.la libpip/libpip.la
 noinst_PROGRAMS += libulp/bench/ulp_bench_oversub
 libulp_bench_ulp_bench_oversub_SOURCES = libulp/bench/ulp_bench_oversub.c
 libulp_bench_ulp_bench_oversub_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS)
 libulp_bench_ulp_bench_oversub_LDFLAGS = $(AM_LDFLAGS) -no-install
 libulp_bench_ulp_bench_oversub_LDADD = libulp/libulp.la libpip/libpip.la -lpthread
 BENCH_TARGETS += bench-ulp bench-ulp-oversub
-bench-ulp: libulp/bench/ulp_bench_switch
+bench-ulp: libulp/bench/ulp_bench_switch libulp/bench/ulp_bench_task
 	$(top_builddir)/libulp/bench/ulp_bench_switch \
+	    --task $(abs_top_builddir)/libulp/bench/ulp_bench_task \
 	    --csv $(top_builddir)/libulp/bench/ulp_bench_switch.csv \
 	    --plot $(top_builddir)/libulp/bench/ulp_bench_switch.svg
 bench-ulp-oversub: libulp/bench/ulp_bench_oversub

@@ -12,15 +12,20 @@
  *   proc-pipe      processes passing a byte through a ring of pipes
  *   proc-futex     processes passing a token through shared futexes
  *
- * plus the round trip ulp_couple() + ulp_decouple().  Each point is the
+ * plus the round trip ulp_couple() + ulp_decouple(), and with --task PROG
+ * (ulp_bench_task) the switch between PiP tasks run as ULPs (2..8 of them:
+ * stock glibc has few namespaces), each with its own program, libc and
+ * thread block.  Each point is the
  * median of --reps runs.  Time is CPU time (the sum over all participants,
  * which share one CPU), so that other load on a shared machine does not
  * count; the wall-clock time of the ULP runs is shown too.
  *
  * Usage: ulp_bench_switch [--reps R] [--max N] [--csv FILE] [--plot FILE]
- *                         [--quick]
+ *                         [--task PROG] [--quick]
  */
 #include <ulp.h>
+
+#include "ulp_bench_task.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -158,6 +163,48 @@ static int bench_couple(double *ns)
     (void)ulp_sched_destroy(s);
     (void)ulp_fin();
     *ns = (cd_t1 - cd_t0) / (double)cd_iters;
+    return 0;
+}
+
+/* --- PiP tasks as ULPs ------------------------------------------------ */
+
+PIP_ROOT_TLS_RESERVE(4096);
+
+/* n tasks (libpip does not reuse namespaces: spawned once per n) run
+ * `reps` timed rounds; ns[r] per round. */
+static int bench_task(const char *prog, int n, int reps, double *ns)
+{
+    static struct ulp_bench_shared sh;
+    ulp_sched_t *s;
+    ulp_t *u[8];
+    char addr[32], it[32];
+    int rc;
+    unsetenv("ULP_FSBASE");
+    if ((rc = ulp_init()) != 0 || (rc = ulp_sched_create(&s, bench_cpu)) != 0)
+        return rc;
+    memset(&sh, 0, sizeof(sh));
+    sh.n = n;
+    sh.rounds = reps;
+    (void)ulp_barrier_init(&sh.bar, n);
+    long iters = iters_for(ulp_total, n);
+    snprintf(addr, sizeof(addr), "%lx", (unsigned long)(uintptr_t)&sh);
+    snprintf(it, sizeof(it), "%ld", iters);
+    for (int i = 0; i < n; i++) {
+        char *av[] = {(char *)prog, addr, it, NULL};
+        pip_spawn_program_t p;
+        pip_spawn_from_main(&p, (char *)prog, av, NULL, NULL, NULL);
+        if ((rc = ulp_spawn(&u[i], s, &p, NULL)) != 0)
+            return rc;
+    }
+    for (int i = 0; i < n; i++) {
+        int st = 0;
+        if ((rc = ulp_join(u[i], &st)) != 0 || st != 0)
+            return rc != 0 ? rc : -EIO;
+    }
+    (void)ulp_sched_destroy(s);
+    (void)ulp_fin();
+    for (int r = 0; r < reps; r++)
+        ns[r] = (sh.t1[r] - sh.t0[r]) / ((double)n * (double)iters);
     return 0;
 }
 
@@ -398,14 +445,14 @@ static int run_one(int m, int n, double *ns, double *wall)
 static void usage(void)
 {
     fprintf(stderr, "usage: ulp_bench_switch [--reps R] [--max N] [--csv FILE] "
-                    "[--plot FILE] [--quick]\n");
+                    "[--plot FILE] [--task PROG] [--quick]\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
     int reps = 5, maxn = 1024;
-    const char *csv = NULL, *plot = NULL;
+    const char *csv = NULL, *plot = NULL, *task = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
             reps = atoi(argv[++i]);
@@ -415,6 +462,8 @@ int main(int argc, char **argv)
             csv = argv[++i];
         else if (strcmp(argv[i], "--plot") == 0 && i + 1 < argc)
             plot = argv[++i];
+        else if (strcmp(argv[i], "--task") == 0 && i + 1 < argc)
+            task = argv[++i];
         else if (strcmp(argv[i], "--quick") == 0) {
             ulp_total /= 10;
             kern_total /= 10;
@@ -422,7 +471,7 @@ int main(int argc, char **argv)
         } else
             usage();
     }
-    if (reps < 1 || reps > 101 || maxn < 2 || maxn > 4096)
+    if (reps < 1 || reps > 51 || maxn < 2 || maxn > 4096)
         usage();
 
     /* Everyone on one CPU: the one we started on. */
@@ -495,6 +544,32 @@ int main(int argc, char **argv)
         fprintf(cf, "couple+decouple,1,%.2f,%.2f,%.2f,%d\n", cdm, cd[0],
                 cd[reps - 1], reps);
 
+    /* PiP tasks as ULPs: libpip in thread mode, a few namespaces. */
+    double tk[4][101];
+    int tkn[4] = {2, 8, 0, 0}, tkpts = 0;
+    if (task != NULL) {
+        int nt = 8;
+        int rc = pip_init(NULL, &nt, NULL, PIP_MODE_PTHREAD);
+        if (rc != 0) {
+            fprintf(stderr, "ulp_bench_switch: pip_init: %s\n", strerror(rc));
+        } else {
+            for (; tkn[tkpts] != 0; tkpts++) {
+                fprintf(stderr, "  n=%-5d %-15s", tkn[tkpts], "ulp-pip-task");
+                rc = bench_task(task, tkn[tkpts], reps, tk[tkpts]);
+                if (rc != 0) {
+                    fprintf(stderr, " failed: %s\n", ulp_strerror(rc));
+                    break;
+                }
+                tk[tkpts][100] = median(tk[tkpts], reps);
+                fprintf(stderr, " %10.1f ns\n", tk[tkpts][100]);
+                if (cf != NULL)
+                    fprintf(cf, "ulp-pip-task,%d,%.2f,%.2f,%.2f,%d\n",
+                            tkn[tkpts], tk[tkpts][100], tk[tkpts][0],
+                            tk[tkpts][reps - 1], reps);
+            }
+        }
+    }
+
     int base = have_insn ? M_ULP_INSN : M_ULP_SYSCALL;
     printf("Context switch time, ns (median of %d, CPU time, all on CPU %d; "
            "ULP thread pointer: %s)\n",
@@ -517,6 +592,16 @@ int main(int argc, char **argv)
     printf("couple+decouple round trip: %.1f ns (median of %d, CPU time of "
            "both kernel threads)\n",
            cdm, reps);
+    for (int k = 0; k < tkpts; k++) {
+        int idx = k * 2; /* tkn 2, 8 are ns_list[0], ns_list[2] */
+        printf("PiP tasks as ULPs, n=%d: %.1f ns per switch (median of %d)",
+               tkn[k], tk[k][100], reps);
+        if (idx < npts && tk[k][100] > 0)
+            printf("; pthread-futex/this %.1f, swapcontext/this %.1f",
+                   res[M_PTHREAD_FUTEX][idx] / tk[k][100],
+                   res[M_SWAPCONTEXT][idx] / tk[k][100]);
+        printf("\n");
+    }
     printf("(columns x/ulp: baseline time divided by %s time, same n)\n",
            method_name[base]);
     if (cf != NULL) {
