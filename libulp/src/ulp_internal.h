@@ -18,7 +18,7 @@
 
 #define ULP_ALTSTACK_SIZE  (64UL * 1024)
 #define ULP_MAX_SCHED      256
-#define ULP_IDLE_SPIN      4000 /* polls of an idle scheduler before sleeping */
+#define ULP_IDLE_SPIN      300 /* polls of an idle scheduler before sleeping */
 #define ULP_PARKSTACK_SIZE (64UL * 1024)
 #define ULP_WUR            __attribute__((warn_unused_result))
 
