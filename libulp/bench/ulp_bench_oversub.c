@@ -5,7 +5,10 @@
  * N "ranks" (default 4 x the CPUs we may use) run ITERS iterations; in each,
  * rank r computes work(r, i) units (uniform pseudo-random in 0.2..1.8 x the
  * base, the same sequence for every version), then all meet at a barrier.
- * Time to solution (wall clock, median of --reps) for:
+ * Time to solution (wall clock, median of --reps) and the CPU time it took
+ * (summed over all threads/processes; independent of how much of the CPUs
+ * other load leaves us on a shared machine, where the kernel gives N
+ * kernel threads N shares but ULPs on 2 schedulers only 2) for:
  *
  *   ulp-steal    N ULPs on one scheduler per CPU, ulp_barrier_t, idle
  *                schedulers steal ready ULPs (ulp_sched_steal)
@@ -28,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -36,6 +40,24 @@
 static int nranks, iters = 1000, ncpu, cpus[CPU_SETSIZE];
 static long base_units; /* compute units of one average work item */
 static volatile unsigned long sink;
+
+static double cpu_self_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static double cpu_children_ns(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return ((double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec) * 1e9 +
+           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e3;
+}
+
+/* CPU time of the last run. */
+static double last_cpu;
 
 static double now_ns(void)
 {
@@ -90,7 +112,7 @@ static int run_ulp(int steal, double *t)
         if ((rc = ulp_sched_create(&s[c], cpus[c])) != 0 ||
             (rc = ulp_sched_steal(s[c], steal)) != 0)
             return rc;
-    double t0 = now_ns();
+    double t0 = now_ns(), c0 = cpu_self_ns();
     for (int r = 0; r < nranks; r++)
         if ((rc = ulp_create(&u[r], s[r % ncpu], ulp_rank,
                              (void *)(intptr_t)r)) != 0)
@@ -98,6 +120,7 @@ static int run_ulp(int steal, double *t)
     for (int r = 0; r < nranks; r++)
         ulp_join(u[r], NULL);
     *t = now_ns() - t0;
+    last_cpu = cpu_self_ns() - c0;
     for (int c = 0; c < ncpu; c++)
         ulp_sched_destroy(s[c]);
     ulp_fin();
@@ -139,7 +162,7 @@ static int run_proc(int yield_poll, double *t)
     if (b == MAP_FAILED || pids == NULL)
         return -ENOMEM;
     memset(b, 0, sizeof(*b));
-    double t0 = now_ns();
+    double t0 = now_ns(), c0 = cpu_children_ns();
     for (int r = 0; r < nranks; r++) {
         pids[r] = fork();
         if (pids[r] < 0)
@@ -155,6 +178,7 @@ static int run_proc(int yield_poll, double *t)
     for (int r = 0; r < nranks; r++)
         waitpid(pids[r], NULL, 0);
     *t = now_ns() - t0;
+    last_cpu = cpu_children_ns() - c0;
     munmap(b, 4096);
     free(pids);
     return 0;
@@ -179,13 +203,14 @@ static int run_pthread(double *t)
 {
     pthread_t *th = calloc((size_t)nranks, sizeof(*th));
     pthread_barrier_init(&pb, NULL, (unsigned)nranks);
-    double t0 = now_ns();
+    double t0 = now_ns(), c0 = cpu_self_ns();
     for (int r = 0; r < nranks; r++)
         if (pthread_create(&th[r], NULL, pt_rank, (void *)(intptr_t)r) != 0)
             return -EAGAIN;
     for (int r = 0; r < nranks; r++)
         pthread_join(th[r], NULL);
     *t = now_ns() - t0;
+    last_cpu = cpu_self_ns() - c0;
     pthread_barrier_destroy(&pb);
     free(th);
     return 0;
@@ -245,8 +270,9 @@ int main(int argc, char **argv)
 #define NV 5
     static const char *const names[NV] = {
         "ulp-steal", "ulp-static", "proc-futex", "proc-yield", "pthread"};
-    double med[NV];
+    double med[NV], cmed[NV];
     double *v = calloc((size_t)reps, sizeof(double));
+    double *cv = calloc((size_t)reps, sizeof(double));
     fprintf(stderr,
             "ulp_bench_oversub: %d ranks on %d CPU(s), %d iterations, "
             "work 0.2..1.8 x %.0f us per rank and iteration, %d reps\n",
@@ -260,11 +286,14 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s failed: %s\n", names[m], ulp_strerror(rc));
                 return 1;
             }
-            fprintf(stderr, "  %-10s rep %d: %.1f ms\n", names[m], r + 1,
-                    v[r] / 1e6);
+            cv[r] = last_cpu;
+            fprintf(stderr, "  %-10s rep %d: %.1f ms (CPU %.1f ms)\n", names[m],
+                    r + 1, v[r] / 1e6, cv[r] / 1e6);
         }
         qsort(v, (size_t)reps, sizeof(double), cmp_d);
+        qsort(cv, (size_t)reps, sizeof(double), cmp_d);
         med[m] = v[reps / 2];
+        cmed[m] = cv[reps / 2];
     }
     double ideal = 0;
     for (int i = 0; i < iters; i++) {
@@ -277,12 +306,15 @@ int main(int argc, char **argv)
     printf("Oversubscription: %d ranks on %d CPU(s), %d iterations with a "
            "barrier, uneven work (median of %d, wall clock)\n",
            nranks, ncpu, iters, reps);
-    printf("%-12s %12s %12s\n", "version", "time [ms]", "x ulp-steal");
+    printf("%-12s %12s %12s %12s %12s\n", "version", "time [ms]", "x ulp-steal",
+           "CPU [ms]", "x ulp-steal");
     for (int m = 0; m < NV; m++)
-        printf("%-12s %12.1f %12.2f\n", names[m], med[m] / 1e6,
-               med[m] / med[0]);
-    printf("%-12s %12.1f %12.2f  (total work / CPUs, no overhead)\n", "ideal",
-           ideal / 1e6, ideal / med[0]);
+        printf("%-12s %12.1f %12.2f %12.1f %12.2f\n", names[m], med[m] / 1e6,
+               med[m] / med[0], cmed[m] / 1e6, cmed[m] / cmed[0]);
+    printf("%-12s %12.1f %12.2f %12.1f %12.2f  (work only, perfectly "
+           "balanced)\n",
+           "ideal", ideal / 1e6, ideal / med[0], ideal * ncpu / 1e6,
+           ideal * ncpu / cmed[0]);
     if (csv != NULL) {
         FILE *f = fopen(csv, "w");
         if (f == NULL) {
@@ -293,11 +325,13 @@ int main(int argc, char **argv)
             f,
             "version,ranks,cpus,iters,work_us,median_ms,ratio_to_ulp_steal\n");
         for (int m = 0; m < NV; m++)
-            fprintf(f, "%s,%d,%d,%d,%.0f,%.3f,%.3f\n", names[m], nranks, ncpu,
-                    iters, work_us, med[m] / 1e6, med[m] / med[0]);
+            fprintf(f, "%s,%d,%d,%d,%.0f,%.3f,%.3f,%.3f,%.3f\n", names[m],
+                    nranks, ncpu, iters, work_us, med[m] / 1e6, med[m] / med[0],
+                    cmed[m] / 1e6, cmed[m] / cmed[0]);
         fclose(f);
         fprintf(stderr, "ulp_bench_oversub: CSV written to %s\n", csv);
     }
     free(v);
+    free(cv);
     return 0;
 }
