@@ -321,9 +321,9 @@ int main(int argc, char **argv)
             perror(csv);
             return 1;
         }
-        fprintf(
-            f,
-            "version,ranks,cpus,iters,work_us,median_ms,ratio_to_ulp_steal\n");
+        fprintf(f,
+                "version,ranks,cpus,iters,work_us,median_ms,ratio_to_ulp_steal,"
+                "median_cpu_ms,cpu_ratio_to_ulp_steal\n");
         for (int m = 0; m < NV; m++)
             fprintf(f, "%s,%d,%d,%d,%.0f,%.3f,%.3f,%.3f,%.3f\n", names[m],
                     nranks, ncpu, iters, work_us, med[m] / 1e6, med[m] / med[0],
