@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* ulp_arch.c: x86-64 thread-pointer helpers of libulp. */
+#include "ulp_arch.h"
+
+#include <asm/prctl.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+
+#ifndef HWCAP2_FSGSBASE
+#define HWCAP2_FSGSBASE (1 << 1)
+#endif
+
+int ulp_arch_have_fsgsbase(void)
+{
+    return (getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE) != 0;
+}
+
+uintptr_t ulp_arch_get_fsbase(int use_insn)
+{
+    uintptr_t v = 0;
+    if (use_insn) {
+        __asm__ volatile("rdfsbase %0" : "=r"(v));
+        return v;
+    }
+    (void)ulp_arch_syscall6(SYS_arch_prctl, ARCH_GET_FS, (long)&v, 0, 0, 0, 0);
+    return v;
+}

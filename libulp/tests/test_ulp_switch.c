@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * test_ulp_switch.c: yield, yield-to, migration, and what a switch must
+ * keep per ULP: __thread data, errno, pthread_self(), the FP control state.
+ * Run once per thread-pointer method (ULP_FSBASE=wrfsbase / syscall, see
+ * Makefile.mk).
+ */
+#include "ut_util.h"
+
+#include <fenv.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
+
+static __thread long ut_tls = 1234;
+static __thread char ut_tls_buf[64];
+
+/* The method the environment asked for is the one in use. */
+UT_CASE(fsbase_method_follows_environment)
+{
+    const char *v = getenv("ULP_FSBASE");
+    int rc = ulp_init();
+    if (rc == -ENOTSUP) {
+        fprintf(stderr, "SKIP: FSGSBASE not enabled by this kernel\n");
+        _exit(TH_EXIT_SKIP);
+    }
+    UT_OK(rc);
+    if (v != NULL && strcmp(v, "syscall") == 0)
+        UT_EQ(ulp_fsbase_method(), ULP_FSBASE_SYSCALL);
+    else if (v != NULL && strcmp(v, "wrfsbase") == 0)
+        UT_EQ(ulp_fsbase_method(), ULP_FSBASE_WRFSBASE);
+    else
+        UT_CHECK(ulp_fsbase_method() == ULP_FSBASE_WRFSBASE ||
+                 ulp_fsbase_method() == ULP_FSBASE_SYSCALL);
+    UT_EQ(ulp_init(), -EBUSY);
+    UT_OK(ulp_fin());
+    UT_EQ(ulp_fin(), -EPERM);
+}
+
+UT_CASE(bad_environment_is_refused)
+{
+    setenv("ULP_FSBASE", "fast", 1);
+    UT_EQ(ulp_init(), -EINVAL);
+    unsetenv("ULP_FSBASE");
+    setenv("ULP_STACKSZ", "12q", 1);
+    UT_EQ(ulp_init(), -EINVAL);
+    unsetenv("ULP_STACKSZ");
+    UT_OK(ulp_init());
+    UT_OK(ulp_fin());
+}
+
+UT_CASE(calls_outside_a_ulp_are_refused)
+{
+    ulp_sched_t *s;
+    ulp_t *u;
+    UT_EQ(ulp_sched_create(&s, -1), -EPERM); /* before ulp_init */
+    UT_OK(ulp_init());
+    UT_EQ(ulp_yield(), -EPERM);
+    UT_EQ(ulp_couple(), -EPERM);
+    UT_EQ(ulp_decouple(NULL), -EPERM);
+    UT_EQ(ulp_exit(0), -EPERM);
+    UT_CHECK(ulp_self() == NULL);
+    UT_CHECK(ulp_sched_self() == NULL);
+    UT_EQ(ulp_sched_create(&s, -2), -EINVAL);
+    UT_OK(ulp_sched_create(&s, -1));
+    UT_EQ(ulp_create(&u, s, NULL, NULL), -EINVAL);
+    UT_EQ(ulp_create(&u, NULL, NULL, NULL), -EINVAL);
+    UT_EQ(ulp_join(NULL, NULL), -EINVAL);
+    UT_EQ(ulp_fin(), -EBUSY);
+    UT_OK(ulp_sched_destroy(s));
+    UT_OK(ulp_fin());
+}
+
+/* --- round robin ------------------------------------------------------------
+ */
+
+#define RR_N      3
+#define RR_ROUNDS 50
+static int rr_log[RR_N * RR_ROUNDS];
+static int rr_pos;
+static volatile int rr_go, rr_arrived;
+
+static int rr_fn(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    __atomic_add_fetch(&rr_arrived, 1, __ATOMIC_SEQ_CST);
+    while (!rr_go)
+        ulp_yield();
+    for (int i = 0; i < RR_ROUNDS; i++) {
+        rr_log[rr_pos++] = id;
+        UT_OK(ulp_yield());
+    }
+    return id + 100;
+}
+
+/* ULPs of one scheduler run in strict FIFO turns. */
+UT_CASE(yield_runs_ulps_round_robin)
+{
+    ulp_sched_t *s;
+    ulp_t *u[RR_N];
+    UT_OK(ulp_init());
+    UT_OK(ulp_sched_create(&s, -1));
+    /* They log only once all are in the run queue. */
+    for (int i = 0; i < RR_N; i++)
+        UT_OK(ulp_create(&u[i], s, rr_fn, (void *)(intptr_t)i));
+    while (rr_arrived < RR_N)
+        sched_yield();
+    rr_go = 1;
+    for (int i = 0; i < RR_N; i++) {
+        int st = -1;
+        UT_OK(ulp_join(u[i], &st));
+        UT_EQ(st, i + 100);
+    }
+    UT_EQ(rr_pos, RR_N * RR_ROUNDS);
+    /* Each window of RR_N consecutive entries (after the start) holds
+     * every ULP once: nobody runs twice while another is ready. */
+    for (int w = 0; w + RR_N <= rr_pos; w++) {
+        int seen = 0;
+        for (int k = 0; k < RR_N; k++)
+            seen |= 1 << rr_log[w + k];
+        if (seen != (1 << RR_N) - 1)
+            ut_fail(__FILE__, __LINE__, "window at %d is not a permutation", w);
+    }
+    UT_OK(ulp_sched_destroy(s));
+    UT_OK(ulp_fin());
+}
+
+/* --- yield_to ----------------------------------------------------------------
+ */
+
+static ulp_t *yt_u[3];
+static volatile int yt_created, yt_arrived, yt_ready;
+static int yt_order[4];
+static int yt_n;
+
+static int yt_fn(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    if (id == 0) {
+        /* Wait until u1 and u2 sit in the run queue, u1 ahead of u2... */
+        while (!yt_created || yt_arrived < 2)
+            ulp_yield();
+        UT_EQ(ulp_yield_to(yt_u[0]), -EINVAL);
+        UT_EQ(ulp_yield_to(NULL), -EINVAL);
+        yt_ready = 1;
+        yt_order[yt_n++] = 0;
+        /* ... and ask for u2 first. */
+        UT_OK(ulp_yield_to(yt_u[2]));
+        return 0;
+    }
+    yt_arrived++;
+    while (!yt_ready)
+        ulp_yield();
+    yt_order[yt_n++] = id;
+    return 0;
+}
+
+UT_CASE(yield_to_runs_the_named_ulp_next)
+{
+    ulp_sched_t *s;
+    UT_OK(ulp_init());
+    UT_OK(ulp_sched_create(&s, -1));
+    for (int i = 0; i < 3; i++)
+        UT_OK(ulp_create(&yt_u[i], s, yt_fn, (void *)(intptr_t)i));
+    yt_created = 1;
+    for (int i = 0; i < 3; i++)
+        UT_OK(ulp_join(yt_u[i], NULL));
+    UT_EQ(yt_n, 3);
+    UT_EQ(yt_order[0], 0);
+    UT_EQ(yt_order[1], 2);
+    UT_EQ(yt_order[2], 1);
+    UT_OK(ulp_sched_destroy(s));
+    UT_OK(ulp_fin());
+}
+
+/* --- TLS, errno, pthread_self, tid privacy ----------------------------------
+ */
+
+#define PV_N     16
+#define PV_ITERS 2000
+static ulp_sched_t *pv_s[2];
+static volatile int pv_migrations;
+
+static int pv_fn(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    unsigned seed = (unsigned)id * 7919u + 1;
+    pthread_t me = pthread_self();
+    pid_t ktid = ulp_gettid();
+    ut_tls = id;
+    errno = id;
+    snprintf(ut_tls_buf, sizeof(ut_tls_buf), "ulp-%d", id);
+    char want[64];
+    snprintf(want, sizeof(want), "ulp-%d", id);
+    UT_CHECK(ktid > 0);
+    for (int i = 0; i < PV_ITERS; i++) {
+        unsigned r = ut_rand(&seed);
+        if (r % 7 == 0) {
+            /* Hop to the other scheduler. */
+            ulp_sched_t *cur = ulp_sched_self();
+            ulp_sched_t *other = cur == pv_s[0] ? pv_s[1] : pv_s[0];
+            UT_OK(ulp_migrate(other));
+            UT_CHECK(ulp_sched_self() == other);
+            /* Decoupled: system calls run on the scheduler's thread. */
+            UT_EQ(syscall(SYS_gettid), ulp_sched_tid(other));
+            __atomic_add_fetch(&pv_migrations, 1, __ATOMIC_RELAXED);
+        } else {
+            UT_OK(ulp_yield());
+        }
+        if (ut_tls != id || errno != id || strcmp(ut_tls_buf, want) != 0)
+            ut_fail(__FILE__, __LINE__,
+                    "ULP %d sees tls %ld errno %d buf '%s' after %d switches",
+                    id, ut_tls, errno, ut_tls_buf, i);
+        UT_CHECK(pthread_equal(pthread_self(), me));
+        UT_CHECK(ulp_gettid() == ktid);
+        /* A failing libc call sets this ULP's errno only. */
+        if (r % 5 == 0) {
+            UT_CHECK(close(-1) == -1 && errno == EBADF);
+            errno = id;
+        }
+    }
+    return id;
+}
+
+static void pv_run(int nsched)
+{
+    ulp_t *u[PV_N];
+    UT_OK(ulp_init());
+    UT_OK(ulp_sched_create(&pv_s[0], -1));
+    UT_OK(ulp_sched_create(&pv_s[1], -1));
+    for (int i = 0; i < PV_N; i++)
+        UT_OK(ulp_create(&u[i], pv_s[i % nsched], pv_fn,
+                         (void *)(intptr_t)(i + 1)));
+    for (int i = 0; i < PV_N; i++) {
+        int st = -1;
+        UT_OK(ulp_join(u[i], &st));
+        UT_EQ(st, i + 1);
+    }
+    UT_CHECK(pv_migrations > 0);
+    UT_OK(ulp_sched_destroy(pv_s[0]));
+    UT_OK(ulp_sched_destroy(pv_s[1]));
+    UT_OK(ulp_fin());
+}
+
+UT_CASE(tls_errno_and_identity_stay_private_across_switches)
+{
+    pv_run(1);
+}
+
+UT_CASE(tls_errno_and_identity_stay_private_across_schedulers)
+{
+    pv_run(2);
+}
+
+/* --- FP control state
+ * --------------------------------------------------------- */
+
+static const int fp_modes[4] = {FE_TONEAREST, FE_UPWARD, FE_DOWNWARD,
+                                FE_TOWARDZERO};
+
+static int fp_fn(void *arg)
+{
+    int k = (int)(intptr_t)arg;
+    volatile double one = 1.0, three = 3.0;
+    UT_OK(fesetround(fp_modes[k]));
+    double ref = one / three;
+    for (int i = 0; i < 500; i++) {
+        UT_OK(ulp_yield());
+        if (fegetround() != fp_modes[k])
+            ut_fail(__FILE__, __LINE__, "ULP %d: rounding mode lost", k);
+        double v = one / three;
+        UT_CHECK(v == ref);
+    }
+    return 0;
+}
+
+/* Each ULP keeps its own rounding mode (MXCSR and the x87 control word). */
+UT_CASE(fp_rounding_mode_is_per_ulp)
+{
+    ulp_sched_t *s;
+    ulp_t *u[4];
+    UT_OK(ulp_init());
+    UT_OK(ulp_sched_create(&s, -1));
+    for (int i = 0; i < 4; i++)
+        UT_OK(ulp_create(&u[i], s, fp_fn, (void *)(intptr_t)i));
+    for (int i = 0; i < 4; i++)
+        UT_OK(ulp_join(u[i], NULL));
+    UT_OK(ulp_sched_destroy(s));
+    UT_OK(ulp_fin());
+}
+
+/* --- many ULPs ---------------------------------------------------------------
+ */
+
+#define MANY_N 200
+static ulp_sched_t *many_s[2];
+static volatile long many_sum;
+
+static int many_fn(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    unsigned seed = (unsigned)id;
+    ut_tls = id;
+    for (int i = 0; i < 100; i++) {
+        unsigned r = ut_rand(&seed) % 10;
+        if (r == 0)
+            UT_OK(ulp_migrate(many_s[ut_rand(&seed) & 1]));
+        else if (r < 6)
+            UT_OK(ulp_yield());
+        UT_EQ(ut_tls, id);
+        __atomic_add_fetch(&many_sum, 1, __ATOMIC_RELAXED);
+    }
+    return id & 0x7f;
+}
+
+UT_CASE(many_ulps_with_random_yields_and_migrations_all_finish)
+{
+    static ulp_t *u[MANY_N];
+    UT_OK(ulp_init());
+    UT_OK(ulp_sched_create(&many_s[0], -1));
+    UT_OK(ulp_sched_create(&many_s[1], -1));
+    for (int i = 0; i < MANY_N; i++)
+        UT_OK(ulp_create(&u[i], many_s[i & 1], many_fn,
+                         (void *)(intptr_t)(i + 1)));
+    for (int i = 0; i < MANY_N; i++) {
+        int st;
+        UT_OK(ulp_join(u[i], &st));
+        UT_EQ(st, (i + 1) & 0x7f);
+    }
+    UT_EQ(many_sum, (long)MANY_N * 100);
+    UT_OK(ulp_sched_destroy(many_s[0]));
+    UT_OK(ulp_sched_destroy(many_s[1]));
+    UT_OK(ulp_fin());
+}
+
+/* --- exit and join
+ * ------------------------------------------------------------ */
+
+static ulp_t *ej_target;
+
+static int ej_exiter(void *arg)
+{
+    (void)arg;
+    ulp_yield();
+    ulp_exit(42);
+    return 1; /* not reached */
+}
+
+static int ej_joiner(void *arg)
+{
+    int st = -1;
+    (void)arg;
+    UT_EQ(ulp_join(ulp_self(), NULL), -EDEADLK);
+    UT_OK(ulp_join(ej_target, &st));
+    return st + 1;
+}
+
+/* A ULP joins another at user level; ulp_exit's status reaches it. */
+UT_CASE(ulp_exit_status_reaches_a_joining_ulp)
+{
+    ulp_sched_t *s;
+    ulp_t *j;
+    int st = -1;
+    UT_OK(ulp_init());
+    UT_OK(ulp_sched_create(&s, -1));
+    UT_OK(ulp_create(&ej_target, s, ej_exiter, NULL));
+    UT_OK(ulp_create(&j, s, ej_joiner, NULL));
+    UT_OK(ulp_join(j, &st));
+    UT_EQ(st, 43);
+    UT_OK(ulp_sched_destroy(s));
+    UT_OK(ulp_fin());
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(fsbase_method_follows_environment),
+        cmocka_unit_test(bad_environment_is_refused),
+        cmocka_unit_test(calls_outside_a_ulp_are_refused),
+        cmocka_unit_test(yield_runs_ulps_round_robin),
+        cmocka_unit_test(yield_to_runs_the_named_ulp_next),
+        cmocka_unit_test(tls_errno_and_identity_stay_private_across_switches),
+        cmocka_unit_test(tls_errno_and_identity_stay_private_across_schedulers),
+        cmocka_unit_test(fp_rounding_mode_is_per_ulp),
+        cmocka_unit_test(
+            many_ulps_with_random_yields_and_migrations_all_finish),
+        cmocka_unit_test(ulp_exit_status_reaches_a_joining_ulp),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
