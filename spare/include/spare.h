@@ -126,13 +126,48 @@ SPARE_API long spare_topo_node_index(const spare_topo_t *topo,
 SPARE_API int spare_topo_is_spare(const spare_topo_t *topo, long node);
 
 /**
- * @brief Dimension-order route from src to dst.
+ * @brief Route from src to dst (dimension order, or symmetric: see
+ *        spare_topo_set_routing()).
  * @param links receives up to max directed link ids (node*2*ndims +
  *              2*dim + dir), in path order; may be NULL when max is 0.
  * @return the hop count (which may exceed max), or -EINVAL.
  */
 SPARE_API int spare_topo_route(const spare_topo_t *topo, long src, long dst,
                                long *links, int max);
+
+/** How messages are routed (see spare_topo_set_routing()). */
+typedef enum spare_routing {
+    /** dimension order, dimension 0 first ("XY"), for every message */
+    SPARE_ROUTE_DIM_ORDER = 0,
+    /** symmetric dimension order: the messages between two nodes use one
+     *  path, both ways: the dimension-order path taken from the node with
+     *  the lower coordinate in the first dimension in which the two differ
+     *  (from it dimension 0 first, towards it the highest dimension first;
+     *  in 2-D: "XY" from the node on the left, "YX" from the node on the
+     *  right).  This is the reading under which the paper's 0D closed forms
+     *  hold (README, section 4). */
+    SPARE_ROUTE_SYMMETRIC = 1
+} spare_routing_t;
+
+/**
+ * @brief Choose the routing of a topology (default SPARE_ROUTE_DIM_ORDER).
+ * Set it before creating maps on the topology; it applies to
+ * spare_topo_route() and to every link load counted on the topology.
+ * On a torus dimension the shorter way round is taken; a tie (exactly half
+ * way) goes + with dimension order, and + from the lower coordinate with
+ * symmetric routing.
+ * @return 0, or -EINVAL.
+ */
+SPARE_API int spare_topo_set_routing(spare_topo_t *topo,
+                                     spare_routing_t routing);
+/** @return the routing of topo (a spare_routing_t), or -EINVAL. */
+SPARE_API int spare_topo_routing(const spare_topo_t *topo);
+/**
+ * @brief Parse a routing name: "dor" (dimension order) or "sym"
+ *        (symmetric); case-insensitive.
+ * @return 0, or -EINVAL.
+ */
+SPARE_API int spare_routing_parse(const char *name, spare_routing_t *routing);
 
 /**
  * @brief The paper's estimate of the spare fraction of qD(r,s) with n nodes:

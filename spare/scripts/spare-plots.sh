@@ -22,6 +22,14 @@ run -d 6x6 -a '2D(1,1)' -p 5p -M sets -f 6 -m 0D \
 run -d 6tx6t -a '2D(1,1)' -p 5p -M sets -f 6 -m 0D \
     --title 'Fig. 8: 0D, 2D(1,1), 6x6 torus (exhaustive)' \
     -o "$out/fig8-0d-2d11-torus.csv" --svg "$out/fig8-0d-2d11-torus.svg"
+# The closed form 2F+1 needs 2F+3 columns: 13x5 up to F = 5, with XY
+# routing (F = 1 gives 5, Fig. 4) and symmetric routing (README 5).
+for rt in dor sym; do
+    run -d 13x5 -a '2D(1,1)' -p 5p -M sets -f 5 -m 0D -R "$rt" \
+        --title "Fig. 8: 0D, 2D(1,1), 13x5 mesh (exhaustive, routing $rt)" \
+        -o "$out/fig8-0d-2d11-13x5-$rt.csv" \
+        --svg "$out/fig8-0d-2d11-13x5-$rt.svg"
+done
 run -d 6x6 -a '2D(2,1)' -p 5p -M orders -f 4 -m 0D -m 1D -m 2D \
     --title 'Fig. 8: 0D, 1D, 2D sliding, 2D(2,1), 6x6 mesh (exhaustive)' \
     -o "$out/fig8-2d21.csv" --svg "$out/fig8-2d21.svg"

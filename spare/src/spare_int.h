@@ -12,6 +12,7 @@ struct spare_topo {
     int size[SPARE_MAX_DIMS];
     int torus[SPARE_MAX_DIMS];
     int sides, thickness;
+    int routing;               /* spare_routing_t */
     int rsize[SPARE_MAX_DIMS]; /* logical grid */
     long stride[SPARE_MAX_DIMS];
     long rstride[SPARE_MAX_DIMS];
@@ -69,6 +70,38 @@ static inline long spare_index_of(const spare_topo_t *t, const int *c)
     for (int i = t->ndims - 1; i >= 0; i--)
         v = v * t->size[i] + c[i];
     return v;
+}
+
+/* The route from node coordinates a to b: legs in the order ord[0..ndims-1],
+ * leg ord[k] taking cnt[ord[k]] hops in direction dir[ord[k]] (0: +, 1: -);
+ * each dimension the shorter way round on a torus.  Dimension order:
+ * dimension 0 first.  Symmetric: dimension 0 first when a has the lower
+ * coordinate in the first dimension in which a and b differ, else the
+ * reverse order, so that the route from b to a is this one reversed (on a
+ * torus, half-way ties then go + from the lower coordinate). */
+static inline void spare_route_plan(const spare_topo_t *t, const int *a,
+                                    const int *b, int *ord, int *dir, int *cnt)
+{
+    int sym = t->routing == SPARE_ROUTE_SYMMETRIC, first = -1;
+    for (int i = 0; i < t->ndims; i++) {
+        int n = t->size[i];
+        int fwd = ((b[i] - a[i]) % n + n) % n; /* hops going + */
+        if (!t->torus[i]) {
+            dir[i] = b[i] >= a[i] ? 0 : 1;
+            cnt[i] = b[i] >= a[i] ? b[i] - a[i] : a[i] - b[i];
+        } else if (fwd < n - fwd || (fwd == n - fwd && (!sym || a[i] < b[i]))) {
+            dir[i] = 0;
+            cnt[i] = fwd;
+        } else {
+            dir[i] = 1;
+            cnt[i] = n - fwd;
+        }
+        if (first < 0 && cnt[i] > 0)
+            first = i;
+    }
+    int rev = sym && first >= 0 && a[first] > b[first];
+    for (int k = 0; k < t->ndims; k++)
+        ord[k] = rev ? t->ndims - 1 - k : k;
 }
 
 /* Substitution (spare_slide.c). */

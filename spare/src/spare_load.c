@@ -227,22 +227,12 @@ static void walk(spare_map_t *map, int ph, long src, long dst, int delta)
     int *mx = &map->maxload[ph];
     long cur = src;
     int nd2 = 2 * t->ndims;
-    for (int i = 0; i < t->ndims; i++) {
+    int ord[SPARE_MAX_DIMS], dirs[SPARE_MAX_DIMS], cnts[SPARE_MAX_DIMS];
+    spare_route_plan(t, a, b, ord, dirs, cnts);
+    for (int k = 0; k < t->ndims; k++) {
+        int i = ord[k];
         int n = t->size[i];
-        if (a[i] == b[i])
-            continue;
-        int dir, cnt;
-        int fwd = (b[i] - a[i] + n) % n;
-        if (!t->torus[i]) {
-            dir = b[i] > a[i] ? 0 : 1;
-            cnt = abs(b[i] - a[i]);
-        } else if (fwd <= n - fwd) {
-            dir = 0;
-            cnt = fwd;
-        } else {
-            dir = 1;
-            cnt = n - fwd;
-        }
+        int dir = dirs[i], cnt = cnts[i];
         long step = t->stride[i];
         int x = a[i];
         for (int h = 0; h < cnt; h++) {

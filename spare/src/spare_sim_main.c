@@ -36,6 +36,8 @@ static void usage(FILE *f)
             "  -p, --pattern NAME      5p 7p 9p star allreduce-rd "
             "barrier-dissem (default star)\n"
             "      --periodic          periodic stencil\n"
+            "  -R, --routing NAME      dor (dimension order, default) or sym "
+            "(symmetric: the paper's 0D closed forms)\n"
             "  -M, --mode MODE         sets (default), orders, random\n"
             "  -f, --max-failures F    failures per case (random: default "
             "all spares)\n"
@@ -126,7 +128,7 @@ int main(int argc, char **argv)
     int nmeth = 0, periodic = 0, quiet = 0, logx = 0;
     const char *mode_s = "sets", *csv = NULL, *rates = NULL, *svg = NULL;
     const char *rates_svg = NULL, *acc_svg = NULL, *title = NULL;
-    const char *scenario = NULL;
+    const char *scenario = NULL, *routing = "dor";
     long maxf = -1, samples = -1, threads = sysconf(_SC_NPROCESSORS_ONLN);
     uint64_t seed = 1;
     enum { O_PERIODIC = 256, O_SVG, O_RSVG, O_ASVG, O_LOGX, O_TITLE, O_SCEN };
@@ -136,6 +138,7 @@ int main(int argc, char **argv)
         {"method", required_argument, 0, 'm'},
         {"pattern", required_argument, 0, 'p'},
         {"periodic", no_argument, 0, O_PERIODIC},
+        {"routing", required_argument, 0, 'R'},
         {"mode", required_argument, 0, 'M'},
         {"max-failures", required_argument, 0, 'f'},
         {"samples", required_argument, 0, 'n'},
@@ -156,7 +159,7 @@ int main(int argc, char **argv)
         threads = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":d:a:m:p:M:f:n:s:j:o:r:qh", opts,
+    while ((c = getopt_long(argc, argv, ":d:a:m:p:R:M:f:n:s:j:o:r:qh", opts,
                             NULL)) != -1) {
         switch (c) {
         case 'd':
@@ -175,6 +178,9 @@ int main(int argc, char **argv)
             break;
         case O_PERIODIC:
             periodic = 1;
+            break;
+        case 'R':
+            routing = optarg;
             break;
         case 'M':
             mode_s = optarg;
@@ -252,6 +258,12 @@ int main(int argc, char **argv)
                 prog, dims, alloc, spare_strerror(rc));
         return 2;
     }
+    spare_routing_t rt;
+    if (spare_routing_parse(routing, &rt) < 0) {
+        spare_topo_destroy(topo);
+        die("bad routing '%s' (dor or sym)", routing);
+    }
+    spare_topo_set_routing(topo, rt);
     int nd = spare_topo_ndims(topo);
     spare_pattern_kind_t kind;
     if (spare_pattern_parse(pattern, nd, &kind) < 0)

@@ -75,6 +75,7 @@ int sim_scenario_run(const char *path, FILE *out, char *err, size_t errlen)
                         strerror(errno));
     char line[512], dims[128] = "", alloc[64] = "", method[64] = "hybrid(all)";
     char pattern[32] = "star";
+    spare_routing_t routing = SPARE_ROUTE_DIM_ORDER;
     int periodic = 0, lineno = 0, rc = 1;
     spare_topo_t *topo = NULL;
     spare_pattern_t *pat = NULL;
@@ -107,6 +108,12 @@ int sim_scenario_run(const char *path, FILE *out, char *err, size_t errlen)
             snprintf(pattern, sizeof(pattern), "%s", val);
         } else if (strcmp(key, "periodic") == 0) {
             periodic = 1;
+        } else if (strcmp(key, "routing") == 0) {
+            if (spare_routing_parse(val, &routing) < 0) {
+                fail_msg(err, errlen, "%s:%d: bad routing '%s' (dor or sym)",
+                         path, lineno, val);
+                goto out;
+            }
         } else if (strcmp(key, "fail") == 0) {
             if (!map) {
                 int e = spare_topo_parse(dims, alloc, &topo);
@@ -117,6 +124,7 @@ int sim_scenario_run(const char *path, FILE *out, char *err, size_t errlen)
                 }
                 spare_method_t m;
                 spare_pattern_kind_t k;
+                spare_topo_set_routing(topo, routing);
                 if (spare_method_parse(method, spare_topo_ndims(topo), &m) <
                     0) {
                     fail_msg(err, errlen, "%s: bad method '%s'", path, method);
@@ -132,10 +140,13 @@ int sim_scenario_run(const char *path, FILE *out, char *err, size_t errlen)
                 }
                 fprintf(out,
                         "node space %s, allocation %s, method %s, pattern "
-                        "%s%s: %ld nodes, %ld ranks, %ld spares\n",
+                        "%s%s%s: %ld nodes, %ld ranks, %ld spares\n",
                         dims, alloc, method, pattern,
-                        periodic ? " (periodic)" : "", spare_topo_nodes(topo),
-                        spare_topo_ranks(topo), spare_topo_spares(topo));
+                        periodic ? " (periodic)" : "",
+                        routing == SPARE_ROUTE_SYMMETRIC ? ", symmetric routing"
+                                                         : "",
+                        spare_topo_nodes(topo), spare_topo_ranks(topo),
+                        spare_topo_spares(topo));
                 fprintf(out, "no failure: collisions %d\n",
                         spare_map_collisions(map));
             }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "spare_int.h"
 
@@ -234,20 +235,12 @@ int spare_topo_route(const spare_topo_t *topo, long src, long dst, long *links,
     int hops = 0;
     long cur = src;
     int nd2 = 2 * topo->ndims;
-    for (int i = 0; i < topo->ndims; i++) {
+    int ord[SPARE_MAX_DIMS], dirs[SPARE_MAX_DIMS], cnts[SPARE_MAX_DIMS];
+    spare_route_plan(topo, a, b, ord, dirs, cnts);
+    for (int k = 0; k < topo->ndims; k++) {
+        int i = ord[k];
         int n = topo->size[i];
-        int fwd = (b[i] - a[i] + n) % n; /* hops going + */
-        int dir, cnt;
-        if (!topo->torus[i]) {
-            dir = b[i] >= a[i] ? 0 : 1;
-            cnt = abs(b[i] - a[i]);
-        } else if (fwd <= n - fwd) {
-            dir = 0;
-            cnt = fwd;
-        } else {
-            dir = 1;
-            cnt = n - fwd;
-        }
+        int dir = dirs[i], cnt = cnts[i];
         int x = a[i];
         for (int h = 0; h < cnt; h++) {
             if (hops < max)
@@ -268,6 +261,33 @@ int spare_topo_route(const spare_topo_t *topo, long src, long dst, long *links,
         }
     }
     return hops;
+}
+
+int spare_topo_set_routing(spare_topo_t *topo, spare_routing_t routing)
+{
+    if (!topo ||
+        (routing != SPARE_ROUTE_DIM_ORDER && routing != SPARE_ROUTE_SYMMETRIC))
+        return -EINVAL;
+    topo->routing = (int)routing;
+    return 0;
+}
+
+int spare_topo_routing(const spare_topo_t *topo)
+{
+    return topo ? topo->routing : -EINVAL;
+}
+
+int spare_routing_parse(const char *name, spare_routing_t *routing)
+{
+    if (!name || !routing)
+        return -EINVAL;
+    if (strcasecmp(name, "dor") == 0)
+        *routing = SPARE_ROUTE_DIM_ORDER;
+    else if (strcasecmp(name, "sym") == 0)
+        *routing = SPARE_ROUTE_SYMMETRIC;
+    else
+        return -EINVAL;
+    return 0;
 }
 
 double spare_alloc_ratio(int q, int r, int s, double n)

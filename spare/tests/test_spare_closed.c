@@ -17,17 +17,19 @@
 
 #include "spare.h"
 
-static spare_study_result_t *study(const char *dims, const char *alloc,
-                                   const char *method, spare_study_mode_t mode,
-                                   int maxf, long samples, uint64_t seed,
-                                   int threads)
+static spare_study_result_t *study_r(const char *dims, const char *alloc,
+                                     const char *method,
+                                     spare_study_mode_t mode, int maxf,
+                                     long samples, uint64_t seed, int threads,
+                                     spare_routing_t routing, int periodic)
 {
     spare_topo_t *t;
     spare_pattern_t *p;
     spare_study_config_t cfg;
     memset(&cfg, 0, sizeof(cfg));
     assert_int_equal(spare_topo_parse(dims, alloc, &t), 0);
-    assert_int_equal(spare_pattern_create(t, SPARE_PAT_STAR, 0, &p), 0);
+    assert_int_equal(spare_topo_set_routing(t, routing), 0);
+    assert_int_equal(spare_pattern_create(t, SPARE_PAT_STAR, periodic, &p), 0);
     assert_int_equal(
         spare_method_parse(method, spare_topo_ndims(t), &cfg.method), 0);
     cfg.topo = t;
@@ -43,6 +45,16 @@ static spare_study_result_t *study(const char *dims, const char *alloc,
     spare_pattern_destroy(p);
     spare_topo_destroy(t);
     return r;
+}
+
+/* Dimension-order routing, non-periodic stencil. */
+static spare_study_result_t *study(const char *dims, const char *alloc,
+                                   const char *method, spare_study_mode_t mode,
+                                   int maxf, long samples, uint64_t seed,
+                                   int threads)
+{
+    return study_r(dims, alloc, method, mode, maxf, samples, seed, threads,
+                   SPARE_ROUTE_DIM_ORDER, 0);
 }
 
 /* 1D sliding on 2D(2,1): C_max = 2 + F, and three failures are always
@@ -126,16 +138,18 @@ static void test_qd_adds_one_hop_and_no_collision(void **state)
     spare_topo_destroy(t);
 }
 
-/* Collisions of a scenario on a 2-D space; returns the count after each
- * failure in out[]. */
-static void scenario(const char *dims, const int (*fail)[2], int n, int *out)
+/* Collisions of a scenario on a 2-D space with 2D(1,1) and 0D; returns the
+ * count after each failure in out[]. */
+static void scenario_r(const char *dims, spare_routing_t routing, int periodic,
+                       const int (*fail)[2], int n, int *out)
 {
     spare_topo_t *t;
     spare_pattern_t *p;
     spare_method_t me;
     spare_map_t *m;
     assert_int_equal(spare_topo_parse(dims, "2D(1,1)", &t), 0);
-    assert_int_equal(spare_pattern_create(t, SPARE_PAT_STAR, 0, &p), 0);
+    assert_int_equal(spare_topo_set_routing(t, routing), 0);
+    assert_int_equal(spare_pattern_create(t, SPARE_PAT_STAR, periodic, &p), 0);
     spare_method_parse("0D", 2, &me);
     assert_int_equal(spare_map_create(t, &me, p, &m), 0);
     for (int i = 0; i < n; i++) {
@@ -148,33 +162,175 @@ static void scenario(const char *dims, const int (*fail)[2], int n, int *out)
     spare_topo_destroy(t);
 }
 
+/* The paper's closed form for 0D sliding on 2D(1,1). */
+static int paper_0d(int f, int torus)
+{
+    return f <= 6 || torus ? 2 * f + 1 : 4 * (f - 3);
+}
+
+/* What this library derives (README, section 4), on spaces large enough
+ * for the constructions.  Dimension-order routing: the paper's form except
+ * at one failure (5, the paper's Figure 4).  Symmetric routing: the paper's
+ * form except where the side construction has 3 (F - 2) + 2 messages on
+ * the spare column, which beats it at F = 6 and 7 on a mesh. */
+static int derived_0d(int f, int torus, spare_routing_t rt)
+{
+    int c = paper_0d(f, torus);
+    if (rt == SPARE_ROUTE_DIM_ORDER)
+        return c > 5 ? c : 5;
+    if (!torus && 3 * f - 4 > c)
+        return 3 * f - 4;
+    return c;
+}
+
+static void row1_failures(int (*fail)[2], int n, int x0)
+{
+    for (int i = 0; i < n; i++) {
+        fail[i][0] = x0 - 2 * i; /* every other node of row 1 */
+        fail[i][1] = 1;
+    }
+}
+
 /* Figure 6 (right): failures in a line next to the side of a mesh; the
- * first three take the near spares, the rest all lie beyond the third one,
- * and the four messages of each of them share one link: 4 (F - 3) for
- * F >= 7.  (Here the spare column is the high side of dimension 0; by the
- * symmetry of the stencil, this is the paper's picture turned and with the
- * message directions reversed.) */
-static void test_0d_side_construction_gives_4_f_minus_3(void **state)
+ * first three take the near spares (rows 1, 0, 2), the rest all lie
+ * beyond, and the four messages of each of them share the spare-column
+ * link between rows 2 and 3: 4 (F - 3), the paper's count, for F >= 7.
+ * (Here the spare column is the high side of dimension 0; by the symmetry
+ * of the stencil, this is the paper's picture turned, message directions
+ * reversed.)  With symmetric routing the link between rows 1 and 2 carries
+ * more: 3 messages per spare below it, plus the messages of the spares in
+ * rows 0 and 1 to their failed nodes' neighbours in row 2, which now go
+ * down the spare column first: 3 (F - 2) + 2 = 14 and 17 at F = 6 and 7,
+ * above the paper's 13 and 16. */
+static void test_0d_side_construction(void **state)
 {
     (void)state;
     int fail[8][2], out[8];
-    for (int i = 0; i < 8; i++) {
-        fail[i][0] = 15 - 2 * i; /* every other node of row 1 */
-        fail[i][1] = 1;
-    }
-    scenario("18x10", (const int(*)[2])fail, 8, out);
-    assert_int_equal(out[6], 4 * (7 - 3));
-    assert_int_equal(out[7], 4 * (8 - 3));
+    row1_failures(fail, 8, 15);
+    scenario_r("18x10", SPARE_ROUTE_DIM_ORDER, 0, (const int(*)[2])fail, 8,
+               out);
+    assert_int_equal(out[5], 12);
+    assert_int_equal(out[6], paper_0d(7, 0));
+    assert_int_equal(out[7], paper_0d(8, 0));
+    scenario_r("18x10", SPARE_ROUTE_SYMMETRIC, 0, (const int(*)[2])fail, 8,
+               out);
+    assert_int_equal(out[4], paper_0d(5, 0));
+    assert_int_equal(out[5], 14);
+    assert_int_equal(out[6], 17);
+    assert_int_equal(out[7], paper_0d(8, 0));
+    for (int f = 5; f <= 8; f++)
+        assert_int_equal(out[f - 1], derived_0d(f, 0, SPARE_ROUTE_SYMMETRIC));
     /* on a torus the spares alternate sides for ever: no such pile-up */
-    scenario("18tx10t", (const int(*)[2])fail, 8, out);
-    assert_true(out[7] < 4 * (8 - 3));
+    for (int rt = 0; rt < 2; rt++) {
+        scenario_r("18tx10t", (spare_routing_t)rt, 0, (const int(*)[2])fail, 8,
+                   out);
+        assert_true(out[7] < 4 * (8 - 3));
+    }
 }
 
-/* Exhaustive 0D on 2D(1,1), mesh: with one failure the worst case is 5.
- * The four messages from the failed node's neighbours to the spare (in
- * the failed node's row) cross the link next to the failed node, with the
- * neighbour's own message.  The paper's closed form gives 2F+1 = 3 here;
- * its Figure 4 shows the same five messages on one link.  See README. */
+/* Figure 6 (left): failures every other node of one row, from the spare
+ * column inwards.  The two row neighbours of each failed node send to its
+ * spare along the row, through the last link before the spare column, with
+ * that link's own stencil message: 2F+1 after every failure, on a mesh
+ * (F <= 6) and on a torus with a periodic stencil (here up to F = 8).  With
+ * dimension-order routing the first failure alone gives 5 (Figure 4). */
+static void test_0d_row_construction_gives_2f_plus_1(void **state)
+{
+    (void)state;
+    int fail[8][2], out[8];
+    for (int i = 0; i < 6; i++) {
+        fail[i][0] = 11 - 2 * i; /* (11,3), (9,3), ..., (1,3) */
+        fail[i][1] = 3;
+    }
+    for (int rt = 0; rt < 2; rt++) {
+        scenario_r("15x8", (spare_routing_t)rt, 0, (const int(*)[2])fail, 6,
+                   out);
+        for (int f = 1; f <= 6; f++)
+            assert_int_equal(out[f - 1], f == 1 && rt == SPARE_ROUTE_DIM_ORDER
+                                             ? 5
+                                             : 2 * f + 1);
+    }
+    for (int i = 0; i < 8; i++) {
+        fail[i][0] = 37 - 2 * i; /* the spare column x = 39 is next to 0 */
+        fail[i][1] = 4;
+    }
+    for (int rt = 0; rt < 2; rt++) {
+        scenario_r("40tx10t", (spare_routing_t)rt, 1, (const int(*)[2])fail, 8,
+                   out);
+        for (int f = 1; f <= 8; f++)
+            assert_int_equal(out[f - 1], f == 1 && rt == SPARE_ROUTE_DIM_ORDER
+                                             ? 5
+                                             : 2 * f + 1);
+    }
+}
+
+/* Exhaustive 0D on 2D(1,1), every set of failed nodes, on meshes wide
+ * enough for the row construction (2F+3 columns, and F rows for F spares):
+ * symmetric routing gives exactly the paper's 2F+1 for F <= 5, also over
+ * every ordered sequence on the smallest space (so the 0D tie rule does not
+ * matter) and on a torus with a periodic stencil; dimension-order routing
+ * gives 5 for F = 1 and then exactly 2F+1. */
+static void test_0d_exhaustive_small_f(void **state)
+{
+    (void)state;
+    for (int rt = 0; rt < 2; rt++) {
+        spare_study_result_t *r =
+            study_r("13x5", "2D(1,1)", "0D", SPARE_STUDY_SETS, 5, 0, 0, 2,
+                    (spare_routing_t)rt, 0);
+        assert_int_equal(r->worst[0], 1);
+        for (int f = 1; f <= 5; f++) {
+            assert_true(r->cases[f] > 0);
+            assert_int_equal(r->unrecoverable[f], 0);
+            assert_int_equal(r->worst[f],
+                             derived_0d(f, 0, (spare_routing_t)rt));
+        }
+        assert_int_equal(r->worst[1], rt == SPARE_ROUTE_SYMMETRIC ? 3 : 5);
+        spare_study_result_free(r);
+    }
+    spare_study_result_t *r =
+        study_r("9x4", "2D(1,1)", "0D", SPARE_STUDY_ORDERS, 3, 0, 0, 2,
+                SPARE_ROUTE_SYMMETRIC, 0);
+    for (int f = 1; f <= 3; f++)
+        assert_int_equal(r->worst[f], paper_0d(f, 0));
+    spare_study_result_free(r);
+    r = study_r("14tx5t", "2D(1,1)", "0D", SPARE_STUDY_SETS, 3, 0, 0, 2,
+                SPARE_ROUTE_SYMMETRIC, 1);
+    for (int f = 1; f <= 3; f++)
+        assert_int_equal(r->worst[f], paper_0d(f, 1));
+    spare_study_result_free(r);
+}
+
+/* Random failure sequences (beyond the exhaustively enumerated sizes: up to
+ * 8 failures on a 16x8 mesh and torus) never exceed the derived worst
+ * cases, and with dimension-order routing one failure reaches 5. */
+static void test_0d_random_within_derived(void **state)
+{
+    (void)state;
+    for (int rt = 0; rt < 2; rt++)
+        for (int torus = 0; torus < 2; torus++) {
+            spare_study_result_t *r = study_r(
+                torus ? "16tx8t" : "16x8", "2D(1,1)", "0D", SPARE_STUDY_RANDOM,
+                8, 5000, 5, 2, (spare_routing_t)rt, torus);
+            for (int f = 1; f <= 8; f++) {
+                assert_int_equal(r->cases[f], 5000);
+                assert_in_range(r->worst[f], 2,
+                                derived_0d(f, torus, (spare_routing_t)rt));
+            }
+            if (rt == SPARE_ROUTE_DIM_ORDER)
+                assert_int_equal(r->worst[1], 5);
+            else
+                assert_int_equal(r->worst[1], 3);
+            spare_study_result_free(r);
+        }
+}
+
+/* Exhaustive 0D on 2D(1,1), dimension-order routing (the paper's stated
+ * "static XY routing"): with one failure the worst case is 5, not the
+ * closed form's 3.  The substitute's four messages leave the spare along
+ * its row (X first) and share the links up to the failed node's right
+ * neighbour with each link's own stencil message: the paper's Figure 4
+ * ("five message routes crossing through the circled link").  See README,
+ * section 4. */
 static void test_0d_single_failure_worst_case(void **state)
 {
     (void)state;
@@ -247,7 +403,10 @@ int main(void)
         cmocka_unit_test(test_1d_on_2d21_gives_two_plus_f),
         cmocka_unit_test(test_2d_on_2d21_handles_two_without_collision),
         cmocka_unit_test(test_qd_adds_one_hop_and_no_collision),
-        cmocka_unit_test(test_0d_side_construction_gives_4_f_minus_3),
+        cmocka_unit_test(test_0d_side_construction),
+        cmocka_unit_test(test_0d_row_construction_gives_2f_plus_1),
+        cmocka_unit_test(test_0d_exhaustive_small_f),
+        cmocka_unit_test(test_0d_random_within_derived),
         cmocka_unit_test(test_0d_single_failure_worst_case),
         cmocka_unit_test(test_random_study_is_reproducible),
         cmocka_unit_test(test_bad_study_configs_are_rejected),

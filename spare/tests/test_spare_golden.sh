@@ -57,12 +57,15 @@ bad 2 -d 10x10 -a '2D(1,1)'
 bad 2 -d 10x10 -a '2D(1,1)' -M random
 bad 2 -d 10x10 -a '2D(1,1)' -M random -n 5 -j 0
 bad 2 -d 10x10 -a '2D(1,1)' -f 2 extra
+bad 2 -d 10x10 -a '2D(1,1)' -R xy -f 2
 bad 2 -d 10x10 -a
 bad 1 --scenario "$tmp/missing.scn"
 printf 'dims 5x5\nalloc 2D(1,1)\nfail 9,9\n' >"$tmp/b1.scn"
 bad 1 --scenario "$tmp/b1.scn"
 printf 'dims 5x5\nalloc 2D(1,1)\ncolour red\n' >"$tmp/b2.scn"
 bad 1 --scenario "$tmp/b2.scn"
+printf 'dims 5x5\nalloc 2D(1,1)\nrouting yx\nfail 1,1\n' >"$tmp/b3.scn"
+bad 1 --scenario "$tmp/b3.scn"
 bad 1 -d 6x6 -a '2D(1,1)' -f 1 -q -o /nonexistent/dir/x.csv
 
 # A small exhaustive run writes the table header and one row per count.

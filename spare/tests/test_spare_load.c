@@ -99,13 +99,16 @@ static void test_incremental_loads_match_recount(void **state)
     static const struct {
         const char *dims, *alloc, *method;
         int periodic;
+        spare_routing_t routing;
     } cfg[] = {
-        {"9x8", "2D(2,1)", "hybrid(all)", 0},
-        {"9tx8t", "2D(1,1)", "hybrid(all)", 1},
-        {"6x5x5", "3D(2,1)", "hybrid(all)", 0},
-        {"6x5tx4", "3D(3,1)", "hybrid(-2D)", 1},
-        {"4x4x3x3", "4D(2,1)", "hybrid(all)", 0},
-        {"10x10", "2D(1,1)", "0D", 0},
+        {"9x8", "2D(2,1)", "hybrid(all)", 0, SPARE_ROUTE_DIM_ORDER},
+        {"9tx8t", "2D(1,1)", "hybrid(all)", 1, SPARE_ROUTE_DIM_ORDER},
+        {"6x5x5", "3D(2,1)", "hybrid(all)", 0, SPARE_ROUTE_DIM_ORDER},
+        {"6x5tx4", "3D(3,1)", "hybrid(-2D)", 1, SPARE_ROUTE_DIM_ORDER},
+        {"4x4x3x3", "4D(2,1)", "hybrid(all)", 0, SPARE_ROUTE_DIM_ORDER},
+        {"10x10", "2D(1,1)", "0D", 0, SPARE_ROUTE_DIM_ORDER},
+        {"10x10", "2D(1,1)", "0D", 0, SPARE_ROUTE_SYMMETRIC},
+        {"6tx5x4t", "3D(2,1)", "hybrid(all)", 1, SPARE_ROUTE_SYMMETRIC},
     };
     for (size_t i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++) {
         spare_topo_t *t;
@@ -113,6 +116,7 @@ static void test_incremental_loads_match_recount(void **state)
         spare_map_t *m;
         spare_method_t me;
         assert_int_equal(spare_topo_parse(cfg[i].dims, cfg[i].alloc, &t), 0);
+        assert_int_equal(spare_topo_set_routing(t, cfg[i].routing), 0);
         assert_int_equal(
             spare_method_parse(cfg[i].method, spare_topo_ndims(t), &me), 0);
         assert_int_equal(
@@ -138,9 +142,12 @@ static void test_incremental_loads_match_recount(void **state)
 }
 
 /* One 0D substitution far from the spares on a 2-D mesh: the four
- * messages that reach the spare from the failed node's neighbours share
- * the link below the failed node, with the neighbour's own message: 5.
- * 1D sliding of the row instead gives 2 + F = 3 (paper). */
+ * messages the substitute sends from the spare in the failed node's row go
+ * X first along that row and share each link up to the failed node's right
+ * neighbour with the link's own message: 5 (the paper's Figure 4).  With
+ * symmetric routing the two to the upper and lower neighbours go up and
+ * down the spare column first: 3.  1D sliding of the row instead gives
+ * 2 + F = 3 (paper). */
 static void test_single_failure_counts(void **state)
 {
     (void)state;
@@ -160,6 +167,13 @@ static void test_single_failure_counts(void **state)
         assert_int_equal(spare_map_collisions(m), k == 0 ? 5 : k == 1 ? 3 : 1);
         spare_map_destroy(m);
     }
+    assert_int_equal(spare_topo_set_routing(t, SPARE_ROUTE_SYMMETRIC), 0);
+    spare_method_parse("0D", 2, &me);
+    assert_int_equal(spare_map_create(t, &me, p, &m), 0);
+    assert_int_equal(spare_map_fail_node(m, spare_topo_node_index(t, c), NULL),
+                     0);
+    assert_int_equal(spare_map_collisions(m), 3);
+    spare_map_destroy(m);
     spare_pattern_destroy(p);
     spare_topo_destroy(t);
 }

@@ -162,6 +162,68 @@ static void test_route_is_dimension_ordered(void **state)
     spare_topo_destroy(t);
 }
 
+/* Symmetric routing: the route from b to a is the route from a to b
+ * reversed (every link the other way), on meshes and tori (including the
+ * half-way ties of even tori); in 2-D it is XY from the node on the left. */
+static void test_symmetric_route_is_reversible(void **state)
+{
+    (void)state;
+    const char *spaces[] = {"5x4", "6tx4t", "4x3tx4t"};
+    const char *allocs[] = {"2D(1,1)", "2D(2,1)", "3D(1,1)"};
+    for (int k = 0; k < 3; k++) {
+        spare_topo_t *t;
+        assert_int_equal(spare_topo_parse(spaces[k], allocs[k], &t), 0);
+        assert_int_equal(spare_topo_routing(t), SPARE_ROUTE_DIM_ORDER);
+        assert_int_equal(spare_topo_set_routing(t, SPARE_ROUTE_SYMMETRIC), 0);
+        assert_int_equal(spare_topo_routing(t), SPARE_ROUTE_SYMMETRIC);
+        int nd = spare_topo_ndims(t);
+        long n = spare_topo_nodes(t);
+        for (long a = 0; a < n; a++)
+            for (long b = 0; b < n; b++) {
+                long ab[32], ba[32];
+                int h = spare_topo_route(t, a, b, ab, 32);
+                assert_int_equal(spare_topo_route(t, b, a, ba, 32), h);
+                for (int i = 0; i < h; i++) {
+                    /* link (node, dim, dir) reversed: from the next node */
+                    long l = ba[h - 1 - i];
+                    long node = l / (2 * nd);
+                    int dim = (int)(l % (2 * nd)) / 2, dir = (int)(l % 2);
+                    int c[SPARE_MAX_DIMS];
+                    spare_topo_node_coords(t, node, c);
+                    int sz = spare_topo_size(t, dim);
+                    c[dim] = (c[dim] + (dir ? sz - 1 : 1)) % sz;
+                    long rev = spare_topo_node_index(t, c) * 2 * nd + 2 * dim +
+                               (1 - dir);
+                    assert_int_equal(ab[i], rev);
+                }
+            }
+        spare_topo_destroy(t);
+    }
+    /* 2-D mesh: from (0,0) to (2,1) X first; from (2,1) to (0,0) Y first */
+    spare_topo_t *t;
+    assert_int_equal(spare_topo_parse("3x2", "2D(1,1)", &t), 0);
+    assert_int_equal(spare_topo_set_routing(t, SPARE_ROUTE_SYMMETRIC), 0);
+    long l[4];
+    int c0[2] = {0, 0}, c1[2] = {2, 1};
+    long a = spare_topo_node_index(t, c0), b = spare_topo_node_index(t, c1);
+    assert_int_equal(spare_topo_route(t, a, b, l, 4), 3);
+    assert_int_equal(l[0], a * 4 + 0);       /* (0,0) +X */
+    assert_int_equal(l[2], (a + 2) * 4 + 2); /* (2,0) +Y */
+    assert_int_equal(spare_topo_route(t, b, a, l, 4), 3);
+    assert_int_equal(l[0], b * 4 + 3); /* (2,1) -Y */
+    spare_topo_destroy(t);
+    spare_routing_t r;
+    assert_int_equal(spare_routing_parse("SYM", &r), 0);
+    assert_int_equal(r, SPARE_ROUTE_SYMMETRIC);
+    assert_int_equal(spare_routing_parse("dor", &r), 0);
+    assert_int_equal(r, SPARE_ROUTE_DIM_ORDER);
+    assert_int_equal(spare_routing_parse("xy", &r), -EINVAL);
+    assert_int_equal(spare_routing_parse(NULL, &r), -EINVAL);
+    assert_int_equal(spare_topo_set_routing(NULL, SPARE_ROUTE_SYMMETRIC),
+                     -EINVAL);
+    assert_int_equal(spare_topo_routing(NULL), -EINVAL);
+}
+
 static void test_method_names(void **state)
 {
     (void)state;
@@ -222,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_bad_topologies_are_rejected),
         cmocka_unit_test(test_torus_flags_and_logical_grid),
         cmocka_unit_test(test_route_is_dimension_ordered),
+        cmocka_unit_test(test_symmetric_route_is_reversible),
         cmocka_unit_test(test_method_names),
         cmocka_unit_test(test_strerror_names_every_code),
     };
