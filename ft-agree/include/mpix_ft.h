@@ -53,6 +53,10 @@ int MPIX_Comm_ack_failed(MPI_Comm comm, int num_to_ack, int *num_acked);
 /* ft-agree extension: CLOCK_REALTIME seconds at which this process
  * declared world rank r failed (0 if it did not). */
 int FTA_Failure_time(int world_rank, double *when);
+/* ft-agree extension, for tests: this process kills itself (SIGKILL) when
+ * it sends its n-th protocol message from now on (n >= 1; like
+ * FTA_FAULT_SEND).  Returns MPI_SUCCESS or MPI_ERR_ARG. */
+int FTA_Test_kill_at_send(long n);
 
 #ifdef __cplusplus
 }

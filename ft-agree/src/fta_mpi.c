@@ -439,6 +439,14 @@ FTA_EXPORT int MPI_Finalize(void)
     return PMPI_Finalize();
 }
 
+FTA_EXPORT int FTA_Test_kill_at_send(long n)
+{
+    if (n <= 0)
+        return MPI_ERR_ARG;
+    fta_rt.fault_send = nsends + n;
+    return MPI_SUCCESS;
+}
+
 FTA_EXPORT int FTA_Failure_time(int world_rank, double *when)
 {
     if (!when || world_rank < 0 || world_rank >= fta_rt.world_size)

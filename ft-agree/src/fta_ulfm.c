@@ -277,19 +277,56 @@ FTA_EXPORT int MPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *grp)
     return fta_mpi_error(comm, group_of(fc, fc->nacked, grp));
 }
 
+/* The agreement of shrink: decide the failed set F, then vote that no
+ * member outside F is known failed anywhere (a second agreement deciding
+ * the same failed set).  A process that dies after contributing to the
+ * first agreement (while it forwards the decision, or before it reaches
+ * the communicator construction) would otherwise be a member of the new
+ * group and block MPI_Comm_create_group for everybody; the vote sees it
+ * and the survivors agree again.  Every retry follows a new failure, so
+ * the loop ends. */
+static int shrink_agree(ftcomm_t *fc, fta_decision_t *d)
+{
+    for (;;) {
+        int flag = 1;
+        int rc = fta_agree_blocking(fc, &flag, d);
+        if (rc < 0 && rc != FTA_EPROCFAILED)
+            return rc;
+        fta_progress();
+        int clean = 1;
+        for (int r = 0; r < fc->size && clean; r++) {
+            if (!fta_world_dead(fc->world[r]))
+                continue;
+            int in = 0;
+            for (uint32_t i = 0; i < d->nfailed && !in; i++)
+                in = (int)d->failed[i] == r;
+            clean = in;
+        }
+        fta_decision_t v;
+        rc = fta_agree_blocking(fc, &clean, &v);
+        uint32_t nv = v.nfailed;
+        fta_decision_release(&v);
+        if (rc < 0 && rc != FTA_EPROCFAILED) {
+            fta_decision_release(d);
+            return rc;
+        }
+        if (clean && nv == d->nfailed)
+            return 0;
+        fta_log("shrink: a member failed during the agreement; again");
+        fta_decision_release(d);
+    }
+}
+
 FTA_EXPORT int MPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm)
 {
     ftcomm_t *fc = fta_need(comm);
     if (!fc || !newcomm)
         return fta_mpi_error(comm, fc ? -EINVAL : MPI_ERR_COMM);
     /* Agree on the failed set; the survivors keep their relative order. */
-    int flag = 1;
     fta_decision_t d;
-    int rc = fta_agree_blocking(fc, &flag, &d);
-    if (rc < 0 && rc != FTA_EPROCFAILED) {
-        fta_decision_release(&d);
+    int rc = shrink_agree(fc, &d);
+    if (rc < 0)
         return fta_mpi_error(comm, rc);
-    }
     MPI_Group g, sg;
     int *excl = malloc((d.nfailed + 1) * sizeof *excl);
     if (!excl) {

@@ -4,6 +4,10 @@
  *
  *   fta_mpi_scen MODE OUTDIR VICTIM[,VICTIM...]
  *
+ * MODE shrink: everybody shrinks MPI_COMM_WORLD at once and the victims
+ * kill themselves inside the shrink, at their FTA_SCEN_KILL_AT-th protocol
+ * message (default 2: after contributing to its agreement); the survivors
+ * get a communicator of the survivors and reduce on it.
  * MODE before: the victims kill themselves (SIGKILL) before any agreement;
  * during: they kill themselves inside an agreement, after contributing;
  * after: they die after a successful agreement.  Every survivor then
@@ -130,6 +134,30 @@ int main(int argc, char **argv)
         }
     }
     int flag, rc;
+
+    if (!strcmp(mode, "shrink")) {
+        const char *ka = getenv("FTA_SCEN_KILL_AT");
+        if (victim)
+            FTA_Test_kill_at_send(ka ? atol(ka) : 2);
+        MPI_Comm sc;
+        rc = MPIX_Comm_shrink(MPI_COMM_WORLD, &sc);
+        CHECK(rc == MPI_SUCCESS, "shrink rc=%d", rc);
+        CHECK(!victim, "victim survived the shrink");
+        int ssize, one = 1, sum = 0;
+        MPI_Comm_size(sc, &ssize);
+        CHECK(ssize == size - nvict, "shrunk size %d, want %d", ssize,
+              size - nvict);
+        MPI_Comm_set_errhandler(sc, MPI_ERRORS_RETURN);
+        rc = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, sc);
+        CHECK(rc == MPI_SUCCESS && sum == ssize, "allreduce rc=%d sum=%d", rc,
+              sum);
+        fprintf(rep, "OK rank %d: shrunk to %d ranks during a failure\n", wrank,
+                ssize);
+        fclose(rep);
+        MPI_Comm_free(&sc);
+        MPI_Finalize();
+        return 0;
+    }
 
     /* Survivors post receives from the first victim (and exchange with
      * their neighbours in the ring of survivors) while all are alive. */
