@@ -29,8 +29,12 @@ enum {
     FTA_MSG_UP = 1,    /* contribution of a subtree, for a ballot */
     FTA_MSG_DOWN = 2,  /* decision, for a ballot */
     FTA_MSG_QUERY = 3, /* "a new ballot started: send me your UP" */
-    FTA_MSG_REVOKE = 4 /* reliable broadcast of the revocation */
+    FTA_MSG_REVOKE = 4, /* reliable broadcast of the revocation */
+    FTA_MSG_FAST = 5    /* a member's contribution, to every member */
 };
+/* Ballots: a tree ballot is its root's rank + 1; ballot 0 is the fast
+ * path's (lower than every tree ballot). */
+#define FTA_BALLOT(root) ((root) + 1u)
 #define FTA_MAGIC   0xFA000000u
 #define FTA_HDR_LEN 16u
 
@@ -73,6 +77,10 @@ typedef struct inst {
     int decided;
     dec_t dec;
     uint32_t done_ballot; /* ballot whose decision we hold */
+    int fast;             /* in the fast phase (tree protocol dormant) */
+    int fast_sent;        /* our contribution went to every member */
+    rset_t fgot;          /* members whose fast contribution arrived */
+    agg_t fagg;           /* their aggregate */
     struct inst *next;
 } inst_t;
 

@@ -33,6 +33,7 @@ typedef struct fta_rt {
     int any_failure;
     ftcomm_t *comms;
     uint32_t arity;
+    int fast_max; /* FTA_FAST_MAX: fast path for groups up to this size */
     int log;
     long fault_send; /* FTA_FAULT_SEND: SIGKILL self at this send */
 } fta_rt_t;
@@ -40,7 +41,7 @@ typedef struct fta_rt {
 FTA_HIDDEN extern fta_rt_t fta_rt;
 
 /* Polls before a wait loop starts yielding the core. */
-#define FTA_SPIN 200
+#define FTA_SPIN 5000
 
 FTA_HIDDEN ftcomm_t *fta_comm_find(MPI_Comm comm);
 /* The registered communicator comm when the layer is up, else NULL. */
