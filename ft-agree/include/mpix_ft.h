@@ -4,7 +4,7 @@
  *
  * Link a program with -lftagree before the MPI library (or LD_PRELOAD
  * libftagree.so): it interposes MPI_Init*, MPI_Finalize, the communicator
- * constructors and the blocking communication calls listed in
+ * constructors and the communication and completion calls listed in
  * ftagree(7) through the PMPI profiling interface, runs its own failure
  * detector and its own agreement and revoke, and implements the calls
  * below.  MPICH's own ULFM calls abort in this MPICH build; these
@@ -17,7 +17,7 @@
  *
  * Thread safety: call from one thread at a time (MPI_THREAD_SERIALIZED at
  * most).  Environment: see ftagree(7) (FTA_FD_PERIOD_MS, FTA_FD_TIMEOUT_MS,
- * FTA_FD_ADDR, FTA_ARITY, FTA_LOG, FTA_FAULT_SEND).
+ * FTA_FD_ADDR, FTA_ARITY, FTA_FAST_MAX, FTA_LOG, FTA_FAULT_SEND).
  */
 #ifndef MPIX_FT_H
 #define MPIX_FT_H
