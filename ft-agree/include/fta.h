@@ -10,7 +10,9 @@
  * here blocks, sleeps, allocates threads or knows about MPI.
  *
  * Agreement: Early Returning Agreement over a k-ary tree of the live
- * members (see ft-agree/README.md for the protocol and its proof sketch).
+ * members, optionally preceded by a one-exchange fast path for small
+ * groups (fta_config_t.fast; see ft-agree/README.md for the protocol and
+ * src/fta_core.c for the proof sketches).
  * Revoke: reliable broadcast over a binomial graph of the live members.
  *
  * Errors: functions return 0 (or a documented count/flag) on success and a
