@@ -10,14 +10,15 @@ EXTRA_DIST += ft-agree/README.md ft-agree/man/ftagree.7.md \
 	ft-agree/ftagree.pc.in
 FORMAT_FILES += ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
 	ft-agree/src/fta_wire.c ft-agree/src/fta_sim.c ft-agree/src/fta_mpi.c \
-	ft-agree/src/fta_ulfm.c ft-agree/src/fta_fd.c
+	ft-agree/src/fta_ulfm.c ft-agree/src/fta_fd.c ft-agree/src/fta_comm.c \
+	ft-agree/src/fta_req.c ft-agree/src/fta_clone.c
 
 if BUILD_FT_AGREE
 # The transport-independent core (static, linked into the installed
 # library, the tests and the tools) and the simulator.
 noinst_LTLIBRARIES += ft-agree/libftacore.la ft-agree/libftasim.la
 ft_agree_libftacore_la_SOURCES = ft-agree/src/fta_core.c \
-	ft-agree/src/fta_tree.c ft-agree/src/fta_wire.c \
+	ft-agree/src/fta_tree.c ft-agree/src/fta_wire.c ft-agree/src/fta_clone.c \
 	ft-agree/src/fta_int.h ft-agree/include/fta.h
 ft_agree_libftacore_la_CPPFLAGS = $(FTA_CPPFLAGS)
 ft_agree_libftacore_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
@@ -28,7 +29,8 @@ ft_agree_libftasim_la_LIBADD = ft-agree/libftacore.la
 # The ULFM layer for MPI programs (PMPI interposition).
 lib_LTLIBRARIES += ft-agree/libftagree.la
 ft_agree_libftagree_la_SOURCES = ft-agree/src/fta_mpi.c \
-	ft-agree/src/fta_ulfm.c ft-agree/src/fta_fd.c ft-agree/src/fta_fd.h \
+	ft-agree/src/fta_ulfm.c ft-agree/src/fta_comm.c ft-agree/src/fta_req.c \
+	ft-agree/src/fta_fd.c ft-agree/src/fta_fd.h \
 	ft-agree/src/fta_mpi_int.h ft-agree/include/mpix_ft.h
 ft_agree_libftagree_la_CPPFLAGS = $(FTA_CPPFLAGS)
 ft_agree_libftagree_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) \

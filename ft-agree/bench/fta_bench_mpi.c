@@ -24,6 +24,13 @@
 enum { OP_ALLREDUCE, OP_BARRIER, OP_AGREE, NOPS };
 static const char *op_name[NOPS] = {"MPI_Allreduce(1 int)", "MPI_Barrier",
                                     "MPIX_Comm_agree"};
+/* The agreement's label: the tree protocol alone when FTA_FAST_MAX is
+ * below the rank count. */
+static const char *agree_label(int size)
+{
+    const char *f = getenv("FTA_FAST_MAX");
+    return f && atoi(f) < size ? "MPIX_Comm_agree(tree)" : "MPIX_Comm_agree";
+}
 
 static double now(void)
 {
@@ -109,6 +116,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (nfail == 0) {
+        op_name[OP_AGREE] = agree_label(size);
         double t[NOPS][99];
         run_op(OP_AGREE, MPI_COMM_WORLD, iters / 5 + 1); /* warm up */
         run_op(OP_ALLREDUCE, MPI_COMM_WORLD, iters / 5 + 1);

@@ -10,7 +10,9 @@
  * here blocks, sleeps, allocates threads or knows about MPI.
  *
  * Agreement: Early Returning Agreement over a k-ary tree of the live
- * members (see ft-agree/README.md for the protocol and its proof sketch).
+ * members, optionally preceded by a one-exchange fast path for small
+ * groups (fta_config_t.fast; see ft-agree/README.md for the protocol and
+ * src/fta_core.c for the proof sketches).
  * Revoke: reliable broadcast over a binomial graph of the live members.
  *
  * Errors: functions return 0 (or a documented count/flag) on success and a
@@ -78,6 +80,13 @@ typedef struct fta_config {
     uint32_t rank;  /* this member's rank, < size */
     uint32_t arity; /* tree fan-out, >= 2 (0: default 2) */
     size_t ulen;    /* bytes of the user reduction buffer (0: none) */
+    /* 1: fast path for small groups: every member first sends its
+     * contribution to every other member (P(P-1) messages, one message
+     * latency); a member that holds all of them and knows no failure
+     * beyond the instance's base decides at once.  A failure, or a tree
+     * message, switches a member to the tree protocol, which adopts any
+     * fast decision.  0: tree protocol only. */
+    int fast;
 } fta_config_t;
 
 /* Counters, for tests and benchmarks. */
@@ -87,6 +96,7 @@ typedef struct fta_stats {
     uint64_t ballots;   /* ballot changes (re-collections) seen */
     uint64_t conflicts; /* decisions received that differ from ours */
     uint64_t dropped;   /* messages for collected instances */
+    uint64_t fast;      /* instances decided on the fast path here */
 } fta_stats_t;
 
 /* Create a node.  Returns 0, -EINVAL or -ENOMEM. */

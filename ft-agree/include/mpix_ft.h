@@ -4,7 +4,7 @@
  *
  * Link a program with -lftagree before the MPI library (or LD_PRELOAD
  * libftagree.so): it interposes MPI_Init*, MPI_Finalize, the communicator
- * constructors and the blocking communication calls listed in
+ * constructors and the communication and completion calls listed in
  * ftagree(7) through the PMPI profiling interface, runs its own failure
  * detector and its own agreement and revoke, and implements the calls
  * below.  MPICH's own ULFM calls abort in this MPICH build; these
@@ -17,7 +17,7 @@
  *
  * Thread safety: call from one thread at a time (MPI_THREAD_SERIALIZED at
  * most).  Environment: see ftagree(7) (FTA_FD_PERIOD_MS, FTA_FD_TIMEOUT_MS,
- * FTA_FD_ADDR, FTA_ARITY, FTA_LOG, FTA_FAULT_SEND).
+ * FTA_FD_ADDR, FTA_ARITY, FTA_FAST_MAX, FTA_LOG, FTA_FAULT_SEND).
  */
 #ifndef MPIX_FT_H
 #define MPIX_FT_H
@@ -53,6 +53,10 @@ int MPIX_Comm_ack_failed(MPI_Comm comm, int num_to_ack, int *num_acked);
 /* ft-agree extension: CLOCK_REALTIME seconds at which this process
  * declared world rank r failed (0 if it did not). */
 int FTA_Failure_time(int world_rank, double *when);
+/* ft-agree extension, for tests: this process kills itself (SIGKILL) when
+ * it sends its n-th protocol message from now on (n >= 1; like
+ * FTA_FAULT_SEND).  Returns MPI_SUCCESS or MPI_ERR_ARG. */
+int FTA_Test_kill_at_send(long n);
 
 #ifdef __cplusplus
 }

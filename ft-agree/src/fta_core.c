@@ -86,12 +86,14 @@ static void slots_clear(inst_t *I)
     I->nslots = 0;
 }
 
-static void inst_free(inst_t *I)
+void fta_inst_free(inst_t *I)
 {
     slots_clear(I);
     free(I->slots);
     rset_free(&I->E);
     fta_agg_clear(&I->own);
+    fta_agg_clear(&I->fagg);
+    rset_free(&I->fgot);
     fta_dec_clear(&I->dec);
     free(I);
 }
@@ -104,11 +106,12 @@ static int inst_create(fta_node_t *n, uint64_t id, const rset_t *E)
     I->id = id;
     int rc = rset_copy(&I->E, E);
     if (rc < 0) {
-        inst_free(I);
+        fta_inst_free(I);
         return rc;
     }
     I->active = 1;
-    I->ballot = fta_view_root(n, I);
+    I->ballot = FTA_BALLOT(fta_view_root(n, I));
+    I->fast = n->cfg.fast != 0;
     inst_t **pp = &n->insts;
     while (*pp && (*pp)->id < id)
         pp = &(*pp)->next;
@@ -153,10 +156,10 @@ static int new_ballot(fta_node_t *n, inst_t *I, uint32_t b)
 }
 
 /* A message of ballot b tells that every base member numbered below the
- * root b is dead (b's owner knew it: failure reports are trusted). */
+ * root of b is dead (b's owner knew it: failure reports are trusted). */
 static int adopt_below(fta_node_t *n, inst_t *I, uint32_t b, int *dirty)
 {
-    for (uint32_t r = 0; r < b; r++) {
+    for (uint32_t r = 0; r + 1 < b; r++) {
         if (rset_has(&I->E, r))
             continue;
         int rc = note_dead(n, r, dirty);
@@ -245,12 +248,108 @@ static int root_decide(fta_node_t *n, inst_t *I, agg_t *a, int *dirty)
     return send_down(n, I, I->ballot);
 }
 
+/* Fast path.  Every member sends its contribution to every member of the
+ * base; a member holding all of them, and knowing no failure beyond the
+ * base, decides their aggregate (failed set: the base's) in ballot 0.
+ * A member that learns of a failure beyond the base, or gets a tree
+ * message, leaves the fast phase for good and takes part in the tree
+ * protocol of the instance (a member that decided on the fast path joins
+ * it like a decided member joins a later ballot: its UP carries its
+ * decision).  Why survivors still agree: all fast decisions are the same
+ * aggregate; a live fast-decided member s decided before it left the fast
+ * phase, hence before any UP it sends, so every UP of s carries (v, 0);
+ * a tree root decides from the aggregate only when no UP in it carries a
+ * decision, and it waits for a fresh UP of every live member, so with s
+ * alive it adopts the highest-ballot decision, which by induction over
+ * the ballots (as for the tree protocol) is v. */
+static int beyond_base(const fta_node_t *n, const inst_t *I)
+{
+    for (uint32_t i = 0; i < n->dead.n; i++)
+        if (!rset_has(&I->E, n->dead.v[i]))
+            return 1;
+    return 0;
+}
+
+static void fast_leave(inst_t *I, int *dirty)
+{
+    I->fast = 0;
+    if (I->decided) {
+        I->active = 1;
+        I->sent = 0;
+        I->gen++;
+    }
+    *dirty = 1;
+}
+
+static int fast_eval(fta_node_t *n, inst_t *I, int *dirty)
+{
+    if (!I->contributed || I->decided)
+        return 0;
+    int rc = 0;
+    if (!I->fast_sent) {
+        I->fast_sent = 1;
+        for (uint32_t r = 0; rc >= 0 && r < n->cfg.size; r++)
+            if (r != ME(n) && !rset_has(&I->E, r))
+                rc = send_msg(n, r, FTA_MSG_FAST, 0, I->id, &I->own, NULL);
+        if (rc < 0)
+            return rc;
+    }
+    if (I->fgot.n + I->E.n + 1 != n->cfg.size)
+        return 0;
+    agg_t a = {0};
+    dec_t d = {0};
+    rc = fta_agg_merge(n, &a, &I->own);
+    if (rc >= 0)
+        rc = fta_agg_merge(n, &a, &I->fagg);
+    if (rc >= 0)
+        rc = rset_copy(&d.F, &I->E);
+    if (rc >= 0 && n->cfg.ulen) {
+        if ((d.ubuf = malloc(n->cfg.ulen)))
+            memcpy(d.ubuf, a.ubuf, n->cfg.ulen);
+        else
+            rc = -ENOMEM;
+    }
+    if (rc >= 0) {
+        d.value = a.value;
+        d.rc = a.minack == I->E.n ? 0 : FTA_EPROCFAILED;
+        I->active = 0;
+        I->done_ballot = 0;
+        n->st.fast++;
+        rc = decide_inst(n, I, &d, dirty);
+    }
+    fta_dec_clear(&d);
+    fta_agg_clear(&a);
+    return rc;
+}
+
+static int on_fast(fta_node_t *n, inst_t *I, uint32_t src, rbuf_t *r,
+                   int *dirty)
+{
+    agg_t a = {0};
+    int rc = fta_dec_agg(r, &a, n->cfg.ulen, n->cfg.size);
+    if (rc < 0 || !a.has || a.has_dec || a.F.n) {
+        fta_agg_clear(&a);
+        return rc < 0 ? rc : FTA_EPROTO;
+    }
+    if (I->fast && !rset_has(&I->fgot, src)) {
+        if ((rc = rset_add(&I->fgot, src)) >= 0)
+            rc = fta_agg_merge(n, &I->fagg, &a);
+        *dirty = 1;
+    }
+    fta_agg_clear(&a);
+    return rc < 0 ? rc : 0;
+}
+
 static int inst_eval(fta_node_t *n, inst_t *I, int *dirty)
 {
     int rc = 0;
+    if (I->fast && beyond_base(n, I))
+        fast_leave(I, dirty);
     if (!I->active)
         return 0;
-    uint32_t r = fta_view_root(n, I);
+    if (I->fast)
+        return fast_eval(n, I, dirty);
+    uint32_t r = FTA_BALLOT(fta_view_root(n, I));
     if (r > I->ballot && (rc = new_ballot(n, I, r)) < 0)
         return rc;
     if (!I->contributed)
@@ -264,7 +363,7 @@ static int inst_eval(fta_node_t *n, inst_t *I, int *dirty)
             goto out; /* still waiting */
     if ((rc = build_agg(n, I, &ch, &a)) < 0)
         goto out;
-    if (I->ballot == ME(n)) {
+    if (I->ballot == FTA_BALLOT(ME(n))) {
         rc = root_decide(n, I, &a, dirty);
     } else {
         uint32_t parent;
@@ -383,7 +482,7 @@ static int handle_msg(fta_node_t *n, uint32_t src, const void *buf, size_t len,
     uint32_t type = tw & 0xffu;
     int rc = 0;
     if (r.err || (tw & 0xffffff00u) != FTA_MAGIC || src >= n->cfg.size ||
-        b >= n->cfg.size || type < FTA_MSG_UP || type > FTA_MSG_REVOKE)
+        b > n->cfg.size || type < FTA_MSG_UP || type > FTA_MSG_FAST)
         return FTA_EPROTO;
     if (rset_has(&n->dead, src) || src == ME(n))
         return 0;
@@ -407,8 +506,12 @@ static int handle_msg(fta_node_t *n, uint32_t src, const void *buf, size_t len,
     inst_t *I = inst_find(n, id);
     if (!I)
         return pend_add(n, src, id, buf, len);
-    if (rset_has(&I->E, b))
+    if (type == FTA_MSG_FAST)
+        return b ? FTA_EPROTO : on_fast(n, I, src, &r, dirty);
+    if (b == 0 ? type != FTA_MSG_DOWN : rset_has(&I->E, b - 1))
         return FTA_EPROTO;
+    if (I->fast)
+        fast_leave(I, dirty); /* somebody runs the tree protocol */
     switch (type) {
     case FTA_MSG_UP:
         rc = on_up(n, I, src, b, &r, dirty);
@@ -489,7 +592,7 @@ static int settle(fta_node_t *n, int dirty)
             inst_t *I = n->insts;
             n->insts = I->next;
             n->lwm = I->id + 1;
-            inst_free(I);
+            fta_inst_free(I);
         }
         for (pend_t **pp = &n->pend; *pp;) {
             pend_t *p = *pp;
@@ -542,7 +645,7 @@ void fta_node_destroy(fta_node_t *n)
     while (n->insts) {
         inst_t *I = n->insts;
         n->insts = I->next;
-        inst_free(I);
+        fta_inst_free(I);
     }
     while (n->pend) {
         pend_t *p = n->pend;
@@ -712,102 +815,4 @@ const char *fta_strerror(int code)
     default:
         return "unknown error";
     }
-}
-
-/* Deep copies, for the simulator's state-space exploration. */
-static int agg_clone(agg_t *dst, const agg_t *src, size_t ulen)
-{
-    memset(dst, 0, sizeof *dst);
-    dst->has = src->has;
-    dst->value = src->value;
-    dst->minack = src->minack;
-    dst->has_dec = src->has_dec;
-    dst->bdec = src->bdec;
-    int rc = rset_copy(&dst->F, &src->F);
-    if (rc >= 0 && src->has_dec)
-        rc = fta_dec_copy(&dst->dec, &src->dec, ulen);
-    if (rc >= 0 && ulen && src->ubuf) {
-        if (!(dst->ubuf = malloc(ulen)))
-            return -ENOMEM;
-        memcpy(dst->ubuf, src->ubuf, ulen);
-    }
-    return rc;
-}
-
-static int inst_clone(const inst_t *I, inst_t **out, size_t ulen)
-{
-    inst_t *J = calloc(1, sizeof *J);
-    if (!J)
-        return -ENOMEM;
-    *J = *I;
-    memset(&J->E, 0, sizeof J->E);
-    memset(&J->own, 0, sizeof J->own);
-    memset(&J->dec, 0, sizeof J->dec);
-    J->slots = NULL;
-    J->nslots = J->capslots = 0;
-    J->next = NULL;
-    int rc = rset_copy(&J->E, &I->E);
-    if (rc >= 0)
-        rc = agg_clone(&J->own, &I->own, ulen);
-    if (rc >= 0 && I->decided)
-        rc = fta_dec_copy(&J->dec, &I->dec, ulen);
-    if (rc >= 0 && I->nslots) {
-        J->slots = calloc(I->nslots, sizeof *J->slots);
-        if (!J->slots)
-            rc = -ENOMEM;
-        for (uint32_t i = 0; rc >= 0 && i < I->nslots; i++) {
-            J->slots[i].child = I->slots[i].child;
-            rc = agg_clone(&J->slots[i].agg, &I->slots[i].agg, ulen);
-            J->nslots = i + 1;
-        }
-        J->capslots = I->nslots;
-    }
-    if (rc < 0) {
-        inst_free(J);
-        return rc;
-    }
-    *out = J;
-    return 0;
-}
-
-int fta_node_clone(const fta_node_t *n, void *ctx, fta_node_t **out)
-{
-    fta_node_t *c = calloc(1, sizeof *c);
-    if (!c)
-        return -ENOMEM;
-    *c = *n;
-    c->ctx = ctx;
-    c->insts = NULL;
-    c->pend = NULL;
-    c->scratch = NULL;
-    c->scratch_cap = 0;
-    memset(&c->dead, 0, sizeof c->dead);
-    memset(&c->rv_sent, 0, sizeof c->rv_sent);
-    int rc = rset_copy(&c->dead, &n->dead);
-    if (rc >= 0)
-        rc = rset_copy(&c->rv_sent, &n->rv_sent);
-    inst_t **ip = &c->insts;
-    for (const inst_t *I = n->insts; rc >= 0 && I; I = I->next) {
-        rc = inst_clone(I, ip, n->cfg.ulen);
-        if (rc >= 0)
-            ip = &(*ip)->next;
-    }
-    pend_t **pp = &c->pend;
-    for (const pend_t *p = n->pend; rc >= 0 && p; p = p->next) {
-        pend_t *q = malloc(sizeof *q + p->len);
-        if (!q) {
-            rc = -ENOMEM;
-            break;
-        }
-        memcpy(q, p, sizeof *q + p->len);
-        q->next = NULL;
-        *pp = q;
-        pp = &q->next;
-    }
-    if (rc < 0) {
-        fta_node_destroy(c);
-        return rc;
-    }
-    *out = c;
-    return 0;
 }

@@ -26,13 +26,17 @@ FTA_HIDDEN void rset_free(rset_t *s);
 
 /* Message types on the wire. */
 enum {
-    FTA_MSG_UP = 1,    /* contribution of a subtree, for a ballot */
-    FTA_MSG_DOWN = 2,  /* decision, for a ballot */
-    FTA_MSG_QUERY = 3, /* "a new ballot started: send me your UP" */
-    FTA_MSG_REVOKE = 4 /* reliable broadcast of the revocation */
+    FTA_MSG_UP = 1,     /* contribution of a subtree, for a ballot */
+    FTA_MSG_DOWN = 2,   /* decision, for a ballot */
+    FTA_MSG_QUERY = 3,  /* "a new ballot started: send me your UP" */
+    FTA_MSG_REVOKE = 4, /* reliable broadcast of the revocation */
+    FTA_MSG_FAST = 5    /* a member's contribution, to every member */
 };
-#define FTA_MAGIC   0xFA000000u
-#define FTA_HDR_LEN 16u
+/* Ballots: a tree ballot is its root's rank + 1; ballot 0 is the fast
+ * path's (lower than every tree ballot). */
+#define FTA_BALLOT(root) ((root) + 1u)
+#define FTA_MAGIC        0xFA000000u
+#define FTA_HDR_LEN      16u
 
 typedef struct fta_dec_int {
     int32_t value;
@@ -73,6 +77,10 @@ typedef struct inst {
     int decided;
     dec_t dec;
     uint32_t done_ballot; /* ballot whose decision we hold */
+    int fast;             /* in the fast phase (tree protocol dormant) */
+    int fast_sent;        /* our contribution went to every member */
+    rset_t fgot;          /* members whose fast contribution arrived */
+    agg_t fagg;           /* their aggregate */
     struct inst *next;
 } inst_t;
 
@@ -139,7 +147,10 @@ FTA_HIDDEN int fta_dec_equal(const dec_t *a, const dec_t *b, size_t ulen);
 FTA_HIDDEN int fta_agg_merge(const fta_node_t *n, agg_t *dst,
                              const agg_t *src) FTA_WUR;
 
-/* Deep copy of a node with another callback context (simulator only). */
+/* Free an instance and everything it owns (fta_core.c). */
+FTA_HIDDEN void fta_inst_free(inst_t *I);
+/* Deep copy of a node with another callback context (simulator only;
+ * fta_clone.c). */
 FTA_HIDDEN int fta_node_clone(const fta_node_t *n, void *ctx,
                               fta_node_t **out) FTA_WUR;
 #endif /* FTA_INT_H */

@@ -266,8 +266,8 @@ int fta_comm_register(MPI_Comm comm, uint64_t id, ftcomm_t **out)
     PMPI_Group_free(&g);
     PMPI_Group_free(&wg);
     static const fta_ops_t ops = {send_cb, NULL, NULL, NULL, NULL};
-    fta_config_t cfg = {(uint32_t)fc->size, (uint32_t)fc->rank, fta_rt.arity,
-                        0};
+    fta_config_t cfg = {(uint32_t)fc->size, (uint32_t)fc->rank, fta_rt.arity, 0,
+                        fc->size <= fta_rt.fast_max};
     if (fta_node_create(&cfg, &ops, fc, &fc->node) < 0)
         goto fail;
     for (int r = 0; r < fc->size; r++)
@@ -329,6 +329,7 @@ static int fta_setup(void)
     fta_rt.log = lg && *lg && strcmp(lg, "0") != 0;
     fta_rt.arity = (uint32_t)env_long("FTA_ARITY", 4, 2, 1024);
     fta_rt.fault_send = env_long("FTA_FAULT_SEND", 0, 0, 1000000000);
+    fta_rt.fast_max = (int)env_long("FTA_FAST_MAX", 8, 0, 1024);
     long period = env_long("FTA_FD_PERIOD_MS", 100, 1, 60000);
     long timeout = env_long("FTA_FD_TIMEOUT_MS", 2000, 2, 3600000);
     if (timeout <= period) {
@@ -437,6 +438,14 @@ FTA_EXPORT int MPI_Finalize(void)
     free(fta_rt.world_dead);
     fta_rt.world_dead = NULL;
     return PMPI_Finalize();
+}
+
+FTA_EXPORT int FTA_Test_kill_at_send(long n)
+{
+    if (n <= 0)
+        return MPI_ERR_ARG;
+    fta_rt.fault_send = nsends + n;
+    return MPI_SUCCESS;
 }
 
 FTA_EXPORT int FTA_Failure_time(int world_rank, double *when)

@@ -33,13 +33,22 @@ typedef struct fta_rt {
     int any_failure;
     ftcomm_t *comms;
     uint32_t arity;
+    int fast_max; /* FTA_FAST_MAX: fast path for groups up to this size */
     int log;
     long fault_send; /* FTA_FAULT_SEND: SIGKILL self at this send */
 } fta_rt_t;
 
 FTA_HIDDEN extern fta_rt_t fta_rt;
 
+/* Polls before a wait loop starts yielding the core. */
+#define FTA_SPIN 5000
+
 FTA_HIDDEN ftcomm_t *fta_comm_find(MPI_Comm comm);
+/* The registered communicator comm when the layer is up, else NULL. */
+FTA_HIDDEN ftcomm_t *fta_need(MPI_Comm comm);
+/* 0 to go on, or the error of fc: revoked, or (peer < 0: any member;
+ * peer == MPI_ANY_SOURCE: any unacknowledged member) failed. */
+FTA_HIDDEN int fta_check(const ftcomm_t *fc, int peer);
 FTA_HIDDEN int fta_comm_register(MPI_Comm comm, uint64_t id, ftcomm_t **out);
 FTA_HIDDEN void fta_comm_unregister(MPI_Comm comm);
 FTA_HIDDEN uint64_t fta_derive_id(ftcomm_t *parent, uint64_t salt);

@@ -202,7 +202,7 @@ static int sim_init(sim_t *s, const fta_sim_cfg_t *cfg)
         !s->dec)
         return -ENOMEM;
     for (uint32_t p = 0; p < s->P; p++) {
-        fta_config_t c = {s->P, p, cfg->arity, 0};
+        fta_config_t c = {s->P, p, cfg->arity, 0, cfg->fast};
         s->proc[p].s = s;
         s->proc[p].p = p;
         s->alive[p] = 1;
@@ -769,7 +769,7 @@ int fta_sim_bench_run(fta_sim_bench_t *b)
 {
     if (!b || b->P < 1 || b->nfail >= b->P)
         return -EINVAL;
-    fta_sim_cfg_t cfg = {b->P, b->arity, 1, b->nfail, 0, 0, 0, NULL};
+    fta_sim_cfg_t cfg = {b->P, b->arity, 1, b->nfail, 0, 0, 0, NULL, 0};
     sim_t *s = calloc(1, sizeof *s);
     uint64_t *at = calloc(b->nfail + 1, sizeof *at);
     uint32_t *who = calloc(b->nfail + 1, sizeof *who);

@@ -28,6 +28,7 @@ typedef struct fta_sim_cfg {
     int revoke;             /* 1: the last process revokes at some step */
     uint64_t max_schedules; /* stop after this many (0: no limit) */
     FILE *progress;         /* progress lines, or NULL */
+    int fast;               /* the nodes' fast path (fta_config_t.fast) */
 } fta_sim_cfg_t;
 
 typedef struct fta_sim_result {

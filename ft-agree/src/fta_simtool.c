@@ -21,7 +21,7 @@
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: fta-sim explore -P N [-i INSTANCES] [-c CRASHES] [-a] "
+            "usage: fta-sim explore -P N [-i INSTANCES] [-c CRASHES] [-a] [-f] "
             "[-r] [-l LIMIT]\n"
             "       fta-sim bench [-P N[,N...]] [-F MAXFAIL] [-k ARITY] [-R] "
             "[-o CSV]\n");
@@ -42,10 +42,13 @@ static unsigned long num(const char *s, const char *what, unsigned long max)
 
 static int do_explore(int argc, char **argv)
 {
-    fta_sim_cfg_t c = {3, 2, 1, 0, 0, 0, 0, stderr};
+    fta_sim_cfg_t c = {3, 2, 1, 0, 0, 0, 0, stderr, 0};
     int o;
-    while ((o = getopt(argc, argv, "P:i:c:arl:")) != -1) {
+    while ((o = getopt(argc, argv, "P:i:c:arfl:")) != -1) {
         switch (o) {
+        case 'f':
+            c.fast = 1;
+            break;
         case 'P':
             c.P = (uint32_t)num(optarg, "process count", 31);
             break;

@@ -1,14 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fta_ulfm.c: the ULFM calls (MPIX_Comm_*) and the interposed
- * communication calls that report failed peers and revoked communicators.
- *
- * Blocking calls are turned into their nonblocking form plus a wait loop
- * that also runs the failure detector's notices and the protocol; when the
- * peer (or, for a collective, any member) fails or the communicator is
- * revoked, the loop gives up with the ULFM error class and abandons the
- * MPI request (MPICH cannot cancel it; a communicator with a failure is to
- * be revoked and shrunk, not reused).
+ * communicator constructors.  The communication calls that report failed
+ * peers and revoked communicators are in fta_comm.c.
  */
 #include <errno.h>
 #include <sched.h>
@@ -16,9 +10,6 @@
 #include <string.h>
 #include "fta_mpi_int.h"
 #include "mpix_ft.h"
-
-/* Polls before a wait loop starts yielding the core. */
-#define FTA_SPIN 200
 
 int fta_mpi_error(MPI_Comm comm, int code)
 {
@@ -101,7 +92,7 @@ int fta_agree_blocking(ftcomm_t *fc, int *flag, fta_decision_t *dec)
     return dec->rc;
 }
 
-static ftcomm_t *need(MPI_Comm comm)
+ftcomm_t *fta_need(MPI_Comm comm)
 {
     if (!fta_rt.up || comm == MPI_COMM_NULL)
         return NULL;
@@ -110,7 +101,7 @@ static ftcomm_t *need(MPI_Comm comm)
 
 FTA_EXPORT int MPIX_Comm_agree(MPI_Comm comm, int *flag)
 {
-    ftcomm_t *fc = need(comm);
+    ftcomm_t *fc = fta_need(comm);
     if (!fc || !flag)
         return fta_mpi_error(comm, fc ? -EINVAL : MPI_ERR_COMM);
     fta_decision_t d;
@@ -192,7 +183,7 @@ static int ia_wait(int count, void **states, double timeout, MPI_Status *st)
 
 FTA_EXPORT int MPIX_Comm_iagree(MPI_Comm comm, int *flag, MPI_Request *req)
 {
-    ftcomm_t *fc = need(comm);
+    ftcomm_t *fc = fta_need(comm);
     if (!fc || !flag || !req)
         return fta_mpi_error(comm, fc ? -EINVAL : MPI_ERR_COMM);
     iagree_t *ia = calloc(1, sizeof *ia);
@@ -219,7 +210,7 @@ FTA_EXPORT int MPIX_Comm_iagree(MPI_Comm comm, int *flag, MPI_Request *req)
 
 FTA_EXPORT int MPIX_Comm_revoke(MPI_Comm comm)
 {
-    ftcomm_t *fc = need(comm);
+    ftcomm_t *fc = fta_need(comm);
     if (!fc)
         return fta_mpi_error(comm, MPI_ERR_COMM);
     int rc = fta_revoke(fc->node);
@@ -229,7 +220,7 @@ FTA_EXPORT int MPIX_Comm_revoke(MPI_Comm comm)
 
 FTA_EXPORT int MPIX_Comm_is_revoked(MPI_Comm comm, int *flag)
 {
-    ftcomm_t *fc = need(comm);
+    ftcomm_t *fc = fta_need(comm);
     if (!fc || !flag)
         return fta_mpi_error(comm, fc ? -EINVAL : MPI_ERR_COMM);
     fta_progress();
@@ -250,7 +241,7 @@ static int group_of(ftcomm_t *fc, int n, MPI_Group *out)
 
 FTA_EXPORT int MPIX_Comm_get_failed(MPI_Comm comm, MPI_Group *grp)
 {
-    ftcomm_t *fc = need(comm);
+    ftcomm_t *fc = fta_need(comm);
     if (!fc || !grp)
         return fta_mpi_error(comm, fc ? -EINVAL : MPI_ERR_COMM);
     fta_progress();
@@ -260,7 +251,7 @@ FTA_EXPORT int MPIX_Comm_get_failed(MPI_Comm comm, MPI_Group *grp)
 FTA_EXPORT int MPIX_Comm_ack_failed(MPI_Comm comm, int num_to_ack,
                                     int *num_acked)
 {
-    ftcomm_t *fc = need(comm);
+    ftcomm_t *fc = fta_need(comm);
     if (!fc || !num_acked || num_to_ack < 0)
         return fta_mpi_error(comm, fc ? -EINVAL : MPI_ERR_COMM);
     fta_progress();
@@ -280,25 +271,62 @@ FTA_EXPORT int MPIX_Comm_failure_ack(MPI_Comm comm)
 
 FTA_EXPORT int MPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *grp)
 {
-    ftcomm_t *fc = need(comm);
+    ftcomm_t *fc = fta_need(comm);
     if (!fc || !grp)
         return fta_mpi_error(comm, fc ? -EINVAL : MPI_ERR_COMM);
     return fta_mpi_error(comm, group_of(fc, fc->nacked, grp));
 }
 
+/* The agreement of shrink: decide the failed set F, then vote that no
+ * member outside F is known failed anywhere (a second agreement deciding
+ * the same failed set).  A process that dies after contributing to the
+ * first agreement (while it forwards the decision, or before it reaches
+ * the communicator construction) would otherwise be a member of the new
+ * group and block MPI_Comm_create_group for everybody; the vote sees it
+ * and the survivors agree again.  Every retry follows a new failure, so
+ * the loop ends. */
+static int shrink_agree(ftcomm_t *fc, fta_decision_t *d)
+{
+    for (;;) {
+        int flag = 1;
+        int rc = fta_agree_blocking(fc, &flag, d);
+        if (rc < 0 && rc != FTA_EPROCFAILED)
+            return rc;
+        fta_progress();
+        int clean = 1;
+        for (int r = 0; r < fc->size && clean; r++) {
+            if (!fta_world_dead(fc->world[r]))
+                continue;
+            int in = 0;
+            for (uint32_t i = 0; i < d->nfailed && !in; i++)
+                in = (int)d->failed[i] == r;
+            clean = in;
+        }
+        fta_decision_t v;
+        rc = fta_agree_blocking(fc, &clean, &v);
+        uint32_t nv = v.nfailed;
+        fta_decision_release(&v);
+        if (rc < 0 && rc != FTA_EPROCFAILED) {
+            fta_decision_release(d);
+            return rc;
+        }
+        if (clean && nv == d->nfailed)
+            return 0;
+        fta_log("shrink: a member failed during the agreement; again");
+        fta_decision_release(d);
+    }
+}
+
 FTA_EXPORT int MPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    ftcomm_t *fc = need(comm);
+    ftcomm_t *fc = fta_need(comm);
     if (!fc || !newcomm)
         return fta_mpi_error(comm, fc ? -EINVAL : MPI_ERR_COMM);
     /* Agree on the failed set; the survivors keep their relative order. */
-    int flag = 1;
     fta_decision_t d;
-    int rc = fta_agree_blocking(fc, &flag, &d);
-    if (rc < 0 && rc != FTA_EPROCFAILED) {
-        fta_decision_release(&d);
+    int rc = shrink_agree(fc, &d);
+    if (rc < 0)
         return fta_mpi_error(comm, rc);
-    }
     MPI_Group g, sg;
     int *excl = malloc((d.nfailed + 1) * sizeof *excl);
     if (!excl) {
@@ -328,7 +356,7 @@ FTA_EXPORT int MPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm)
 
 FTA_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    ftcomm_t *fc = need(comm), *nc;
+    ftcomm_t *fc = fta_need(comm), *nc;
     int rc = PMPI_Comm_dup(comm, newcomm);
     if (rc == MPI_SUCCESS && fc && *newcomm != MPI_COMM_NULL &&
         fta_comm_register(*newcomm, fta_derive_id(fc, 0x445550ull), &nc) < 0)
@@ -339,7 +367,7 @@ FTA_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 FTA_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key,
                               MPI_Comm *newcomm)
 {
-    ftcomm_t *fc = need(comm), *nc;
+    ftcomm_t *fc = fta_need(comm), *nc;
     int rc = PMPI_Comm_split(comm, color, key, newcomm);
     /* Every member derives (this parent, this many derivations); the
      * colour tells the new communicators apart. */
@@ -355,146 +383,4 @@ FTA_EXPORT int MPI_Comm_free(MPI_Comm *comm)
     if (comm && fta_rt.up)
         fta_comm_unregister(*comm);
     return PMPI_Comm_free(comm);
-}
-
-/* ---- Communication calls. ---- */
-
-/* 0 to go on, or the error of fc: revoked, or (peer < 0: any member;
- * peer == MPI_ANY_SOURCE: any unacknowledged member) failed. */
-static int check(ftcomm_t *fc, int peer)
-{
-    if (fta_is_revoked(fc->node))
-        return FTA_EREVOKED;
-    if (peer == MPI_ANY_SOURCE)
-        return fc->nfailed > fc->nacked ? FTA_EPROCFAILED : 0;
-    if (peer < 0)
-        return fc->nfailed ? FTA_EPROCFAILED : 0;
-    if (peer == MPI_PROC_NULL || peer >= fc->size)
-        return 0;
-    return fta_world_dead(fc->world[peer]) ? FTA_EPROCFAILED : 0;
-}
-
-static int wait_req(ftcomm_t *fc, MPI_Request *req, int peer, MPI_Status *st)
-{
-    for (int spins = 0;;) {
-        int done = 0;
-        int rc = PMPI_Test(req, &done, st);
-        if (rc != MPI_SUCCESS || done)
-            return rc;
-        fta_progress();
-        if ((rc = check(fc, peer)) != 0) {
-            PMPI_Request_free(req);
-            return rc;
-        }
-        if (++spins > FTA_SPIN)
-            sched_yield();
-    }
-}
-
-#define PRECHECK(comm, peer)                                                   \
-    ftcomm_t *fc = need(comm);                                                 \
-    int rc;                                                                    \
-    if (fc) {                                                                  \
-        fta_progress();                                                        \
-        if ((rc = check(fc, peer)) != 0)                                       \
-            return fta_mpi_error(comm, rc);                                    \
-    }
-
-FTA_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest,
-                        int tag, MPI_Comm comm)
-{
-    PRECHECK(comm, dest);
-    if (!fc)
-        return PMPI_Send(buf, count, dt, dest, tag, comm);
-    MPI_Request r;
-    rc = PMPI_Isend(buf, count, dt, dest, tag, comm, &r);
-    if (rc == MPI_SUCCESS)
-        rc = wait_req(fc, &r, dest, MPI_STATUS_IGNORE);
-    return fta_mpi_error(comm, rc);
-}
-
-FTA_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag,
-                        MPI_Comm comm, MPI_Status *st)
-{
-    PRECHECK(comm, src);
-    if (!fc)
-        return PMPI_Recv(buf, count, dt, src, tag, comm, st);
-    MPI_Request r;
-    rc = PMPI_Irecv(buf, count, dt, src, tag, comm, &r);
-    if (rc == MPI_SUCCESS)
-        rc = wait_req(fc, &r, src, st);
-    return fta_mpi_error(comm, rc);
-}
-
-FTA_EXPORT int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt,
-                            int dest, int stag, void *rbuf, int rcount,
-                            MPI_Datatype rdt, int src, int rtag, MPI_Comm comm,
-                            MPI_Status *st)
-{
-    PRECHECK(comm, dest);
-    if (!fc)
-        return PMPI_Sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt,
-                             src, rtag, comm, st);
-    if ((rc = check(fc, src)) != 0)
-        return fta_mpi_error(comm, rc);
-    MPI_Request r[2];
-    rc = PMPI_Irecv(rbuf, rcount, rdt, src, rtag, comm, &r[0]);
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Isend(sbuf, scount, sdt, dest, stag, comm, &r[1]);
-    if (rc == MPI_SUCCESS)
-        rc = wait_req(fc, &r[1], dest, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS)
-        rc = wait_req(fc, &r[0], src, st);
-    return fta_mpi_error(comm, rc);
-}
-
-FTA_EXPORT int MPI_Barrier(MPI_Comm comm)
-{
-    PRECHECK(comm, -1);
-    if (!fc)
-        return PMPI_Barrier(comm);
-    MPI_Request r;
-    rc = PMPI_Ibarrier(comm, &r);
-    if (rc == MPI_SUCCESS)
-        rc = wait_req(fc, &r, -1, MPI_STATUS_IGNORE);
-    return fta_mpi_error(comm, rc);
-}
-
-FTA_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root,
-                         MPI_Comm comm)
-{
-    PRECHECK(comm, -1);
-    if (!fc)
-        return PMPI_Bcast(buf, count, dt, root, comm);
-    MPI_Request r;
-    rc = PMPI_Ibcast(buf, count, dt, root, comm, &r);
-    if (rc == MPI_SUCCESS)
-        rc = wait_req(fc, &r, -1, MPI_STATUS_IGNORE);
-    return fta_mpi_error(comm, rc);
-}
-
-FTA_EXPORT int MPI_Reduce(const void *sbuf, void *rbuf, int count,
-                          MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
-{
-    PRECHECK(comm, -1);
-    if (!fc)
-        return PMPI_Reduce(sbuf, rbuf, count, dt, op, root, comm);
-    MPI_Request r;
-    rc = PMPI_Ireduce(sbuf, rbuf, count, dt, op, root, comm, &r);
-    if (rc == MPI_SUCCESS)
-        rc = wait_req(fc, &r, -1, MPI_STATUS_IGNORE);
-    return fta_mpi_error(comm, rc);
-}
-
-FTA_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count,
-                             MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
-{
-    PRECHECK(comm, -1);
-    if (!fc)
-        return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
-    MPI_Request r;
-    rc = PMPI_Iallreduce(sbuf, rbuf, count, dt, op, comm, &r);
-    if (rc == MPI_SUCCESS)
-        rc = wait_req(fc, &r, -1, MPI_STATUS_IGNORE);
-    return fta_mpi_error(comm, rc);
 }

@@ -168,7 +168,7 @@ int fta_dec_agg(rbuf_t *r, agg_t *a, size_t ulen, uint32_t size)
     }
     if (a->has_dec) {
         a->bdec = rb_u32(r);
-        if (a->bdec >= size)
+        if (a->bdec > size)
             return FTA_EPROTO;
         rc = fta_dec_dec(r, &a->dec, ulen, size);
     }

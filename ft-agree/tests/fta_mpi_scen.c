@@ -4,6 +4,10 @@
  *
  *   fta_mpi_scen MODE OUTDIR VICTIM[,VICTIM...]
  *
+ * MODE shrink: everybody shrinks MPI_COMM_WORLD at once and the victims
+ * kill themselves inside the shrink, at their FTA_SCEN_KILL_AT-th protocol
+ * message (default 2: after contributing to its agreement); the survivors
+ * get a communicator of the survivors and reduce on it.
  * MODE before: the victims kill themselves (SIGKILL) before any agreement;
  * during: they kill themselves inside an agreement, after contributing;
  * after: they die after a successful agreement.  Every survivor then
@@ -12,7 +16,12 @@
  *     then success), (3) shrinks, (4) runs an allreduce on the new
  * communicator and checks the result, and writes "OK" lines to
  * OUTDIR/rank.N.  Survivors are judged by these reports (mpiexec exits
- * with the victims' signal).
+ * with the victims' signal).  Nonblocking receives from the first victim
+ * are posted before anybody dies; after the failure MPI_Wait, MPI_Test,
+ * MPI_Waitall and MPI_Waitany complete them with the failure (and the
+ * requests to live peers normally), and gather, scatter, allgather,
+ * alltoall, reduce_scatter(_block) and scan on the old communicator fail,
+ * then give the right results on the shrunk one.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -46,6 +55,54 @@ static int is_victim(const char *list, int r)
     return hit;
 }
 
+/* Gather, scatter, allgather, alltoall, reduce_scatter, reduce_scatter
+ * _block, scan on comm.  With check, verify the results (all must
+ * succeed); else every call must fail with MPIX_ERR_PROC_FAILED.  Returns
+ * the common result class. */
+static int colls(MPI_Comm comm, int check)
+{
+    int n, r, rc, want = check ? MPI_SUCCESS : MPIX_ERR_PROC_FAILED;
+    MPI_Comm_size(comm, &n);
+    MPI_Comm_rank(comm, &r);
+    int *a = calloc((size_t)n, sizeof *a), *b = calloc((size_t)n, sizeof *b);
+    int *cnt = calloc((size_t)n, sizeof *cnt), v = r + 1, out = 0;
+    CHECK(a && b && cnt, "out of memory");
+    for (int i = 0; i < n; i++) {
+        a[i] = 100 * r + i;
+        cnt[i] = 1;
+    }
+    rc = MPI_Gather(&v, 1, MPI_INT, b, 1, MPI_INT, 0, comm);
+    CHECK(rc == want, "gather rc=%d", rc);
+    for (int i = 0; check && r == 0 && i < n; i++)
+        CHECK(b[i] == i + 1, "gather b[%d]=%d", i, b[i]);
+    rc = MPI_Scatter(a, 1, MPI_INT, &out, 1, MPI_INT, 0, comm);
+    CHECK(rc == want, "scatter rc=%d", rc);
+    CHECK(!check || out == r, "scatter got %d", out);
+    rc = MPI_Allgather(&v, 1, MPI_INT, b, 1, MPI_INT, comm);
+    CHECK(rc == want, "allgather rc=%d", rc);
+    for (int i = 0; check && i < n; i++)
+        CHECK(b[i] == i + 1, "allgather b[%d]=%d", i, b[i]);
+    rc = MPI_Alltoall(a, 1, MPI_INT, b, 1, MPI_INT, comm);
+    CHECK(rc == want, "alltoall rc=%d", rc);
+    for (int i = 0; check && i < n; i++)
+        CHECK(b[i] == 100 * i + r, "alltoall b[%d]=%d", i, b[i]);
+    rc = MPI_Reduce_scatter(a, &out, cnt, MPI_INT, MPI_SUM, comm);
+    CHECK(rc == want, "reduce_scatter rc=%d", rc);
+    CHECK(!check || out == 100 * n * (n - 1) / 2 + n * r,
+          "reduce_scatter got %d", out);
+    rc = MPI_Reduce_scatter_block(a, &out, 1, MPI_INT, MPI_SUM, comm);
+    CHECK(rc == want, "reduce_scatter_block rc=%d", rc);
+    CHECK(!check || out == 100 * n * (n - 1) / 2 + n * r,
+          "reduce_scatter_block got %d", out);
+    rc = MPI_Scan(&v, &out, 1, MPI_INT, MPI_SUM, comm);
+    CHECK(rc == want, "scan rc=%d", rc);
+    CHECK(!check || out == (r + 1) * (r + 2) / 2, "scan got %d", out);
+    free(a);
+    free(b);
+    free(cnt);
+    return want;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -77,6 +134,57 @@ int main(int argc, char **argv)
         }
     }
     int flag, rc;
+
+    if (!strcmp(mode, "shrink")) {
+        const char *ka = getenv("FTA_SCEN_KILL_AT");
+        if (victim)
+            FTA_Test_kill_at_send(ka ? atol(ka) : 2);
+        MPI_Comm sc;
+        rc = MPIX_Comm_shrink(MPI_COMM_WORLD, &sc);
+        CHECK(rc == MPI_SUCCESS, "shrink rc=%d", rc);
+        CHECK(!victim, "victim survived the shrink");
+        int ssize, one = 1, sum = 0;
+        MPI_Comm_size(sc, &ssize);
+        CHECK(ssize == size - nvict, "shrunk size %d, want %d", ssize,
+              size - nvict);
+        MPI_Comm_set_errhandler(sc, MPI_ERRORS_RETURN);
+        rc = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, sc);
+        CHECK(rc == MPI_SUCCESS && sum == ssize, "allreduce rc=%d sum=%d", rc,
+              sum);
+        fprintf(rep, "OK rank %d: shrunk to %d ranks during a failure\n", wrank,
+                ssize);
+        fclose(rep);
+        MPI_Comm_free(&sc);
+        MPI_Finalize();
+        return 0;
+    }
+
+    /* Survivors post receives from the first victim (and exchange with
+     * their neighbours in the ring of survivors) while all are alive. */
+    MPI_Request rwait = MPI_REQUEST_NULL, rtest = MPI_REQUEST_NULL, rall[3],
+                rany[2];
+    int dummy[4], live[2] = {-1, -1}, succ = -1, pred = -1;
+    if (!victim) {
+        for (int d = 1; d < size && succ < 0; d++)
+            if (!is_victim(argv[3], (wrank + d) % size))
+                succ = (wrank + d) % size;
+        for (int d = 1; d < size && pred < 0; d++)
+            if (!is_victim(argv[3], (wrank - d + size) % size))
+                pred = (wrank - d + size) % size;
+        rc = MPI_Irecv(&dummy[0], 1, MPI_INT, firstv, 43, MPI_COMM_WORLD,
+                       &rwait);
+        CHECK(rc == MPI_SUCCESS, "irecv rc=%d", rc);
+        rc = MPI_Irecv(&dummy[1], 1, MPI_INT, firstv, 44, MPI_COMM_WORLD,
+                       &rtest);
+        CHECK(rc == MPI_SUCCESS, "irecv rc=%d", rc);
+        MPI_Irecv(&dummy[2], 1, MPI_INT, firstv, 45, MPI_COMM_WORLD, &rall[0]);
+        MPI_Irecv(&live[0], 1, MPI_INT, pred, 46, MPI_COMM_WORLD, &rall[1]);
+        MPI_Isend(&wrank, 1, MPI_INT, succ, 46, MPI_COMM_WORLD, &rall[2]);
+        MPI_Irecv(&dummy[3], 1, MPI_INT, firstv, 47, MPI_COMM_WORLD, &rany[0]);
+        MPI_Irecv(&live[1], 1, MPI_INT, pred, 48, MPI_COMM_WORLD, &rany[1]);
+        rc = MPI_Send(&wrank, 1, MPI_INT, succ, 48, MPI_COMM_WORLD);
+        CHECK(rc == MPI_SUCCESS, "send to live succ %d rc=%d", succ, rc);
+    }
 
     if (!strcmp(mode, "before") && victim)
         raise(SIGKILL);
@@ -117,6 +225,42 @@ int main(int argc, char **argv)
     rc = MPI_Barrier(MPI_COMM_WORLD);
     CHECK(rc == MPIX_ERR_PROC_FAILED, "barrier with a dead member: rc=%d", rc);
 
+    /* (1b) Nonblocking requests posted before the failure. */
+    MPI_Status sts[3];
+    rc = MPI_Wait(&rwait, &sts[0]);
+    CHECK(rc == MPIX_ERR_PROC_FAILED && rwait == MPI_REQUEST_NULL,
+          "wait on irecv from dead: rc=%d", rc);
+    CHECK(sts[0].MPI_ERROR == MPIX_ERR_PROC_FAILED, "wait status %d",
+          sts[0].MPI_ERROR);
+    flag = 0;
+    rc = MPI_Test(&rtest, &flag, MPI_STATUS_IGNORE);
+    CHECK(rc == MPIX_ERR_PROC_FAILED && flag && rtest == MPI_REQUEST_NULL,
+          "test on irecv from dead: rc=%d flag=%d", rc, flag);
+    rc = MPI_Waitall(3, rall, sts);
+    CHECK(rc == MPI_ERR_IN_STATUS, "waitall rc=%d", rc);
+    CHECK(sts[0].MPI_ERROR == MPIX_ERR_PROC_FAILED &&
+              sts[1].MPI_ERROR == MPI_SUCCESS &&
+              sts[2].MPI_ERROR == MPI_SUCCESS && live[0] == pred,
+          "waitall statuses %d %d %d, got %d from %d", sts[0].MPI_ERROR,
+          sts[1].MPI_ERROR, sts[2].MPI_ERROR, live[0], pred);
+    int idx = -1;
+    rc = MPI_Waitany(2, rany, &idx, MPI_STATUS_IGNORE);
+    CHECK(rc == MPIX_ERR_PROC_FAILED && idx == 0, "waitany rc=%d index=%d", rc,
+          idx);
+    rc = MPI_Waitany(2, rany, &idx, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS && idx == 1 && live[1] == pred,
+          "second waitany rc=%d index=%d got %d", rc, idx, live[1]);
+    MPI_Request rs;
+    rc = MPI_Isend(&x, 1, MPI_INT, firstv, 49, MPI_COMM_WORLD, &rs);
+    CHECK(rc == MPIX_ERR_PROC_FAILED && rs == MPI_REQUEST_NULL,
+          "isend to dead rc=%d", rc);
+    CHECK(colls(MPI_COMM_WORLD, 0) == MPIX_ERR_PROC_FAILED,
+          "collectives with a dead member did not fail");
+    fprintf(rep,
+            "rank %d: nonblocking calls and collectives report the "
+            "failure\n",
+            wrank);
+
     /* (2) Agreement: failures not acknowledged yet give PROC_FAILED, with
      * the value still agreed; after acknowledging them, success. */
     flag = ~0;
@@ -155,6 +299,8 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(sc, MPI_ERRORS_RETURN);
     rc = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, sc);
     CHECK(rc == MPI_SUCCESS && sum == ssize, "allreduce rc=%d sum=%d", rc, sum);
+    rc = colls(sc, 1);
+    CHECK(rc == MPI_SUCCESS, "collectives on the shrunk communicator: %d", rc);
     int rev = 1;
     MPIX_Comm_is_revoked(sc, &rev);
     CHECK(!rev, "new communicator is revoked");

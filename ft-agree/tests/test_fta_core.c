@@ -35,6 +35,7 @@ typedef struct net {
 } net_t;
 
 static net_t *g_net;
+static int g_fast; /* fta_config_t.fast of the nodes net_init creates */
 
 static int t_send(void *ctx, uint32_t dest, const void *buf, size_t len)
 {
@@ -75,7 +76,7 @@ static void net_init(net_t *n, uint32_t P, uint32_t arity, size_t ulen)
     n->P = P;
     g_net = n;
     for (uint32_t p = 0; p < P; p++) {
-        fta_config_t c = {P, p, arity, ulen};
+        fta_config_t c = {P, p, arity, ulen, g_fast};
         n->id[p] = p;
         n->alive[p] = 1;
         assert_int_equal(fta_node_create(&c, &ops, &n->id[p], &n->node[p]), 0);
@@ -223,6 +224,52 @@ static void root_failure_mid_agreement_elects_new_root(void **state)
     net_free(&n);
 }
 
+static void fast_path_decides_in_one_exchange(void **state)
+{
+    (void)state;
+    net_t n;
+    g_fast = 1;
+    net_init(&n, 5, 2, sizeof(int64_t));
+    g_fast = 0;
+    agree_all(&n, 1, NULL, 0);
+    net_run(&n);
+    expect_decision(&n, 1, (int32_t)~0x1fu, 0, 0);
+    assert_int_equal(n.sent, 5 * 4); /* P(P-1), no tree messages */
+    for (uint32_t p = 0; p < n.P; p++) {
+        fta_stats_t st;
+        fta_decision_t d;
+        int64_t sum;
+        fta_node_get_stats(n.node[p], &st);
+        assert_int_equal(st.fast, 1);
+        assert_int_equal(fta_agree_test(n.node[p], 1, &d), 1);
+        memcpy(&sum, d.ubuf, sizeof sum);
+        assert_int_equal(sum, 5);
+        fta_decision_release(&d);
+    }
+    /* Second instance: member 2 dies after its contribution reached only
+     * members 0 and 1.  0 and 1 decide on the fast path (with 2's value);
+     * 3 and 4 fall back to the tree, which must adopt that decision. */
+    agree_all(&n, 2, NULL, 0);
+    size_t end = n.tail;
+    for (size_t i = n.head; i < end; i++) {
+        tmsg_t *m = &n.q[i];
+        if (m->src == 2 && m->dst > 1)
+            continue;
+        assert_int_equal(fta_node_recv(n.node[m->dst], m->src, m->buf, m->len),
+                         0);
+    }
+    n.head = end;
+    fta_decision_t d0;
+    assert_int_equal(fta_agree_test(n.node[0], 2, &d0), 1);
+    assert_int_equal(fta_agree_test(n.node[3], 2, NULL), 0);
+    net_kill(&n, 2);
+    net_run(&n);
+    expect_decision(&n, 2, d0.value, d0.rc, d0.nfailed);
+    assert_int_equal(d0.value, (int32_t)~0x1fu);
+    fta_decision_release(&d0);
+    net_free(&n);
+}
+
 static void acknowledged_failures_give_success_next_time(void **state)
 {
     (void)state;
@@ -289,7 +336,7 @@ static void bad_input_is_rejected(void **state)
 {
     (void)state;
     static const fta_ops_t ops = {t_send, NULL, NULL, NULL, NULL};
-    fta_config_t c = {4, 4, 2, 0};
+    fta_config_t c = {4, 4, 2, 0, 0};
     fta_node_t *node = NULL;
     assert_int_equal(fta_node_create(&c, &ops, NULL, &node), -EINVAL);
     c.rank = 0;
@@ -318,6 +365,7 @@ int main(void)
         cmocka_unit_test(user_reduction_sums_every_contribution),
         cmocka_unit_test(dead_inner_node_is_spliced_out),
         cmocka_unit_test(root_failure_mid_agreement_elects_new_root),
+        cmocka_unit_test(fast_path_decides_in_one_exchange),
         cmocka_unit_test(acknowledged_failures_give_success_next_time),
         cmocka_unit_test(late_member_gets_the_decision),
         cmocka_unit_test(start_before_decision_is_busy),

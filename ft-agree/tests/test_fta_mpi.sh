@@ -25,8 +25,10 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0
 
 
-kill_case() { # NP MODE VICTIMS
+kill_case() { # NP MODE VICTIMS [KILL_AT]
     np=$1 mode=$2 v=$3
+    FTA_SCEN_KILL_AT=${4:-2}
+    export FTA_SCEN_KILL_AT
     nv=$(echo "$v" | tr ',' '\n' | grep -c .)
     d=$tmp/k$np-$mode-$(echo "$v" | tr ',' _)
     mkdir -p "$d"
@@ -49,6 +51,11 @@ kill_case 4 before 3
 kill_case 4 during 1
 kill_case 4 after 1,2
 kill_case 3 before 0
+# A rank dies inside MPIX_Comm_shrink: rank 0 (the tree's root) after its
+# first decision message (the other ranks decide without seeing it dead:
+# the shrink's second vote must catch it), a leaf at its first message.
+kill_case 4 shrink 0 2
+kill_case 4 shrink 2 1
 if [ "$npmax" -ge 6 ]; then
     kill_case 5 during 0,3
     kill_case 6 before 2,5

@@ -23,20 +23,22 @@ typedef struct sweep {
     uint32_t P, ninst, crashes;
     int all_orders, revoke;
     uint64_t limit; /* 0: exhaustive */
+    int fast;       /* the nodes' fast path */
 } sweep_t;
 
 static uint64_t total;
 
 static void run_sweep(const sweep_t *w)
 {
-    fta_sim_cfg_t c = {w->P,          2,         w->ninst, w->crashes,
-                       w->all_orders, w->revoke, w->limit, stdout};
+    fta_sim_cfg_t c = {w->P,      2,        w->ninst, w->crashes, w->all_orders,
+                       w->revoke, w->limit, stdout,   w->fast};
     fta_sim_result_t r;
     assert_int_equal(fta_sim_explore(&c, &r), 0);
-    printf("P=%u instances=%u crashes<=%u order=%s%s: %llu schedules%s, "
+    printf("P=%u instances=%u crashes<=%u order=%s%s%s: %llu schedules%s, "
            "%llu steps, %llu violations\n",
            w->P, w->ninst, w->crashes, w->all_orders ? "all" : "oldest-first",
-           w->revoke ? " +revoke" : "", (unsigned long long)r.schedules,
+           w->revoke ? " +revoke" : "", w->fast ? " fast-path" : "",
+           (unsigned long long)r.schedules,
            r.truncated ? " (bounded)" : " (exhaustive)",
            (unsigned long long)r.steps, (unsigned long long)r.violations);
     fflush(stdout);
@@ -58,10 +60,10 @@ static void every_crash_at_every_step_oldest_first(void **state)
 {
     (void)state;
     static const sweep_t t[] = {
-        {2, 3, 1, 0, 0, 0},
-        {3, 3, 2, 0, 0, 0},
-        {4, 2, 3, 0, 0, 0},
-        {5, 1, 4, 0, 0, 0},
+        {2, 3, 1, 0, 0, 0, 0},
+        {3, 3, 2, 0, 0, 0, 0},
+        {4, 2, 3, 0, 0, 0, 0},
+        {5, 1, 4, 0, 0, 0, 0},
     };
     run_table(t, sizeof t / sizeof t[0]);
 }
@@ -71,13 +73,13 @@ static void every_order_with_crashes(void **state)
 {
     (void)state;
     static const sweep_t t[] = {
-        {2, 2, 1, 1, 0, 0},
-        {3, 1, 2, 1, 0, 0},
-        {4, 1, 0, 1, 0, 0},
-        {4, 1, 1, 1, 0, 0},
+        {2, 2, 1, 1, 0, 0, 0},
+        {3, 1, 2, 1, 0, 0, 0},
+        {4, 1, 0, 1, 0, 0, 0},
+        {4, 1, 1, 1, 0, 0, 0},
         /* Bounded prefixes of the larger spaces (complete in check-long). */
-        {3, 2, 2, 1, 0, 50000},
-        {4, 1, 3, 1, 0, 50000},
+        {3, 2, 2, 1, 0, 50000, 0},
+        {4, 1, 3, 1, 0, 50000, 0},
     };
     run_table(t, sizeof t / sizeof t[0]);
 }
@@ -86,8 +88,23 @@ static void revoke_reaches_all_survivors(void **state)
 {
     (void)state;
     static const sweep_t t[] = {
-        {2, 1, 1, 0, 1, 0}, {3, 1, 2, 0, 1, 0}, {4, 1, 2, 0, 1, 0},
-        {2, 1, 1, 1, 1, 0}, {3, 1, 0, 1, 1, 0},
+        {2, 1, 1, 0, 1, 0, 0}, {3, 1, 2, 0, 1, 0, 0}, {4, 1, 2, 0, 1, 0, 0},
+        {2, 1, 1, 1, 1, 0, 0}, {3, 1, 0, 1, 1, 0, 0},
+    };
+    run_table(t, sizeof t / sizeof t[0]);
+}
+
+/* The fast path (contributions to every member first, then the tree
+ * protocol on a failure): every crash set at every step, oldest-first,
+ * for P = 2..4 (P = 5: up to 1 crash; larger budgets in check-long), and
+ * every delivery order for small budgets. */
+static void fast_path_every_crash(void **state)
+{
+    (void)state;
+    static const sweep_t t[] = {
+        {2, 3, 1, 0, 0, 0, 1},     {3, 3, 2, 0, 0, 0, 1}, {4, 1, 3, 0, 0, 0, 1},
+        {5, 1, 1, 0, 0, 0, 1},     {2, 2, 1, 1, 0, 0, 1}, {3, 1, 1, 1, 0, 0, 1},
+        {3, 2, 2, 1, 0, 50000, 1},
     };
     run_table(t, sizeof t / sizeof t[0]);
 }
@@ -100,9 +117,11 @@ static void long_sweeps(void **state)
         return;
     }
     static const sweep_t t[] = {
-        {3, 2, 2, 1, 0, 0}, {5, 2, 4, 0, 0, 0}, {4, 1, 2, 1, 0, 0},
-        {4, 1, 3, 1, 0, 0}, {5, 1, 4, 0, 1, 0}, {4, 1, 3, 0, 1, 0},
-        {3, 1, 1, 1, 1, 0}, {3, 1, 2, 1, 1, 0}, {4, 1, 2, 1, 1, 0},
+        {3, 2, 2, 1, 0, 0, 0}, {5, 2, 4, 0, 0, 0, 0}, {4, 1, 2, 1, 0, 0, 0},
+        {4, 1, 3, 1, 0, 0, 0}, {5, 1, 4, 0, 1, 0, 0}, {4, 1, 3, 0, 1, 0, 0},
+        {3, 1, 1, 1, 1, 0, 0}, {3, 1, 2, 1, 1, 0, 0}, {4, 1, 2, 1, 1, 0, 0},
+        {4, 2, 3, 0, 0, 0, 1}, {5, 1, 2, 0, 0, 0, 1}, {3, 1, 2, 1, 0, 0, 1},
+        {4, 1, 1, 1, 0, 0, 1},
     };
     run_table(t, sizeof t / sizeof t[0]);
 }
@@ -132,6 +151,7 @@ int main(void)
         cmocka_unit_test(every_crash_at_every_step_oldest_first),
         cmocka_unit_test(every_order_with_crashes),
         cmocka_unit_test(revoke_reaches_all_survivors),
+        cmocka_unit_test(fast_path_every_crash),
         cmocka_unit_test(long_sweeps),
     };
     return cmocka_run_group_tests(tests, NULL, report);
