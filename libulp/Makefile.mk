@@ -68,7 +68,9 @@ bench-ulp: libulp/bench/ulp_bench_switch libulp/bench/ulp_bench_task
 bench-ulp-oversub: libulp/bench/ulp_bench_oversub
 	$(top_builddir)/libulp/bench/ulp_bench_oversub \
 	    --csv $(top_builddir)/libulp/bench/ulp_bench_oversub.csv
-CLEANFILES += libulp/bench/ulp_bench_switch.csv libulp/bench/ulp_bench_switch.svg \
+	$(top_builddir)/libulp/bench/ulp_bench_oversub --work 5 --iters 3000 \
+	    --csv $(top_builddir)/libulp/bench/ulp_bench_oversub_fine.csv
+CLEANFILES += libulp/bench/ulp_bench_oversub_fine.csv libulp/bench/ulp_bench_switch.csv libulp/bench/ulp_bench_switch.svg \
 	libulp/bench/ulp_bench_oversub.csv
 .PHONY: bench-ulp bench-ulp-oversub
 
