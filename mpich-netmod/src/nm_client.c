@@ -184,3 +184,14 @@ int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy)
     }
     return MPI_SUCCESS;
 }
+
+/* Sleep on r->done for at most ns nanoseconds (returns early when woken). */
+void nm_rec_nap(nm_rec_t *r, long ns)
+{
+    atomic_store_explicit(&r->waiting, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!atomic_load_explicit(&r->done, memory_order_acquire)) {
+        struct timespec to = {0, ns};
+        syscall(SYS_futex, &r->done, FUTEX_WAIT, 0, &to, NULL, 0);
+    }
+}

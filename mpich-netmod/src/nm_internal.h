@@ -125,6 +125,7 @@ void nm_rec_put(nm_rec_t *r);
 int nm_post(unsigned op, nm_rec_t *r);
 int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy);
 uint64_t nm_rec_off(const nm_rec_t *r);
+void nm_rec_nap(nm_rec_t *r, long ns);
 extern dlg_policy_t nm_policy_blocking, nm_policy_nonblocking;
 
 /* ---- delegatee (nm_deleg.c) ---- */

@@ -23,6 +23,7 @@ typedef struct nm_op {
     MPI_Datatype udt;
     int usize;
     int contig;
+    int own_type; /* udt is our duplicate */
     void *tmp; /* packed send data / receive staging */
     int finished;
     MPI_Request greq;
@@ -82,6 +83,37 @@ static int dt_info(MPI_Datatype dt, int *size, int *contig)
     return MPI_SUCCESS;
 }
 
+/* MPICH's MPI_Pack/MPI_Unpack refuse MPI_BOTTOM; a message to ourselves on
+ * a private communicator packs and unpacks any buffer. */
+static MPI_Comm self_comm = MPI_COMM_NULL;
+
+static int pack_any(const void *buf, int count, MPI_Datatype dt, void *out,
+                    int outsize, int *pos)
+{
+    if (buf)
+        return PMPI_Pack(buf, count, dt, out, outsize, pos, MPI_COMM_SELF);
+    if (self_comm == MPI_COMM_NULL)
+        PMPI_Comm_dup(MPI_COMM_SELF, &self_comm);
+    MPI_Status st;
+    int rc = PMPI_Sendrecv(buf, count, dt, 0, 0, out, outsize, MPI_PACKED, 0,
+                           0, self_comm, &st);
+    if (rc == MPI_SUCCESS)
+        PMPI_Get_count(&st, MPI_PACKED, pos);
+    return rc;
+}
+
+static int unpack_any(const void *in, int n, void *buf, int count,
+                      MPI_Datatype dt)
+{
+    int pos = 0;
+    if (buf)
+        return PMPI_Unpack(in, n, &pos, buf, count, dt, MPI_COMM_SELF);
+    if (self_comm == MPI_COMM_NULL)
+        PMPI_Comm_dup(MPI_COMM_SELF, &self_comm);
+    return PMPI_Sendrecv(in, n, MPI_PACKED, 0, 0, buf, count, dt, 0, 0,
+                         self_comm, MPI_STATUS_IGNORE);
+}
+
 static void op_free(nm_op_t *op)
 {
     if (!op)
@@ -91,6 +123,8 @@ static void op_free(nm_op_t *op)
                                               memory_order_acquire)))
         nm_rec_put(op->rec);
     /* else: the delegatee may still write the record: leave it alone. */
+    if (op->own_type)
+        PMPI_Type_free(&op->udt);
     free(op->tmp);
     free(op);
 }
@@ -110,7 +144,9 @@ static int op_new(nm_comm_t *c, void *buf, int count, MPI_Datatype dt,
         free(op);
         return MPI_ERR_COUNT;
     }
-    if (!buf && count > 0 && op->usize > 0) {
+    /* MPI_BOTTOM is a valid base for derived types with absolute
+     * addresses; for predefined ones it is the null buffer MPICH refuses. */
+    if (!buf && count > 0 && op->usize > 0 && op->contig) {
         free(op);
         return MPI_ERR_BUFFER;
     }
@@ -149,7 +185,7 @@ static int send_start(const void *buf, int count, MPI_Datatype dt, int dest,
             op_free(op);
             return MPI_ERR_NO_MEM;
         }
-        rc = PMPI_Pack(buf, count, dt, op->tmp, psz, &pos, MPI_COMM_SELF);
+        rc = pack_any(buf, count, dt, op->tmp, psz, &pos);
         if (rc != MPI_SUCCESS) {
             op_free(op);
             return MPI_ERR_TYPE;
@@ -194,6 +230,15 @@ static int recv_start(void *buf, int count, MPI_Datatype dt, int source,
     if (rc != MPI_SUCCESS)
         return rc;
     op->is_recv = 1;
+    if (!op->contig) {
+        /* The application may free the type before the receive ends. */
+        if (PMPI_Type_dup(dt, &op->udt) != MPI_SUCCESS) {
+            op->udt = MPI_DATATYPE_NULL;
+            op_free(op);
+            return MPI_ERR_TYPE;
+        }
+        op->own_type = 1;
+    }
     nm_rec_t *r = op->rec;
     size_t cap = (size_t)count * (size_t)op->usize;
     void *dst = buf;
@@ -242,9 +287,9 @@ static void op_finish(nm_op_t *op)
         } else if (op->contig) {
             memcpy(op->ubuf, from, n);
         } else if (op->usize > 0) {
-            int pos = 0, whole = (int)(n / (size_t)op->usize);
-            PMPI_Unpack(from, (int)n, &pos, op->ubuf, whole, op->udt,
-                        MPI_COMM_SELF);
+            int whole = (int)(n / (size_t)op->usize);
+            unpack_any(from, (int)(whole * op->usize), op->ubuf, whole,
+                       op->udt);
             if (n % (size_t)op->usize && op->err == MPI_SUCCESS)
                 op->err = nm_code_partial;
         }
@@ -262,7 +307,6 @@ static void op_status(const nm_op_t *op, MPI_Status *st)
         st->MPI_SOURCE = op->src;
         st->MPI_TAG = op->tag;
     }
-    st->MPI_ERROR = op->err;
     PMPI_Status_set_elements_x(st, MPI_BYTE, op->is_recv ? op->count : 0);
     PMPI_Status_set_cancelled(st, op->cancelled);
 }
@@ -285,8 +329,11 @@ static int g_query(void *extra, MPI_Status *st)
     return op->err;
 }
 
+static void rq_del(nm_op_t *op);
+
 static int g_free(void *extra)
 {
+    rq_del(extra);
     op_free(extra);
     return MPI_SUCCESS;
 }
@@ -306,26 +353,85 @@ static int g_poll(void *extra, MPI_Status *st)
     return MPI_SUCCESS;
 }
 
+/* MPI_Wait* on delegated requests: the nonblocking policy (poll: spin
+ * with yields; adaptive: spin for dlg_spin_bound_ns(), then sleep on the
+ * record in slices of 200 us; block: sleep at once), poking MPICH's progress
+ * between checks for the direct requests of the same call. */
 static int g_wait(int count, void **states, double timeout, MPI_Status *st)
 {
     (void)timeout;
     (void)st;
+    dlg_policy_t pol = nm_policy_nonblocking;
+    uint64_t spin = pol == DLG_POLICY_ADAPTIVE ? dlg_spin_bound_ns() : 0;
     for (int i = 0; i < count; i++) {
         nm_op_t *op = states[i];
         unsigned k = 0;
+        double t0 = PMPI_Wtime();
         while (!op->finished) {
             if (atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
                 op_finish(op);
                 PMPI_Grequest_complete(op->greq);
                 break;
             }
-            /* MPICH requests in the same Wait call need progress too. */
             poke();
-            if ((++k & 15) == 0)
+            if (pol == DLG_POLICY_BLOCK ||
+                (pol == DLG_POLICY_ADAPTIVE &&
+                 (PMPI_Wtime() - t0) * 1e9 > (double)spin))
+                nm_rec_nap(op->rec, 200000);
+            else if ((++k & 15) == 0)
                 sched_yield();
         }
     }
     return MPI_SUCCESS;
+}
+
+/* Delegated requests by handle, for MPI_Request_get_status (which does
+ * not run the poll function of a generalized request). */
+#define NM_RQ_MAX 4096
+static struct {
+    MPI_Request h;
+    nm_op_t *op;
+} rq_tab[NM_RQ_MAX];
+
+static void rq_add(MPI_Request h, nm_op_t *op)
+{
+    unsigned i = (unsigned)h % NM_RQ_MAX;
+    for (unsigned n = 0; n < NM_RQ_MAX; n++, i = (i + 1) % NM_RQ_MAX)
+        if (!rq_tab[i].op) {
+            rq_tab[i].h = h;
+            rq_tab[i].op = op;
+            return;
+        }
+}
+
+static void rq_del(nm_op_t *op)
+{
+    unsigned i = (unsigned)op->greq % NM_RQ_MAX;
+    for (unsigned n = 0; n < NM_RQ_MAX; n++, i = (i + 1) % NM_RQ_MAX)
+        if (rq_tab[i].op == op) {
+            rq_tab[i].op = NULL;
+            return;
+        }
+}
+
+static nm_op_t *rq_find(MPI_Request h)
+{
+    unsigned i = (unsigned)h % NM_RQ_MAX;
+    for (unsigned n = 0; n < NM_RQ_MAX; n++, i = (i + 1) % NM_RQ_MAX)
+        if (rq_tab[i].op && rq_tab[i].h == h)
+            return rq_tab[i].op;
+    return NULL;
+}
+
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    nm_op_t *op = request != MPI_REQUEST_NULL ? rq_find(request) : NULL;
+    if (op && !op->finished &&
+        atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
+        op_finish(op);
+        PMPI_Grequest_complete(op->greq);
+    }
+    return PMPI_Request_get_status(request, flag, status);
 }
 
 static int g_cancel(void *extra, int complete)
@@ -356,6 +462,7 @@ static int to_greq(nm_op_t *op, MPI_Request *req)
         return rc;
     }
     op->greq = *req;
+    rq_add(*req, op);
     return MPI_SUCCESS;
 }
 
@@ -585,7 +692,6 @@ static int probe_once(nm_comm_t *c, int source, int tag, int take, int *flag,
         if (status != MPI_STATUS_IGNORE) {
             status->MPI_SOURCE = nm_comm_rank_of_world(c, r->st_src);
             status->MPI_TAG = r->st_tag;
-            status->MPI_ERROR = MPI_SUCCESS;
             PMPI_Status_set_elements_x(status, MPI_BYTE,
                                        (MPI_Count)r->st_count);
             PMPI_Status_set_cancelled(status, 0);
