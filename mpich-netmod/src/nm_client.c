@@ -5,6 +5,9 @@
  * a record with the poll, block or adaptive policy.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/mman.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
@@ -26,6 +29,31 @@ static nm_rec_t *free_recs;
 static pid_t deleg_pid;
 static int deleg_world;
 static int deleg_dead;
+static nm_bell_t *bell;
+
+void nm_bell_ring(nm_bell_t *b)
+{
+    if (!b)
+        return;
+    atomic_fetch_add_explicit(&b->seq, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&b->sleeping, memory_order_seq_cst))
+        syscall(SYS_futex, &b->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+nm_bell_t *nm_bell_open(const char *spec)
+{
+    int pid, fd;
+    char path[64];
+    if (sscanf(spec, "%d:%d", &pid, &fd) != 2)
+        return NULL;
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, fd);
+    int f = open(path, O_RDWR | O_CLOEXEC);
+    if (f < 0)
+        return NULL;
+    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+    close(f);
+    return p == MAP_FAILED ? NULL : p;
+}
 
 int nm_client_start(MPI_Comm wcomm)
 {
@@ -36,6 +64,11 @@ int nm_client_start(MPI_Comm wcomm)
     if (rc != MPI_SUCCESS)
         return rc;
     spec[sizeof spec - 1] = 0;
+    char *bar = strchr(spec, '|');
+    if (bar) {
+        *bar = 0;
+        bell = nm_bell_open(bar + 1);
+    }
     int e = dlg_region_open(spec, &region);
     if (e == 0)
         e = dlg_client_attach(region, NULL, &client);
@@ -71,6 +104,9 @@ int nm_client_stop(void)
         free_recs = n;
     }
     dlg_client_detach(client);
+    if (bell)
+        munmap(bell, 4096);
+    bell = NULL;
     dlg_region_close(region);
     client = NULL;
     region = NULL;
@@ -115,9 +151,14 @@ int nm_post(unsigned op, nm_rec_t *r)
                        .dir = DLG_BUF_IN | DLG_BUF_OUT,
                        .policy = DLG_POLICY_POLL};
     int64_t res = 0;
+    dlg_ticket_t t;
     int e;
-    while ((e = dlg_call(client, &call, &res, NULL, NULL)) == -EAGAIN)
+    while ((e = dlg_submit(client, &call, &t)) == -EAGAIN)
         sched_yield();
+    if (e == 0) {
+        nm_bell_ring(bell);
+        e = dlg_wait(client, t, DLG_POLICY_DEFAULT, &res, NULL, NULL);
+    }
     if (e < 0) {
         if (e == -EOWNERDEAD || e == -ENOTCONN) {
             deleg_dead = 1;

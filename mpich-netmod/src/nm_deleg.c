@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -74,8 +75,11 @@ static struct {
     outq_t *out;
     int nout, capout;
     nm_msg_t *matched; /* messages taken by MPI_Mprobe */
+    uint64_t sleeps;
     uint64_t next_id;
     int idle_adaptive;
+    nm_bell_t *bell;    /* ours */
+    nm_bell_t **bells;  /* every delegatee's, by dcomm rank */
 } D;
 
 static void complete(nm_rec_t *r)
@@ -119,6 +123,7 @@ static void send_ack(const nm_hdr_t *h)
     PMPI_Isend(tok, (int)sizeof *tok, MPI_BYTE, h->ack_d, TAG_ACK, D.dcomm,
                &D.out[D.nout].req);
     D.out[D.nout++].blk = tok;
+    nm_bell_ring(D.bells[h->ack_d]);
 }
 
 /* Copy message m into the receive described by r; free m. */
@@ -249,6 +254,7 @@ static void do_send(pend_t *p)
                    &D.out[D.nout].req);
         D.out[D.nout++].blk = blk;
         free(m);
+        nm_bell_ring(D.bells[dst_d]);
     }
     /* The data is out of the client's buffer: a standard, buffered or
      * ready send is complete; a synchronous one waits for the match. */
@@ -506,9 +512,34 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
                            DLG_POLICY_POLL);
     dlg_delegatee_register(D.dg, NM_OP_FIN, h_fin, NULL, DLG_POLICY_POLL);
 
-    /* Tell each client where the region is (spec string and our pid). */
+    /* Doorbells: ours in a memfd page, everybody's by spec. */
+    int nd;
+    PMPI_Comm_size(dcomm, &nd);
+    int bfd = memfd_create("mpideleg-bell", MFD_CLOEXEC);
+    if (bfd < 0 || ftruncate(bfd, 4096) < 0)
+        fatal("doorbell", errno);
+    D.bell = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, bfd, 0);
+    if (D.bell == MAP_FAILED)
+        fatal("doorbell", errno);
+    char bspec[32], *all = malloc((size_t)nd * sizeof bspec);
+    D.bells = calloc((size_t)nd, sizeof *D.bells);
+    if (!all || !D.bells)
+        fatal("doorbell", ENOMEM);
+    snprintf(bspec, sizeof bspec, "%d:%d", (int)getpid(), bfd);
+    PMPI_Allgather(bspec, (int)sizeof bspec, MPI_CHAR, all, (int)sizeof bspec,
+                   MPI_CHAR, dcomm);
+    for (int i = 0; i < nd; i++) {
+        D.bells[i] = i == D.me ? D.bell : nm_bell_open(all + i * sizeof bspec);
+        if (!D.bells[i])
+            fatal("doorbell of another delegatee", errno ? errno : EIO);
+    }
+    free(all);
+    /* everyone has mapped every doorbell before any is closed */
+    PMPI_Barrier(dcomm);
+
+    /* Tell each client where the region and the doorbell are. */
     char spec[128];
-    snprintf(spec, sizeof spec, "%s", dlg_region_spec(D.region));
+    snprintf(spec, sizeof spec, "%s|%s", dlg_region_spec(D.region), bspec);
     for (int i = 0; i < D.ncl; i++)
         PMPI_Send(spec, (int)sizeof spec, MPI_CHAR, first + i, 7, wcomm);
     nm_log("delegatee of ranks %d..%d, region %s", first,
@@ -516,6 +547,7 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
 
     struct timespec t_idle = {0, 0};
     unsigned idle_rounds = 0;
+    uint64_t spin = dlg_spin_bound_ns();
     while (D.nfin < D.ncl || D.nout > 0 || D.pend) {
         rc = dlg_delegatee_progress(D.dg);
         if (rc < 0)
@@ -525,9 +557,11 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
             idle_rounds = 0;
             continue;
         }
-        /* Nothing to do: yield; after ~2 ms of idling (adaptive) sleep
-         * 50 us at a time so that an idle delegatee leaves the CPU. */
-        if (++idle_rounds < 64) {
+        /* Nothing to do: yield for a while (poll: always); then sleep on
+         * the doorbell, which clients and other delegatees ring after
+         * handing us work; the timeout bounds what a missed ring (an MPI
+         * message not yet visible) can cost. */
+        if (!D.idle_adaptive || ++idle_rounds < 64) {
             sched_yield();
             continue;
         }
@@ -537,14 +571,30 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
         clock_gettime(CLOCK_MONOTONIC, &now);
         long ns = (now.tv_sec - t_idle.tv_sec) * 1000000000L +
                   (now.tv_nsec - t_idle.tv_nsec);
-        if (D.idle_adaptive && ns > 2000000L) {
-            struct timespec s = {0, 50000};
-            nanosleep(&s, NULL);
-        } else {
+        if (ns < (long)spin) {
             sched_yield();
+            continue;
         }
+        uint32_t seq = atomic_load_explicit(&D.bell->seq, memory_order_seq_cst);
+        atomic_store_explicit(&D.bell->sleeping, 1, memory_order_seq_cst);
+        rc = dlg_delegatee_progress(D.dg);
+        if (rc < 0)
+            fatal("delegation ring", -rc);
+        if (rc + progress_sends() + progress_incoming() == 0 &&
+            D.nfin < D.ncl) {
+            struct timespec to = {0, 2000000};
+            syscall(SYS_futex, &D.bell->seq, FUTEX_WAIT, seq, &to, NULL, 0);
+            D.sleeps++;
+        }
+        atomic_store_explicit(&D.bell->sleeping, 0, memory_order_relaxed);
+        idle_rounds = 0;
     }
-    nm_log("delegatee done");
+    nm_log("delegatee done (%llu sleeps)", (unsigned long long)D.sleeps);
+    PMPI_Barrier(dcomm); /* nobody rings a doorbell that is gone */
+    for (int i = 0; i < nd; i++)
+        munmap(D.bells[i], 4096);
+    free(D.bells);
+    close(bfd);
     dlg_delegatee_destroy(D.dg);
     dlg_region_close(D.region);
     PMPI_Comm_free(&wcomm);

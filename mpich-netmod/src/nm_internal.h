@@ -75,6 +75,17 @@ typedef struct {
     uint64_t token; /* its record pointer */
 } nm_hdr_t;
 
+/* Doorbell of a delegatee, in a page of its own that its clients and the
+ * other delegatees map: bump `seq` after handing it work, and wake it with
+ * a futex when `sleeping` is set (it then sleeps on `seq`). */
+typedef struct {
+    _Atomic uint32_t seq;
+    _Atomic uint32_t sleeping;
+} nm_bell_t;
+
+void nm_bell_ring(nm_bell_t *b);
+nm_bell_t *nm_bell_open(const char *spec); /* "PID:FD" */
+
 /* Layout of the job (from the environment). */
 typedef struct {
     int world_size, world_rank;
