@@ -2,7 +2,7 @@
 # mpich-netmod/Makefile.mk: libmpideleg (PMPI delegation shim), its MPI test
 # suite and benchmark.
 
-EXTRA_DIST += mpich-netmod/README.md mpich-netmod/man/mpideleg.7.md \
+EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mpideleg.7.md \
 	mpich-netmod/tools/gen-pass.py mpich-netmod/tests/test_netmod_suite.sh \
 	mpich-netmod/tests/test_netmod_preload.sh \
 	mpich-netmod/tests/test_netmod_errors.sh mpich-netmod/tests/nm_common.sh \
