@@ -19,6 +19,8 @@ export LD_LIBRARY_PATH
 args=${NM_BENCH_ARGS:--r 5}
 rounds=${NM_BENCH_ROUNDS:-2}
 csv=$out/nm_bench.csv
+# "--summary": only redo the table and plot from an existing CSV
+if [ "${3:-}" != --summary ]; then
 echo "mode,round,metric,bytes,value" >"$csv"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 r=1
@@ -40,6 +42,7 @@ while [ $r -le "$rounds" ]; do
 done
 rm -f "$out/.tmp"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+fi
 
 # medians over rounds, ratios against direct
 awk -F, 'NR > 1 { k = $3 "," $4 "," $1; v[k] = v[k] " " $5; keys[$3 "," $4] = 1 }
@@ -52,7 +55,7 @@ END {
     print "metric,bytes,direct,poll,adaptive,block,poll/direct,adaptive/direct,block/direct"
     for (k in keys) {
         d = med(v[k ",direct"]); p = med(v[k ",poll"]); a = med(v[k ",adaptive"]); b = med(v[k ",block"])
-        printf "%s,%s,%s,%s,%s,%s,%.3f,%.3f,%.3f\n", k, d, p, a, b, d ? p / d : 0, d ? a / d : 0, d ? b / d : 0
+        printf "%s,%s,%s,%s,%s,%.3f,%.3f,%.3f\n", k, d, p, a, b, d ? p / d : 0, d ? a / d : 0, d ? b / d : 0
     }
 }' "$csv" | { read -r h; echo "$h"; sort -t, -k1,1 -k2,2n; } >"$out/nm_summary.csv"
 
