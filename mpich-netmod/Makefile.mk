@@ -50,7 +50,7 @@ mpich_netmod_tests_nm_jacobi_LDADD = $(MPI_LIBS) -lm
 mpich_netmod_tests_nm_jacobi_LDFLAGS = $(AM_LDFLAGS) -no-install
 TESTS += mpich-netmod/tests/test_netmod_suite.sh \
 	mpich-netmod/tests/test_netmod_preload.sh \
-	mpich-netmod/tests/test_netmod_errors.sh mpich-netmod/tests/nm_common.sh \
+	mpich-netmod/tests/test_netmod_errors.sh \
 	mpich-netmod/tests/test_netmod_mpich.sh
 
 # Benchmark (make bench-netmod; part of make bench).
