@@ -29,7 +29,8 @@ mpich_netmod_libmpideleg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_internal.h mpich-netmod/src/nm_init.c \
 	mpich-netmod/src/nm_client.c mpich-netmod/src/nm_deleg.c \
-	mpich-netmod/src/nm_p2p.c
+	mpich-netmod/src/nm_p2p.c mpich-netmod/tests/nm_suite.c \
+	mpich-netmod/tests/nm_jacobi.c mpich-netmod/bench/nm_bench.c
 
 # Test programs: plain MPI programs (not linked with the shim; the scripts
 # preload it), and the suite once more linked with it (the link form).

@@ -38,11 +38,9 @@ static double latency(char *buf, int n)
     for (int i = 0; i < iters; i++) {
         if (rank == 0) {
             MPI_Send(buf, n, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
-            MPI_Recv(buf, n, MPI_CHAR, 1, 1, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
+            MPI_Recv(buf, n, MPI_CHAR, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else if (rank == 1) {
-            MPI_Recv(buf, n, MPI_CHAR, 0, 1, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
+            MPI_Recv(buf, n, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Send(buf, n, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
         }
     }

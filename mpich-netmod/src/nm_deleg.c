@@ -78,8 +78,8 @@ static struct {
     uint64_t sleeps;
     uint64_t next_id;
     int idle_adaptive;
-    nm_bell_t *bell;    /* ours */
-    nm_bell_t **bells;  /* every delegatee's, by dcomm rank */
+    nm_bell_t *bell;   /* ours */
+    nm_bell_t **bells; /* every delegatee's, by dcomm rank */
 } D;
 
 static void complete(nm_rec_t *r)
@@ -417,8 +417,7 @@ static int64_t h_cancel(dlg_req_t *req, void *ctx)
     (void)ctx;
     nm_rec_t *r = dlg_req_ptr(req);
     dclient_t *c = &D.cl[dlg_req_client(req)];
-    nm_rec_t *target =
-        (nm_rec_t *)((char *)dlg_region_base(D.region) + r->arg);
+    nm_rec_t *target = (nm_rec_t *)((char *)dlg_region_base(D.region) + r->arg);
     r->found = 0;
     for (nm_post_t **pp = &c->posted; *pp; pp = &(*pp)->next) {
         if ((*pp)->rec == target) {
@@ -453,8 +452,9 @@ static void on_dead(dlg_delegatee_t *dg, int client, pid_t pid, void *ctx)
 {
     (void)dg;
     (void)ctx;
-    fprintf(stderr, "mpideleg: delegatee (world rank %d): client %d (pid %d) "
-                    "died; aborting the job\n",
+    fprintf(stderr,
+            "mpideleg: delegatee (world rank %d): client %d (pid %d) "
+            "died; aborting the job\n",
             nm_lay.world_rank, client, (int)pid);
     PMPI_Abort(MPI_COMM_WORLD, 4);
 }
@@ -471,8 +471,9 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     const char *idle = getenv("MPIDELEG_DELEGATEE_IDLE");
     D.idle_adaptive = !(idle && strcmp(idle, "poll") == 0);
     if (idle && *idle && strcmp(idle, "poll") && strcmp(idle, "adaptive"))
-        fprintf(stderr, "mpideleg: MPIDELEG_DELEGATEE_IDLE='%s' must be "
-                        "poll or adaptive; using adaptive\n",
+        fprintf(stderr,
+                "mpideleg: MPIDELEG_DELEGATEE_IDLE='%s' must be "
+                "poll or adaptive; using adaptive\n",
                 idle);
 
     int first = nm_dcomm_rank_of(nm_lay.world_rank) * nm_lay.group;
@@ -505,11 +506,9 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     dlg_delegatee_register(D.dg, NM_OP_SEND, h_send, NULL, DLG_POLICY_POLL);
     dlg_delegatee_register(D.dg, NM_OP_RECV, h_recv, NULL, DLG_POLICY_POLL);
     dlg_delegatee_register(D.dg, NM_OP_IPROBE, h_probe, NULL, DLG_POLICY_POLL);
-    dlg_delegatee_register(D.dg, NM_OP_IMPROBE, h_probe, NULL,
-                           DLG_POLICY_POLL);
+    dlg_delegatee_register(D.dg, NM_OP_IMPROBE, h_probe, NULL, DLG_POLICY_POLL);
     dlg_delegatee_register(D.dg, NM_OP_MRECV, h_mrecv, NULL, DLG_POLICY_POLL);
-    dlg_delegatee_register(D.dg, NM_OP_CANCEL, h_cancel, NULL,
-                           DLG_POLICY_POLL);
+    dlg_delegatee_register(D.dg, NM_OP_CANCEL, h_cancel, NULL, DLG_POLICY_POLL);
     dlg_delegatee_register(D.dg, NM_OP_FIN, h_fin, NULL, DLG_POLICY_POLL);
 
     /* Doorbells: ours in a memfd page, everybody's by spec. */
@@ -542,8 +541,8 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     snprintf(spec, sizeof spec, "%s|%s", dlg_region_spec(D.region), bspec);
     for (int i = 0; i < D.ncl; i++)
         PMPI_Send(spec, (int)sizeof spec, MPI_CHAR, first + i, 7, wcomm);
-    nm_log("delegatee of ranks %d..%d, region %s", first,
-           nm_lay.world_rank - 1, spec);
+    nm_log("delegatee of ranks %d..%d, region %s", first, nm_lay.world_rank - 1,
+           spec);
 
     struct timespec t_idle = {0, 0};
     unsigned idle_rounds = 0;

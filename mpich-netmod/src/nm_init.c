@@ -57,7 +57,10 @@ int nm_deleg_of(int w)
     return g * nm_lay.group + group_len(g) - 1;
 }
 
-int nm_dcomm_rank_of(int w) { return w / nm_lay.group; }
+int nm_dcomm_rank_of(int w)
+{
+    return w / nm_lay.group;
+}
 
 int nm_board_of(int w)
 {
@@ -182,7 +185,10 @@ int nm_refuse(MPI_Comm comm, const char *what)
 /* Communicator table                                                  */
 /* ------------------------------------------------------------------ */
 
-MPI_Comm nm_xl(MPI_Comm c) { return c == MPI_COMM_WORLD ? nm_app_world : c; }
+MPI_Comm nm_xl(MPI_Comm c)
+{
+    return c == MPI_COMM_WORLD ? nm_app_world : c;
+}
 
 nm_comm_t *nm_comm_find(MPI_Comm c)
 {
@@ -386,9 +392,9 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
 int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[],
                     const int periods[], int reorder, MPI_Comm *comm_cart)
 {
-    NM_REG(PMPI_Cart_create(nm_xl(comm), ndims, dims, periods, reorder,
-                            comm_cart),
-           comm_cart);
+    NM_REG(
+        PMPI_Cart_create(nm_xl(comm), ndims, dims, periods, reorder, comm_cart),
+        comm_cart);
 }
 
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)

@@ -55,8 +55,8 @@ typedef struct nm_rec {
     uint64_t arg;             /* message id (MRECV), record offset (CANCEL),
                                  pid (HELLO) */
     /* outcome */
-    int32_t err;              /* MPI error class, 0 = success */
-    int32_t st_src;           /* world rank of the matched sender */
+    int32_t err;    /* MPI error class, 0 = success */
+    int32_t st_src; /* world rank of the matched sender */
     int32_t st_tag;
     int32_t cancelled;
     int32_t found; /* IPROBE/IMPROBE: a message matched */
@@ -107,10 +107,10 @@ typedef struct nm_comm {
 
 /* ---- layout (nm_init.c) ---- */
 extern nm_layout_t nm_lay;
-extern int nm_active;       /* the shim is on (clients only) */
-extern MPI_Comm nm_app_world; /* the clients' communicator */
-int nm_deleg_of(int world_rank);    /* world rank of its delegatee */
-int nm_board_of(int world_rank);    /* global board index, -1: delegatee */
+extern int nm_active;                 /* the shim is on (clients only) */
+extern MPI_Comm nm_app_world;         /* the clients' communicator */
+int nm_deleg_of(int world_rank);      /* world rank of its delegatee */
+int nm_board_of(int world_rank);      /* global board index, -1: delegatee */
 int nm_dcomm_rank_of(int world_rank); /* delegatee index of a world rank */
 
 /* ---- communicators (nm_init.c) ---- */
@@ -140,6 +140,7 @@ void nm_rec_nap(nm_rec_t *r, long ns);
 extern dlg_policy_t nm_policy_blocking, nm_policy_nonblocking;
 
 /* ---- delegatee (nm_deleg.c) ---- */
-void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm) __attribute__((noreturn));
+void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
+    __attribute__((noreturn));
 
 #endif /* NM_INTERNAL_H */

@@ -24,7 +24,7 @@ typedef struct nm_op {
     int usize;
     int contig;
     int own_type; /* udt is our duplicate */
-    void *tmp; /* packed send data / receive staging */
+    void *tmp;    /* packed send data / receive staging */
     int finished;
     MPI_Request greq;
     int err;
@@ -34,7 +34,7 @@ typedef struct nm_op {
 
 /* Client-side table of messages taken by MPI_Mprobe/MPI_Improbe. */
 #define NM_MSG_BASE 0x00100000
-#define NM_MSG_MAX 1024
+#define NM_MSG_MAX  1024
 static struct {
     int used;
     uint64_t id;
@@ -95,8 +95,8 @@ static int pack_any(const void *buf, int count, MPI_Datatype dt, void *out,
     if (self_comm == MPI_COMM_NULL)
         PMPI_Comm_dup(MPI_COMM_SELF, &self_comm);
     MPI_Status st;
-    int rc = PMPI_Sendrecv(buf, count, dt, 0, 0, out, outsize, MPI_PACKED, 0,
-                           0, self_comm, &st);
+    int rc = PMPI_Sendrecv(buf, count, dt, 0, 0, out, outsize, MPI_PACKED, 0, 0,
+                           self_comm, &st);
     if (rc == MPI_SUCCESS)
         PMPI_Get_count(&st, MPI_PACKED, pos);
     return rc;
@@ -118,9 +118,8 @@ static void op_free(nm_op_t *op)
 {
     if (!op)
         return;
-    if (op->rec &&
-        (op->finished || atomic_load_explicit(&op->rec->done,
-                                              memory_order_acquire)))
+    if (op->rec && (op->finished ||
+                    atomic_load_explicit(&op->rec->done, memory_order_acquire)))
         nm_rec_put(op->rec);
     /* else: the delegatee may still write the record: leave it alone. */
     if (op->own_type)
@@ -455,8 +454,8 @@ static int g_cancel(void *extra, int complete)
 
 static int to_greq(nm_op_t *op, MPI_Request *req)
 {
-    int rc = MPIX_Grequest_start(g_query, g_free, g_cancel, g_poll, g_wait,
-                                 op, req);
+    int rc =
+        MPIX_Grequest_start(g_query, g_free, g_cancel, g_poll, g_wait, op, req);
     if (rc != MPI_SUCCESS) {
         op_free(op);
         return rc;
@@ -572,8 +571,8 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
     if (!DELEGATED(comm, source))
         return PMPI_Recv(buf, count, dt, source, tag, nm_xl(comm), status);
     nm_op_t *op;
-    int rc = recv_start(buf, count, dt, source, tag, nm_comm_find(comm), 0, 0,
-                        &op);
+    int rc =
+        recv_start(buf, count, dt, source, tag, nm_comm_find(comm), 0, 0, &op);
     if (rc == MPI_SUCCESS) {
         rc = op_wait(op, nm_policy_blocking);
         if (rc == MPI_SUCCESS) {
@@ -591,8 +590,8 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
     if (!DELEGATED(comm, source))
         return PMPI_Irecv(buf, count, dt, source, tag, nm_xl(comm), req);
     nm_op_t *op;
-    int rc = recv_start(buf, count, dt, source, tag, nm_comm_find(comm), 0, 0,
-                        &op);
+    int rc =
+        recv_start(buf, count, dt, source, tag, nm_comm_find(comm), 0, 0, &op);
     if (rc == MPI_SUCCESS)
         rc = to_greq(op, req);
     return nm_error(comm, rc);
@@ -608,8 +607,8 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                              recvbuf, recvcount, recvtype, source, recvtag,
                              nm_xl(comm), status);
     MPI_Request rq[2];
-    int rc = MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm,
-                       &rq[0]);
+    int rc =
+        MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &rq[0]);
     if (rc != MPI_SUCCESS)
         return rc;
     rc = MPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &rq[1]);
@@ -760,8 +759,8 @@ static int mrecv_start(void *buf, int count, MPI_Datatype dt,
                        MPI_Message *message, nm_op_t **op)
 {
     int slot = (int)*message - NM_MSG_BASE;
-    int rc = recv_start(buf, count, dt, 0, 0, msgs[slot].c, msgs[slot].id, 0,
-                        op);
+    int rc =
+        recv_start(buf, count, dt, 0, 0, msgs[slot].c, msgs[slot].id, 0, op);
     if (rc == MPI_SUCCESS) {
         msgs[slot].used = 0;
         *message = MPI_MESSAGE_NULL;
@@ -802,14 +801,14 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
 /* Isendrecv (MPI 4) is not delegated yet. */
 int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   int dest, int sendtag, void *recvbuf, int recvcount,
-                  MPI_Datatype recvtype, int source, int recvtag,
-                  MPI_Comm comm, MPI_Request *request)
+                  MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                  MPI_Request *request)
 {
     if (nm_comm_delegated(comm))
         return nm_refuse(comm, "MPI_Isendrecv");
-    return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag,
-                          recvbuf, recvcount, recvtype, source, recvtag,
-                          nm_xl(comm), request);
+    return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                          recvcount, recvtype, source, recvtag, nm_xl(comm),
+                          request);
 }
 
 int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,

@@ -385,6 +385,11 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     return PMPI_Comm_group(nm_xl(comm), group);
 }
 
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return PMPI_Comm_idup_with_info(nm_xl(comm), info, newcomm, request);
+}
+
 int MPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     return PMPI_Comm_rank(nm_xl(comm), rank);

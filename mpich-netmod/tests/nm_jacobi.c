@@ -36,8 +36,8 @@ int main(int argc, char **argv)
     double res = 0;
     for (int it = 0; it < iters; it++) {
         if (it % 2) {
-            MPI_Sendrecv(&u[1 * n], n, MPI_DOUBLE, up, 1, &u[(rows + 1) * n],
-                         n, MPI_DOUBLE, down, 1, MPI_COMM_WORLD,
+            MPI_Sendrecv(&u[1 * n], n, MPI_DOUBLE, up, 1, &u[(rows + 1) * n], n,
+                         MPI_DOUBLE, down, 1, MPI_COMM_WORLD,
                          MPI_STATUS_IGNORE);
             MPI_Sendrecv(&u[rows * n], n, MPI_DOUBLE, down, 2, &u[0], n,
                          MPI_DOUBLE, up, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -73,8 +73,8 @@ int main(int argc, char **argv)
         if (rank == 0 && it % 50 == 0)
             printf("iter %4d residual %.10e\n", it, sqrt(res));
     }
-    double *all = rank == 0 ? malloc(sizeof(double) * (size_t)n * (size_t)n)
-                            : NULL;
+    double *all =
+        rank == 0 ? malloc(sizeof(double) * (size_t)n * (size_t)n) : NULL;
     MPI_Gather(&u[n], rows * n, MPI_DOUBLE, all, rows * n, MPI_DOUBLE, 0,
                MPI_COMM_WORLD);
     if (rank == 0) {

@@ -191,8 +191,8 @@ static void t_nonblocking(void)
             }
         }
         for (int i = 0; i < 2 * N; i++)
-            CHECK(rq[i] == MPI_REQUEST_NULL, "family %d request %d active",
-                  fam, i);
+            CHECK(rq[i] == MPI_REQUEST_NULL, "family %d request %d active", fam,
+                  i);
         for (int i = 0; i < N; i++)
             CHECK(in[i] == peer * 100 + fam * 10 + i, "family %d got %d", fam,
                   in[i]);
@@ -275,10 +275,8 @@ static void t_order(void)
             int n;
             MPI_Recv(b, (int)big, MPI_CHAR, 1, 3, MPI_COMM_WORLD, &st);
             MPI_Get_count(&st, MPI_CHAR, &n);
-            CHECK(n == (i % 2 ? (int)big : 8), "message %d has %d bytes", i,
-                  n);
-            CHECK(b[0] == (char)i && b[n - 1] == (char)i, "message %d data",
-                  i);
+            CHECK(n == (i % 2 ? (int)big : 8), "message %d has %d bytes", i, n);
+            CHECK(b[0] == (char)i && b[n - 1] == (char)i, "message %d data", i);
         }
         for (int i = 0; i < K; i++) {
             MPI_Status st;
@@ -320,12 +318,11 @@ static void t_status_trunc(void)
               class_of(rc));
         CHECK(d[0] == 1 && d[1] == 2, "truncated data");
         MPI_Request rq;
-        MPI_Irecv(d, 5, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG,
-                  MPI_COMM_WORLD, &rq);
+        MPI_Irecv(d, 5, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                  &rq);
         MPI_Wait(&rq, &st);
         MPI_Get_count(&st, MPI_DOUBLE, &n);
-        CHECK(n == 3 && st.MPI_TAG == 13 && st.MPI_SOURCE == 1,
-              "wait status");
+        CHECK(n == 3 && st.MPI_TAG == 13 && st.MPI_SOURCE == 1, "wait status");
     }
     /* errors of bad arguments */
     int x = 0;
@@ -339,8 +336,7 @@ static void t_status_trunc(void)
               class_of(rc));
         MPI_Status st;
         rc = MPI_Recv(&x, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
-        CHECK(rc == MPI_SUCCESS && st.MPI_SOURCE == MPI_PROC_NULL,
-              "proc null");
+        CHECK(rc == MPI_SUCCESS && st.MPI_SOURCE == MPI_PROC_NULL, "proc null");
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     say("status fields, MPI_Get_count, truncation and argument errors");
@@ -524,8 +520,7 @@ static void t_comms(void)
         MPI_Comm_rank(evens, &rk);
         int v = rk;
         MPI_Sendrecv_replace(&v, 1, MPI_INT, (rk + 1) % sz, 52,
-                             (rk + sz - 1) % sz, 52, evens,
-                             MPI_STATUS_IGNORE);
+                             (rk + sz - 1) % sz, 52, evens, MPI_STATUS_IGNORE);
         CHECK(v == (rk + sz - 1) % sz, "replace on created comm");
         MPI_Comm_free(&evens);
     }
@@ -593,9 +588,8 @@ static void t_mixed(void)
 
 static void t_unsupported(void)
 {
-    int (*q)(MPI_Comm, int *) =
-        (int (*)(MPI_Comm, int *))dlsym(RTLD_DEFAULT,
-                                        "mpideleg_comm_delegated");
+    int (*q)(MPI_Comm, int *) = (int (*)(MPI_Comm, int *))dlsym(
+        RTLD_DEFAULT, "mpideleg_comm_delegated");
     int deleg = 0;
     if (q)
         q(MPI_COMM_WORLD, &deleg);

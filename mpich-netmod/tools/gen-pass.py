@@ -15,7 +15,7 @@ MPI_Ibsend MPI_Recv MPI_Irecv MPI_Probe MPI_Iprobe MPI_Mprobe MPI_Improbe
 MPI_Sendrecv MPI_Sendrecv_replace MPI_Comm_dup MPI_Comm_dup_with_info
 MPI_Comm_split MPI_Comm_create MPI_Comm_free MPI_Comm_disconnect MPI_Cart_create
 MPI_Comm_create_group MPI_Comm_split_type MPI_Graph_create MPI_Dist_graph_create
-MPI_Dist_graph_create_adjacent MPI_Cart_sub MPI_Comm_idup MPI_Comm_idup_with_info
+MPI_Dist_graph_create_adjacent MPI_Cart_sub MPI_Comm_idup
 MPI_Comm_create_from_group MPI_Intercomm_create_from_groups
 MPI_Isendrecv MPI_Isendrecv_replace MPI_Comm_dup_with_info""".split())
 # Refused on delegated communicators (persistent, large-count, partitioned p2p).
