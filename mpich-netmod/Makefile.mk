@@ -7,6 +7,7 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mp
 	mpich-netmod/tests/test_netmod_preload.sh \
 	mpich-netmod/tests/test_netmod_errors.sh mpich-netmod/tests/nm_common.sh \
 	mpich-netmod/tests/test_netmod_mpich.sh \
+	mpich-netmod/tests/test_netmod_kill.sh \
 	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp
 
 if BUILD_MPICH_NETMOD
@@ -52,6 +53,7 @@ mpich_netmod_tests_nm_jacobi_LDFLAGS = $(AM_LDFLAGS) -no-install
 TESTS += mpich-netmod/tests/test_netmod_suite.sh \
 	mpich-netmod/tests/test_netmod_preload.sh \
 	mpich-netmod/tests/test_netmod_errors.sh \
+	mpich-netmod/tests/test_netmod_kill.sh \
 	mpich-netmod/tests/test_netmod_mpich.sh
 
 # Benchmark (make bench-netmod; part of make bench).
