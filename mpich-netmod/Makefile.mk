@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# mpich-netmod/Makefile.mk: libmpideleg (PMPI delegation shim), its MPI test
+# suite and benchmark.
+
+EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mpideleg.7.md \
+	mpich-netmod/tools/gen-pass.py mpich-netmod/tests/test_netmod_suite.sh \
+	mpich-netmod/tests/test_netmod_preload.sh \
+	mpich-netmod/tests/test_netmod_errors.sh mpich-netmod/tests/nm_common.sh \
+	mpich-netmod/tests/test_netmod_mpich.sh \
+	mpich-netmod/tests/test_netmod_kill.sh \
+	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp
+
+if BUILD_MPICH_NETMOD
+lib_LTLIBRARIES += mpich-netmod/libmpideleg.la
+mpidelegincludedir = $(includedir)
+mpideleginclude_HEADERS = mpich-netmod/include/mpideleg.h
+mpich_netmod_libmpideleg_la_SOURCES = \
+	mpich-netmod/src/nm_internal.h \
+	mpich-netmod/src/nm_init.c \
+	mpich-netmod/src/nm_client.c \
+	mpich-netmod/src/nm_deleg.c \
+	mpich-netmod/src/nm_p2p.c \
+	mpich-netmod/src/nm_pass.c
+NM_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpich-netmod/include \
+	-I$(top_srcdir)/delegation/include
+mpich_netmod_libmpideleg_la_CPPFLAGS = $(NM_CPPFLAGS)
+mpich_netmod_libmpideleg_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_libmpideleg_la_LIBADD = delegation/libdeleg.la $(MPI_LIBS)
+mpich_netmod_libmpideleg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
+FORMAT_FILES += mpich-netmod/include/mpideleg.h \
+	mpich-netmod/src/nm_internal.h mpich-netmod/src/nm_init.c \
+	mpich-netmod/src/nm_client.c mpich-netmod/src/nm_deleg.c \
+	mpich-netmod/src/nm_p2p.c mpich-netmod/tests/nm_suite.c \
+	mpich-netmod/tests/nm_jacobi.c mpich-netmod/bench/nm_bench.c
+
+# Test programs: plain MPI programs (not linked with the shim; the scripts
+# preload it), and the suite once more linked with it (the link form).
+check_PROGRAMS += mpich-netmod/tests/nm_suite mpich-netmod/tests/nm_suite_linked \
+	mpich-netmod/tests/nm_jacobi
+mpich_netmod_tests_nm_suite_SOURCES = mpich-netmod/tests/nm_suite.c
+mpich_netmod_tests_nm_suite_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_tests_nm_suite_LDADD = $(MPI_LIBS) -ldl
+mpich_netmod_tests_nm_suite_LDFLAGS = $(AM_LDFLAGS) -no-install
+mpich_netmod_tests_nm_suite_linked_SOURCES = mpich-netmod/tests/nm_suite.c
+mpich_netmod_tests_nm_suite_linked_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_tests_nm_suite_linked_LDADD = mpich-netmod/libmpideleg.la \
+	$(MPI_LIBS) -ldl
+mpich_netmod_tests_nm_suite_linked_LDFLAGS = $(AM_LDFLAGS) -no-install
+mpich_netmod_tests_nm_jacobi_SOURCES = mpich-netmod/tests/nm_jacobi.c
+mpich_netmod_tests_nm_jacobi_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_tests_nm_jacobi_LDADD = $(MPI_LIBS) -lm
+mpich_netmod_tests_nm_jacobi_LDFLAGS = $(AM_LDFLAGS) -no-install
+TESTS += mpich-netmod/tests/test_netmod_suite.sh \
+	mpich-netmod/tests/test_netmod_preload.sh \
+	mpich-netmod/tests/test_netmod_errors.sh \
+	mpich-netmod/tests/test_netmod_kill.sh \
+	mpich-netmod/tests/test_netmod_mpich.sh
+
+# Benchmark (make bench-netmod; part of make bench).
+noinst_PROGRAMS += mpich-netmod/bench/nm_bench
+mpich_netmod_bench_nm_bench_SOURCES = mpich-netmod/bench/nm_bench.c
+mpich_netmod_bench_nm_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_bench_nm_bench_LDADD = $(MPI_LIBS) -ldl
+mpich_netmod_bench_nm_bench_LDFLAGS = $(AM_LDFLAGS) -no-install
+bench-netmod: mpich-netmod/bench/nm_bench mpich-netmod/libmpideleg.la
+	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-bench.sh \
+	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench
+BENCH_TARGETS += bench-netmod
+CLEANFILES += mpich-netmod/bench/results/*.csv mpich-netmod/bench/results/*.svg
+endif
+.PHONY: bench-netmod

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * nm_bench.c: point-to-point benchmark between ranks 0 and 1 of
+ * MPI_COMM_WORLD, a plain MPI program: run it directly for the MPICH
+ * baseline and with libmpideleg preloaded for the delegated path
+ * (bench/run-bench.sh does both).  Rank 0 prints CSV lines
+ *   metric,bytes,value
+ * latency (us, half round trip), bandwidth (MB/s, 16 in flight), message
+ * rate (messages/s, 8 B, 64 in flight) and overlap (1 MiB Isend/Irecv +
+ * compute of the same length + Wait: percent of the transfer hidden).
+ * Each value is the median of REPS repetitions; progress goes to stderr.
+ *   nm_bench [-q] [-r REPS]
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, reps = 5, quick;
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double latency(char *buf, int n)
+{
+    int iters = n <= 4096 ? (quick ? 200 : 1000) : (quick ? 20 : 100);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        if (rank == 0) {
+            MPI_Send(buf, n, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
+            MPI_Recv(buf, n, MPI_CHAR, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (rank == 1) {
+            MPI_Recv(buf, n, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, n, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
+        }
+    }
+    return (MPI_Wtime() - t0) * 1e6 / (2.0 * iters);
+}
+
+/* window of w nonblocking sends, one ack per window; returns seconds per
+ * window */
+static double window(char *buf, int n, int w, int iters)
+{
+    MPI_Request rq[64];
+    MPI_Status st[64];
+    char ack;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        if (rank == 0) {
+            for (int k = 0; k < w; k++)
+                MPI_Isend(buf, n, MPI_CHAR, 1, 2, MPI_COMM_WORLD, &rq[k]);
+            MPI_Waitall(w, rq, st);
+            MPI_Recv(&ack, 1, MPI_CHAR, 1, 3, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        } else if (rank == 1) {
+            for (int k = 0; k < w; k++)
+                MPI_Irecv(buf + (size_t)k * (size_t)n * (n <= 4096), n,
+                          MPI_CHAR, 0, 2, MPI_COMM_WORLD, &rq[k]);
+            MPI_Waitall(w, rq, st);
+            MPI_Send(&ack, 1, MPI_CHAR, 0, 3, MPI_COMM_WORLD);
+        }
+    }
+    return (MPI_Wtime() - t0) / iters;
+}
+
+static volatile double sink;
+
+/* Busy computation for about `sec` seconds (calibrated loop count). */
+static void compute(long loops)
+{
+    double x = 1.0;
+    for (long i = 0; i < loops; i++)
+        x = x * 1.0000001 + 1e-9;
+    sink = x;
+}
+
+static long calibrate(double sec)
+{
+    long loops = 1000;
+    for (;;) {
+        double t0 = MPI_Wtime();
+        compute(loops);
+        double t = MPI_Wtime() - t0;
+        if (t > 0.005)
+            return (long)((double)loops * sec / t);
+        loops *= 4;
+    }
+}
+
+/* Overlap of a 1 MiB exchange (0 -> 1) with computation on both sides. */
+static void overlap(char *buf, double *pct, double *t_comm_us)
+{
+    int n = 1 << 20, iters = quick ? 5 : 20;
+    MPI_Request rq;
+    double tc[64], tt[64];
+    /* pure communication time */
+    for (int i = 0; i < iters; i++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        if (rank == 0)
+            MPI_Isend(buf, n, MPI_CHAR, 1, 4, MPI_COMM_WORLD, &rq);
+        else if (rank == 1)
+            MPI_Irecv(buf, n, MPI_CHAR, 0, 4, MPI_COMM_WORLD, &rq);
+        if (rank < 2)
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        MPI_Barrier(MPI_COMM_WORLD);
+        tc[i] = MPI_Wtime() - t0;
+    }
+    double comm = median(tc, iters);
+    long loops = calibrate(comm);
+    double tcomp[64];
+    for (int i = 0; i < iters; i++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        if (rank == 0)
+            MPI_Isend(buf, n, MPI_CHAR, 1, 4, MPI_COMM_WORLD, &rq);
+        else if (rank == 1)
+            MPI_Irecv(buf, n, MPI_CHAR, 0, 4, MPI_COMM_WORLD, &rq);
+        double c0 = MPI_Wtime();
+        compute(loops);
+        tcomp[i] = MPI_Wtime() - c0;
+        if (rank < 2)
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        MPI_Barrier(MPI_COMM_WORLD);
+        tt[i] = MPI_Wtime() - t0;
+    }
+    double total = median(tt, iters), comp = median(tcomp, iters);
+    /* hidden = how much of the transfer disappeared behind the compute */
+    double p = 100.0 * (1.0 - (total - comp) / comm);
+    *pct = p < 0 ? 0 : p > 100 ? 100 : p;
+    *t_comm_us = comm * 1e6;
+}
+
+int main(int argc, char **argv)
+{
+    int size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-q"))
+            quick = 1;
+        else if (!strcmp(argv[i], "-r") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+    }
+    if (size < 2 || reps < 1 || reps > 64) {
+        if (rank == 0)
+            fprintf(stderr, "nm_bench: needs 2 ranks and 1..64 repetitions\n");
+        MPI_Finalize();
+        return 2;
+    }
+    size_t max = (size_t)64 << 20;
+    char *buf = malloc(max);
+    memset(buf, 1, max);
+    double v[64];
+    static const int sizes[] = {8, 64, 1024, 16384, 262144, 1 << 20};
+    for (unsigned s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        for (int r = 0; r < reps; r++)
+            v[r] = latency(buf, sizes[s]);
+        if (rank == 0)
+            printf("latency_us,%d,%.3f\n", sizes[s], median(v, reps));
+        if (rank == 0)
+            fprintf(stderr, "  latency %d B done\n", sizes[s]);
+    }
+    for (unsigned s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        int n = sizes[s], w = 16, it = n <= 16384 ? 50 : (quick ? 4 : 10);
+        for (int r = 0; r < reps; r++)
+            v[r] = (double)n * w / window(buf, n, w, it) / 1e6;
+        if (rank == 0)
+            printf("bandwidth_MBps,%d,%.1f\n", n, median(v, reps));
+        if (rank == 0)
+            fprintf(stderr, "  bandwidth %d B done\n", n);
+    }
+    for (int r = 0; r < reps; r++)
+        v[r] = 64.0 / window(buf, 8, 64, quick ? 50 : 200);
+    if (rank == 0)
+        printf("msgrate_per_s,8,%.0f\n", median(v, reps));
+    double pct[64], tcu[64];
+    for (int r = 0; r < reps; r++)
+        overlap(buf, &pct[r], &tcu[r]);
+    if (rank == 0) {
+        printf("overlap_pct,%d,%.1f\n", 1 << 20, median(pct, reps));
+        printf("overlap_comm_us,%d,%.1f\n", 1 << 20, median(tcu, reps));
+        fprintf(stderr, "  overlap done\n");
+    }
+    free(buf);
+    MPI_Finalize();
+    return 0;
+}

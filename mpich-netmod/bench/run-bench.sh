@@ -1,0 +1,81 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# run-bench.sh TOP_BUILDDIR OUTDIR: nm_bench directly with MPICH (2 ranks,
+# the baseline) and delegated (layout a: 2 boards x 1 client + 2 hidden
+# delegatees, 4 ranks) with each client wait policy, NM_BENCH_ROUNDS rounds
+# (default 2) interleaved so that load from elsewhere hits all alike.
+# Writes OUTDIR/results/nm_bench.csv (every value), nm_summary.csv (medians
+# and ratios against direct) and nm_bench.svg (gnuplot, when installed).
+# NM_BENCH_ARGS: nm_bench options (default "-r 5"; "-q -r 3" is quick).
+top=${1:?usage: run-bench.sh TOP_BUILDDIR OUTDIR}
+out=${2:?usage: run-bench.sh TOP_BUILDDIR OUTDIR}/results
+bench=$top/mpich-netmod/bench/nm_bench
+lib=$top/mpich-netmod/.libs/libmpideleg.so
+run=$top/test/mpi-run
+[ -x "$bench" ] && [ -f "$lib" ] || { echo "run-bench: build first (make)" >&2; exit 1; }
+mkdir -p "$out" || exit 1
+LD_LIBRARY_PATH=$top/delegation/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH
+args=${NM_BENCH_ARGS:--r 5}
+rounds=${NM_BENCH_ROUNDS:-2}
+csv=$out/nm_bench.csv
+# "--summary": only redo the table and plot from an existing CSV
+if [ "${3:-}" != --summary ]; then
+echo "mode,round,metric,bytes,value" >"$csv"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+r=1
+while [ $r -le "$rounds" ]; do
+    for mode in direct poll adaptive block; do
+        echo "round $r/$rounds: $mode" >&2
+        if [ $mode = direct ]; then
+            # shellcheck disable=SC2086
+            "$run" -n 2 -t 900 "$bench" $args >"$out/.tmp" || { echo "run-bench: $mode failed" >&2; exit 1; }
+        else
+            # shellcheck disable=SC2086
+            "$run" -n 4 -t 900 env LD_PRELOAD="$lib" MPIDELEG_BOARD_SIZE=1 \
+                MPIDELEG_POLICY_BLOCKING=$mode MPIDELEG_POLICY_NONBLOCKING=$mode \
+                "$bench" $args >"$out/.tmp" || { echo "run-bench: $mode failed" >&2; exit 1; }
+        fi
+        sed "s/^/$mode,$r,/" "$out/.tmp" >>"$csv"
+    done
+    r=$((r + 1))
+done
+rm -f "$out/.tmp"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+fi
+
+# medians over rounds, ratios against direct
+awk -F, 'NR > 1 { k = $3 "," $4 "," $1; v[k] = v[k] " " $5; keys[$3 "," $4] = 1 }
+function med(s,   a, n, i, j, t) {
+    n = split(s, a, " ")
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+END {
+    print "metric,bytes,direct,poll,adaptive,block,poll/direct,adaptive/direct,block/direct"
+    for (k in keys) {
+        d = med(v[k ",direct"]); p = med(v[k ",poll"]); a = med(v[k ",adaptive"]); b = med(v[k ",block"])
+        printf "%s,%s,%s,%s,%s,%.3f,%.3f,%.3f\n", k, d, p, a, b, d ? p / d : 0, d ? a / d : 0, d ? b / d : 0
+    }
+}' "$csv" | { read -r h; echo "$h"; sort -t, -k1,1 -k2,2n; } >"$out/nm_summary.csv"
+
+printf '\n%-16s %8s %12s %12s %12s %12s %8s %8s %8s\n' metric bytes direct poll adaptive block p/dir a/dir b/dir
+tail -n +2 "$out/nm_summary.csv" | tr ',' ' ' | while read -r m b d p a k rp ra rb; do
+    printf '%-16s %8s %12s %12s %12s %12s %8s %8s %8s\n' "$m" "$b" "$d" "$p" "$a" "$k" "$rp" "$ra" "$rb"
+done
+echo
+echo "acceptance (issue 7): 8 B latency delegated(poll)/direct <= 2; 1 MiB bandwidth delegated/direct >= 0.8; overlap of 1 MiB >= 80 % delegated:"
+awk -F, '$1 == "latency_us" && $2 == 8 { printf "  8 B latency poll/direct = %s\n", $7 }
+         $1 == "bandwidth_MBps" && $2 == 1048576 { printf "  1 MiB bandwidth poll/direct = %s, adaptive/direct = %s\n", $7, $8 }
+         $1 == "overlap_pct" { printf "  1 MiB overlap: direct %s %%, poll %s %%, adaptive %s %%, block %s %%\n", $3, $4, $5, $6 }' "$out/nm_summary.csv"
+echo "CSV: $csv, $out/nm_summary.csv"
+
+if command -v gnuplot >/dev/null 2>&1; then
+    for m in latency_us bandwidth_MBps; do
+        awk -F, -v m=$m '$1 == m { print $2, $3, $4, $5, $6 }' "$out/nm_summary.csv" >"$out/.$m.dat"
+    done
+    gnuplot -e "datadir='$out'" "$(dirname "$0")/plot.gp" >"$out/nm_bench.svg" && echo "plot: $out/nm_bench.svg"
+    rm -f "$out"/.*.dat
+else
+    echo "plot skipped: gnuplot not installed (apt-get install -y gnuplot-nox)"
+fi

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * nm_client.c: a client's link to its delegatee: region and ring
+ * (libdeleg), request records in the region's shared heap, and waiting for
+ * a record with the poll, block or adaptive policy.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/mman.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nm_internal.h"
+
+dlg_policy_t nm_policy_blocking = DLG_POLICY_POLL;
+dlg_policy_t nm_policy_nonblocking = DLG_POLICY_ADAPTIVE;
+
+static dlg_region_t *region;
+static dlg_client_t *client;
+static nm_rec_t *free_recs;
+static pid_t deleg_pid;
+static int deleg_world;
+static int deleg_dead;
+static nm_bell_t *bell;
+
+void nm_bell_ring(nm_bell_t *b)
+{
+    if (!b)
+        return;
+    atomic_fetch_add_explicit(&b->seq, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&b->sleeping, memory_order_seq_cst))
+        syscall(SYS_futex, &b->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+nm_bell_t *nm_bell_open(const char *spec)
+{
+    int pid, fd;
+    char path[64];
+    if (sscanf(spec, "%d:%d", &pid, &fd) != 2)
+        return NULL;
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, fd);
+    int f = open(path, O_RDWR | O_CLOEXEC);
+    if (f < 0)
+        return NULL;
+    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+    close(f);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+int nm_client_start(MPI_Comm wcomm)
+{
+    char spec[128];
+    deleg_world = nm_deleg_of(nm_lay.world_rank);
+    int rc = PMPI_Recv(spec, (int)sizeof spec, MPI_CHAR, deleg_world, 7, wcomm,
+                       MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    spec[sizeof spec - 1] = 0;
+    char *bar = strchr(spec, '|');
+    if (bar) {
+        *bar = 0;
+        bell = nm_bell_open(bar + 1);
+    }
+    int e = dlg_region_open(spec, &region);
+    if (e == 0)
+        e = dlg_client_attach(region, NULL, &client);
+    if (e < 0) {
+        nm_log("attach to %s: %s", spec, dlg_strerror(e));
+        return MPI_ERR_OTHER;
+    }
+    if (strncmp(spec, "memfd:", 6) == 0)
+        deleg_pid = (pid_t)atoi(spec + 6);
+    nm_rec_t *r = nm_rec_get();
+    if (!r)
+        return MPI_ERR_NO_MEM;
+    r->arg = (uint64_t)getpid();
+    r->peer = nm_lay.world_rank;
+    e = nm_post(NM_OP_HELLO, r);
+    nm_rec_put(r);
+    if (e != MPI_SUCCESS)
+        return e;
+    /* Every client has introduced itself before anyone sends. */
+    return PMPI_Barrier(nm_app_world);
+}
+
+int nm_client_stop(void)
+{
+    nm_rec_t *r = nm_rec_get();
+    if (r) {
+        nm_post(NM_OP_FIN, r);
+        nm_rec_put(r);
+    }
+    while (free_recs) {
+        nm_rec_t *n = *(nm_rec_t **)free_recs->inl;
+        dlg_heap_free(client, free_recs);
+        free_recs = n;
+    }
+    dlg_client_detach(client);
+    if (bell)
+        munmap(bell, 4096);
+    bell = NULL;
+    dlg_region_close(region);
+    client = NULL;
+    region = NULL;
+    return 0;
+}
+
+nm_rec_t *nm_rec_get(void)
+{
+    nm_rec_t *r = free_recs;
+    if (r)
+        free_recs = *(nm_rec_t **)r->inl;
+    else
+        r = dlg_heap_alloc(client, sizeof *r);
+    if (!r)
+        return NULL;
+    memset(r, 0, offsetof(nm_rec_t, inl));
+    return r;
+}
+
+void nm_rec_put(nm_rec_t *r)
+{
+    if (!r)
+        return;
+    *(nm_rec_t **)r->inl = free_recs;
+    free_recs = r;
+}
+
+uint64_t nm_rec_off(const nm_rec_t *r)
+{
+    return (uint64_t)((const char *)r - (const char *)dlg_region_base(region));
+}
+
+/* Hand the record to the delegatee; returns once the handler has run. */
+int nm_post(unsigned op, nm_rec_t *r)
+{
+    if (deleg_dead)
+        return nm_code_deleg_dead;
+    dlg_call_t call = {.op = op,
+                       .buf = r,
+                       .len = sizeof *r,
+                       .mode = DLG_BUF_HEAP,
+                       .dir = DLG_BUF_IN | DLG_BUF_OUT,
+                       .policy = DLG_POLICY_POLL};
+    int64_t res = 0;
+    dlg_ticket_t t;
+    int e;
+    while ((e = dlg_submit(client, &call, &t)) == -EAGAIN)
+        sched_yield();
+    if (e == 0) {
+        nm_bell_ring(bell);
+        e = dlg_wait(client, t, DLG_POLICY_DEFAULT, &res, NULL, NULL);
+    }
+    if (e < 0) {
+        if (e == -EOWNERDEAD || e == -ENOTCONN) {
+            deleg_dead = 1;
+            fprintf(stderr,
+                    "mpideleg: rank %d: delegatee (world rank %d) is gone\n",
+                    nm_lay.world_rank, deleg_world);
+        }
+        return nm_errno_to_mpi(e);
+    }
+    if (res < 0)
+        return nm_errno_to_mpi((int)res);
+    return MPI_SUCCESS;
+}
+
+static int deleg_alive(void)
+{
+    if (deleg_pid > 0 && kill(deleg_pid, 0) < 0 && errno == ESRCH) {
+        if (!deleg_dead)
+            fprintf(stderr,
+                    "mpideleg: rank %d: delegatee (world rank %d, pid %d) "
+                    "died\n",
+                    nm_lay.world_rank, deleg_world, (int)deleg_pid);
+        deleg_dead = 1;
+        return 0;
+    }
+    return 1;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Wait until the delegatee completes r.  Never spins without yielding;
+ * checks every ~20 ms that the delegatee lives. */
+int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy)
+{
+    if (policy == DLG_POLICY_DEFAULT)
+        policy = DLG_POLICY_ADAPTIVE;
+    uint64_t t0 = now_ns(), check = t0 + 20000000u;
+    uint64_t spin = policy == DLG_POLICY_ADAPTIVE ? dlg_spin_bound_ns() : 0;
+    unsigned i = 0;
+    while (!atomic_load_explicit(&r->done, memory_order_acquire)) {
+        uint64_t t = now_ns();
+        if (t > check) {
+            if (!deleg_alive())
+                return nm_code_deleg_dead;
+            check = t + 20000000u;
+        }
+        if (policy == DLG_POLICY_POLL ||
+            (policy == DLG_POLICY_ADAPTIVE && t - t0 < spin)) {
+            if ((++i & 63) == 0)
+                sched_yield();
+            continue;
+        }
+        atomic_store_explicit(&r->waiting, 1, memory_order_relaxed);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (!atomic_load_explicit(&r->done, memory_order_acquire)) {
+            struct timespec to = {0, 20000000};
+            syscall(SYS_futex, &r->done, FUTEX_WAIT, 0, &to, NULL, 0);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* Sleep on r->done for at most ns nanoseconds (returns early when woken). */
+void nm_rec_nap(nm_rec_t *r, long ns)
+{
+    atomic_store_explicit(&r->waiting, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!atomic_load_explicit(&r->done, memory_order_acquire)) {
+        struct timespec to = {0, ns};
+        syscall(SYS_futex, &r->done, FUTEX_WAIT, 0, &to, NULL, 0);
+    }
+}

@@ -1,0 +1,604 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * nm_deleg.c: the delegatee.  It runs inside MPI_Init of the last rank of
+ * each delegatee group and never returns to the application.
+ *
+ * It owns the matching engine of its clients: for every client a queue of
+ * posted receives and a queue of unexpected messages, matched in MPI order
+ * (first posted receive / first arrived message that fits (context,
+ * source, tag)).  A send is read from the client's buffer (inline in the
+ * record or process_vm_readv: one copy), then either delivered to a local
+ * client or sent as one MPI message (header + payload) to the delegatee of
+ * the destination, which delivers it there with process_vm_writev.  The
+ * order of messages between two clients is the ring order at the sender's
+ * delegatee and MPI's non-overtaking order between delegatees.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nm_internal.h"
+
+#define TAG_MSG 1
+#define TAG_ACK 2
+
+typedef struct nm_msg {
+    nm_hdr_t hdr;
+    char *data; /* payload (inside blk) */
+    void *blk;  /* allocation to free */
+    uint64_t id;
+    struct nm_msg *next;
+} nm_msg_t;
+
+typedef struct nm_post {
+    nm_rec_t *rec;
+    struct nm_post *next;
+} nm_post_t;
+
+typedef struct {
+    int used, fin;
+    int world;
+    pid_t pid;
+    nm_post_t *posted, **posted_tail;
+    nm_msg_t *unexp, **unexp_tail;
+} dclient_t;
+
+typedef struct pend {
+    nm_rec_t *rec;
+    int client;
+    struct pend *next;
+} pend_t;
+
+typedef struct {
+    MPI_Request req;
+    void *blk;
+} outq_t;
+
+static struct {
+    MPI_Comm dcomm;
+    int me; /* dcomm rank */
+    dlg_region_t *region;
+    dlg_delegatee_t *dg;
+    dclient_t *cl;
+    int ncl, nfin;
+    int *slot_of_world; /* world rank -> client slot or -1 */
+    pend_t *pend, **pend_tail;
+    outq_t *out;
+    int nout, capout;
+    nm_msg_t *matched; /* messages taken by MPI_Mprobe */
+    uint64_t sleeps;
+    uint64_t next_id;
+    int idle_adaptive;
+    nm_bell_t *bell;   /* ours */
+    nm_bell_t **bells; /* every delegatee's, by dcomm rank */
+} D;
+
+static void complete(nm_rec_t *r)
+{
+    atomic_store_explicit(&r->done, 1, memory_order_release);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&r->waiting, memory_order_relaxed))
+        syscall(SYS_futex, &r->done, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static int match(const nm_hdr_t *h, const nm_rec_t *r)
+{
+    return h->ctx == r->ctx && (r->peer < 0 || r->peer == h->src) &&
+           (r->tag < 0 || r->tag == h->tag);
+}
+
+static void fatal(const char *what, int err)
+{
+    fprintf(stderr, "mpideleg: delegatee (world rank %d): %s: %s\n",
+            nm_lay.world_rank, what, strerror(err));
+    PMPI_Abort(MPI_COMM_WORLD, 3);
+    _exit(3);
+}
+
+static void send_ack(const nm_hdr_t *h)
+{
+    if (h->ack_d == D.me) {
+        complete((nm_rec_t *)(uintptr_t)h->token);
+        return;
+    }
+    uint64_t *tok = malloc(sizeof *tok);
+    if (!tok)
+        fatal("ack", ENOMEM);
+    *tok = h->token;
+    if (D.nout == D.capout) {
+        D.capout = D.capout ? 2 * D.capout : 64;
+        D.out = realloc(D.out, sizeof *D.out * (size_t)D.capout);
+        if (!D.out)
+            fatal("queue", ENOMEM);
+    }
+    PMPI_Isend(tok, (int)sizeof *tok, MPI_BYTE, h->ack_d, TAG_ACK, D.dcomm,
+               &D.out[D.nout].req);
+    D.out[D.nout++].blk = tok;
+    nm_bell_ring(D.bells[h->ack_d]);
+}
+
+/* Copy message m into the receive described by r; free m. */
+static void deliver_to(int slot, nm_msg_t *m, nm_rec_t *r)
+{
+    uint64_t n = m->hdr.size < r->len ? m->hdr.size : r->len;
+    r->err = m->hdr.size > r->len ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    if (n) {
+        if (r->flags & NM_F_INLINE) {
+            memcpy(r->inl, m->data, n);
+        } else {
+            struct iovec lo = {m->data, n};
+            struct iovec re = {(void *)(uintptr_t)r->addr, n};
+            ssize_t w = process_vm_writev(D.cl[slot].pid, &lo, 1, &re, 1, 0);
+            if (w != (ssize_t)n)
+                r->err = MPI_ERR_BUFFER;
+        }
+    }
+    r->st_src = m->hdr.src;
+    r->st_tag = m->hdr.tag;
+    r->st_count = n;
+    r->cancelled = 0;
+    if (m->hdr.flags & NM_F_SYNC)
+        send_ack(&m->hdr);
+    complete(r);
+    free(m->blk);
+    free(m);
+}
+
+/* A message for local client `slot` arrived: match or queue it. */
+static void arrive(nm_msg_t *m)
+{
+    int slot = m->hdr.dst >= 0 && m->hdr.dst < nm_lay.world_size
+                   ? D.slot_of_world[m->hdr.dst]
+                   : -1;
+    if (slot < 0) {
+        fprintf(stderr, "mpideleg: delegatee got a message for rank %d\n",
+                m->hdr.dst);
+        free(m->blk);
+        free(m);
+        return;
+    }
+    dclient_t *c = &D.cl[slot];
+    for (nm_post_t **pp = &c->posted; *pp; pp = &(*pp)->next) {
+        if (match(&m->hdr, (*pp)->rec)) {
+            nm_post_t *p = *pp;
+            *pp = p->next;
+            if (!*pp)
+                c->posted_tail = pp;
+            deliver_to(slot, m, p->rec);
+            free(p);
+            return;
+        }
+    }
+    m->next = NULL;
+    *c->unexp_tail = m;
+    c->unexp_tail = &m->next;
+}
+
+static nm_msg_t *take_unexpected(dclient_t *c, const nm_rec_t *r, int remove)
+{
+    for (nm_msg_t **pp = &c->unexp; *pp; pp = &(*pp)->next) {
+        if (match(&(*pp)->hdr, r)) {
+            nm_msg_t *m = *pp;
+            if (remove) {
+                *pp = m->next;
+                if (!*pp)
+                    c->unexp_tail = pp;
+            }
+            return m;
+        }
+    }
+    return NULL;
+}
+
+/* Read a pending send from its client and send or deliver it. */
+static void do_send(pend_t *p)
+{
+    nm_rec_t *r = p->rec;
+    dclient_t *c = &D.cl[p->client];
+    nm_msg_t *m = malloc(sizeof *m);
+    void *blk = malloc(sizeof(nm_hdr_t) + r->len + 1);
+    if (!m || !blk)
+        fatal("message buffer", ENOMEM);
+    m->blk = blk;
+    m->data = (char *)blk + sizeof(nm_hdr_t);
+    m->hdr = (nm_hdr_t){.ctx = r->ctx,
+                        .src = c->world,
+                        .dst = r->peer,
+                        .tag = r->tag,
+                        .size = r->len,
+                        .flags = r->flags & NM_F_SYNC,
+                        .ack_d = D.me,
+                        .token = (uint64_t)(uintptr_t)r};
+    r->err = MPI_SUCCESS;
+    if (r->len) {
+        if (r->flags & NM_F_INLINE) {
+            memcpy(m->data, r->inl, r->len);
+        } else {
+            struct iovec lo = {m->data, r->len};
+            struct iovec re = {(void *)(uintptr_t)r->addr, r->len};
+            ssize_t n = process_vm_readv(c->pid, &lo, 1, &re, 1, 0);
+            if (n != (ssize_t)r->len) {
+                r->err = MPI_ERR_BUFFER;
+                complete(r);
+                free(blk);
+                free(m);
+                return;
+            }
+        }
+    }
+    memcpy(blk, &m->hdr, sizeof m->hdr);
+    int sync = (r->flags & NM_F_SYNC) != 0;
+    int dst_d = nm_dcomm_rank_of(r->peer);
+    if (dst_d == D.me) {
+        arrive(m);
+    } else {
+        if (D.nout == D.capout) {
+            D.capout = D.capout ? 2 * D.capout : 64;
+            D.out = realloc(D.out, sizeof *D.out * (size_t)D.capout);
+            if (!D.out)
+                fatal("queue", ENOMEM);
+        }
+        size_t total = sizeof(nm_hdr_t) + r->len;
+        if (total > INT_MAX)
+            fatal("message larger than 2 GiB", EMSGSIZE);
+        PMPI_Isend(blk, (int)total, MPI_BYTE, dst_d, TAG_MSG, D.dcomm,
+                   &D.out[D.nout].req);
+        D.out[D.nout++].blk = blk;
+        free(m);
+        nm_bell_ring(D.bells[dst_d]);
+    }
+    /* The data is out of the client's buffer: a standard, buffered or
+     * ready send is complete; a synchronous one waits for the match. */
+    if (!sync)
+        complete(r);
+}
+
+static int progress_sends(void)
+{
+    int n = 0;
+    while (D.pend) {
+        pend_t *p = D.pend;
+        D.pend = p->next;
+        if (!D.pend)
+            D.pend_tail = &D.pend;
+        do_send(p);
+        free(p);
+        n++;
+    }
+    for (int i = 0; i < D.nout;) {
+        int flag = 0;
+        PMPI_Test(&D.out[i].req, &flag, MPI_STATUS_IGNORE);
+        if (flag) {
+            free(D.out[i].blk);
+            D.out[i] = D.out[--D.nout];
+            n++;
+        } else {
+            i++;
+        }
+    }
+    return n;
+}
+
+static int progress_incoming(void)
+{
+    int n = 0;
+    for (;;) {
+        int flag = 0, cnt = 0;
+        MPI_Message msg;
+        MPI_Status st;
+        PMPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, D.dcomm, &flag, &msg, &st);
+        if (!flag)
+            return n;
+        n++;
+        PMPI_Get_count(&st, MPI_BYTE, &cnt);
+        void *blk = malloc((size_t)cnt + 1);
+        if (!blk)
+            fatal("incoming message", ENOMEM);
+        PMPI_Mrecv(blk, cnt, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+        if (st.MPI_TAG == TAG_ACK) {
+            uint64_t tok;
+            memcpy(&tok, blk, sizeof tok);
+            free(blk);
+            complete((nm_rec_t *)(uintptr_t)tok);
+            continue;
+        }
+        nm_msg_t *m = malloc(sizeof *m);
+        if (!m)
+            fatal("incoming message", ENOMEM);
+        memcpy(&m->hdr, blk, sizeof m->hdr);
+        m->blk = blk;
+        m->data = (char *)blk + sizeof(nm_hdr_t);
+        arrive(m);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Handlers (run from dlg_delegatee_progress)                          */
+/* ------------------------------------------------------------------ */
+
+static int64_t h_hello(dlg_req_t *req, void *ctx)
+{
+    (void)ctx;
+    nm_rec_t *r = dlg_req_ptr(req);
+    int s = dlg_req_client(req);
+    if (!r || s < 0 || s >= D.ncl)
+        return -EINVAL;
+    D.cl[s].used = 1;
+    D.cl[s].pid = (pid_t)r->arg;
+    D.cl[s].world = r->peer;
+    if (r->peer >= 0 && r->peer < nm_lay.world_size)
+        D.slot_of_world[r->peer] = s;
+    return 0;
+}
+
+static int64_t h_send(dlg_req_t *req, void *ctx)
+{
+    (void)ctx;
+    pend_t *p = malloc(sizeof *p);
+    if (!p)
+        return -ENOMEM;
+    p->rec = dlg_req_ptr(req);
+    p->client = dlg_req_client(req);
+    p->next = NULL;
+    *D.pend_tail = p;
+    D.pend_tail = &p->next;
+    return 0;
+}
+
+static int64_t h_recv(dlg_req_t *req, void *ctx)
+{
+    (void)ctx;
+    nm_rec_t *r = dlg_req_ptr(req);
+    int s = dlg_req_client(req);
+    dclient_t *c = &D.cl[s];
+    nm_msg_t *m = take_unexpected(c, r, 1);
+    if (m) {
+        deliver_to(s, m, r);
+        return 0;
+    }
+    nm_post_t *p = malloc(sizeof *p);
+    if (!p)
+        return -ENOMEM;
+    p->rec = r;
+    p->next = NULL;
+    *c->posted_tail = p;
+    c->posted_tail = &p->next;
+    return 0;
+}
+
+static int64_t h_probe(dlg_req_t *req, void *ctx)
+{
+    (void)ctx;
+    nm_rec_t *r = dlg_req_ptr(req);
+    dclient_t *c = &D.cl[dlg_req_client(req)];
+    int take = dlg_req_op(req) == NM_OP_IMPROBE;
+    nm_msg_t *m = take_unexpected(c, r, take);
+    r->found = m != NULL;
+    if (m) {
+        r->st_src = m->hdr.src;
+        r->st_tag = m->hdr.tag;
+        r->st_count = m->hdr.size;
+        if (take) {
+            m->id = ++D.next_id;
+            m->next = D.matched;
+            D.matched = m;
+            r->arg = m->id;
+        }
+    }
+    return 0;
+}
+
+static int64_t h_mrecv(dlg_req_t *req, void *ctx)
+{
+    (void)ctx;
+    nm_rec_t *r = dlg_req_ptr(req);
+    for (nm_msg_t **pp = &D.matched; *pp; pp = &(*pp)->next) {
+        if ((*pp)->id == r->arg) {
+            nm_msg_t *m = *pp;
+            *pp = m->next;
+            deliver_to(dlg_req_client(req), m, r);
+            return 0;
+        }
+    }
+    return -ENOENT;
+}
+
+static int64_t h_cancel(dlg_req_t *req, void *ctx)
+{
+    (void)ctx;
+    nm_rec_t *r = dlg_req_ptr(req);
+    dclient_t *c = &D.cl[dlg_req_client(req)];
+    nm_rec_t *target = (nm_rec_t *)((char *)dlg_region_base(D.region) + r->arg);
+    r->found = 0;
+    for (nm_post_t **pp = &c->posted; *pp; pp = &(*pp)->next) {
+        if ((*pp)->rec == target) {
+            nm_post_t *p = *pp;
+            *pp = p->next;
+            if (!*pp)
+                c->posted_tail = pp;
+            free(p);
+            target->cancelled = 1;
+            target->err = MPI_SUCCESS;
+            target->st_count = 0;
+            complete(target);
+            r->found = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int64_t h_fin(dlg_req_t *req, void *ctx)
+{
+    (void)ctx;
+    dclient_t *c = &D.cl[dlg_req_client(req)];
+    if (!c->fin) {
+        c->fin = 1;
+        D.nfin++;
+    }
+    return 0;
+}
+
+static void on_dead(dlg_delegatee_t *dg, int client, pid_t pid, void *ctx)
+{
+    (void)dg;
+    (void)ctx;
+    fprintf(stderr,
+            "mpideleg: delegatee (world rank %d): client %d (pid %d) "
+            "died; aborting the job\n",
+            nm_lay.world_rank, client, (int)pid);
+    PMPI_Abort(MPI_COMM_WORLD, 4);
+}
+
+/* ------------------------------------------------------------------ */
+/* Main loop                                                           */
+/* ------------------------------------------------------------------ */
+
+void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
+{
+    D.dcomm = dcomm;
+    PMPI_Comm_rank(dcomm, &D.me);
+    D.pend_tail = &D.pend;
+    const char *idle = getenv("MPIDELEG_DELEGATEE_IDLE");
+    D.idle_adaptive = !(idle && strcmp(idle, "poll") == 0);
+    if (idle && *idle && strcmp(idle, "poll") && strcmp(idle, "adaptive"))
+        fprintf(stderr,
+                "mpideleg: MPIDELEG_DELEGATEE_IDLE='%s' must be "
+                "poll or adaptive; using adaptive\n",
+                idle);
+
+    int first = nm_dcomm_rank_of(nm_lay.world_rank) * nm_lay.group;
+    D.ncl = nm_lay.world_rank - first;
+    D.cl = calloc((size_t)D.ncl, sizeof *D.cl);
+    D.slot_of_world = malloc(sizeof(int) * (size_t)nm_lay.world_size);
+    if (!D.cl || !D.slot_of_world)
+        fatal("setup", ENOMEM);
+    for (int i = 0; i < nm_lay.world_size; i++)
+        D.slot_of_world[i] = -1;
+    for (int i = 0; i < D.ncl; i++) {
+        D.cl[i].posted_tail = &D.cl[i].posted;
+        D.cl[i].unexp_tail = &D.cl[i].unexp;
+    }
+
+    dlg_delegatee_attr_t at = {0};
+    at.max_clients = (unsigned)D.ncl;
+    at.ring_slots = 256;
+    at.heap_size = (size_t)D.ncl * (size_t)(2u << 20);
+    at.idle_policy = DLG_POLICY_POLL;
+    at.quantum = 16;
+    at.on_client_dead = on_dead;
+    int rc = dlg_region_create(DLG_REGION_MEMFD, "mpideleg",
+                               dlg_region_need(&at), 0, &D.region);
+    if (rc == 0)
+        rc = dlg_delegatee_create(D.region, &at, &D.dg);
+    if (rc < 0)
+        fatal("cannot create the delegation region", -rc);
+    dlg_delegatee_register(D.dg, NM_OP_HELLO, h_hello, NULL, DLG_POLICY_POLL);
+    dlg_delegatee_register(D.dg, NM_OP_SEND, h_send, NULL, DLG_POLICY_POLL);
+    dlg_delegatee_register(D.dg, NM_OP_RECV, h_recv, NULL, DLG_POLICY_POLL);
+    dlg_delegatee_register(D.dg, NM_OP_IPROBE, h_probe, NULL, DLG_POLICY_POLL);
+    dlg_delegatee_register(D.dg, NM_OP_IMPROBE, h_probe, NULL, DLG_POLICY_POLL);
+    dlg_delegatee_register(D.dg, NM_OP_MRECV, h_mrecv, NULL, DLG_POLICY_POLL);
+    dlg_delegatee_register(D.dg, NM_OP_CANCEL, h_cancel, NULL, DLG_POLICY_POLL);
+    dlg_delegatee_register(D.dg, NM_OP_FIN, h_fin, NULL, DLG_POLICY_POLL);
+
+    /* Doorbells: ours in a memfd page, everybody's by spec. */
+    int nd;
+    PMPI_Comm_size(dcomm, &nd);
+    int bfd = memfd_create("mpideleg-bell", MFD_CLOEXEC);
+    if (bfd < 0 || ftruncate(bfd, 4096) < 0)
+        fatal("doorbell", errno);
+    D.bell = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, bfd, 0);
+    if (D.bell == MAP_FAILED)
+        fatal("doorbell", errno);
+    char bspec[32], *all = malloc((size_t)nd * sizeof bspec);
+    D.bells = calloc((size_t)nd, sizeof *D.bells);
+    if (!all || !D.bells)
+        fatal("doorbell", ENOMEM);
+    snprintf(bspec, sizeof bspec, "%d:%d", (int)getpid(), bfd);
+    PMPI_Allgather(bspec, (int)sizeof bspec, MPI_CHAR, all, (int)sizeof bspec,
+                   MPI_CHAR, dcomm);
+    for (int i = 0; i < nd; i++) {
+        D.bells[i] = i == D.me ? D.bell : nm_bell_open(all + i * sizeof bspec);
+        if (!D.bells[i])
+            fatal("doorbell of another delegatee", errno ? errno : EIO);
+    }
+    free(all);
+    /* everyone has mapped every doorbell before any is closed */
+    PMPI_Barrier(dcomm);
+
+    /* Tell each client where the region and the doorbell are. */
+    char spec[128];
+    snprintf(spec, sizeof spec, "%s|%s", dlg_region_spec(D.region), bspec);
+    for (int i = 0; i < D.ncl; i++)
+        PMPI_Send(spec, (int)sizeof spec, MPI_CHAR, first + i, 7, wcomm);
+    nm_log("delegatee of ranks %d..%d, region %s", first, nm_lay.world_rank - 1,
+           spec);
+
+    struct timespec t_idle = {0, 0};
+    unsigned idle_rounds = 0;
+    uint64_t spin = dlg_spin_bound_ns();
+    while (D.nfin < D.ncl || D.nout > 0 || D.pend) {
+        rc = dlg_delegatee_progress(D.dg);
+        if (rc < 0)
+            fatal("delegation ring", -rc);
+        int n = rc + progress_sends() + progress_incoming();
+        if (n) {
+            idle_rounds = 0;
+            continue;
+        }
+        /* Nothing to do: yield for a while (poll: always); then sleep on
+         * the doorbell, which clients and other delegatees ring after
+         * handing us work; the timeout bounds what a missed ring (an MPI
+         * message not yet visible) can cost. */
+        if (!D.idle_adaptive || ++idle_rounds < 64) {
+            sched_yield();
+            continue;
+        }
+        if (idle_rounds == 64)
+            clock_gettime(CLOCK_MONOTONIC, &t_idle);
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long ns = (now.tv_sec - t_idle.tv_sec) * 1000000000L +
+                  (now.tv_nsec - t_idle.tv_nsec);
+        if (ns < (long)spin) {
+            sched_yield();
+            continue;
+        }
+        uint32_t seq = atomic_load_explicit(&D.bell->seq, memory_order_seq_cst);
+        atomic_store_explicit(&D.bell->sleeping, 1, memory_order_seq_cst);
+        rc = dlg_delegatee_progress(D.dg);
+        if (rc < 0)
+            fatal("delegation ring", -rc);
+        if (rc + progress_sends() + progress_incoming() == 0 &&
+            D.nfin < D.ncl) {
+            struct timespec to = {0, 2000000};
+            syscall(SYS_futex, &D.bell->seq, FUTEX_WAIT, seq, &to, NULL, 0);
+            D.sleeps++;
+        }
+        atomic_store_explicit(&D.bell->sleeping, 0, memory_order_relaxed);
+        idle_rounds = 0;
+    }
+    nm_log("delegatee done (%llu sleeps)", (unsigned long long)D.sleeps);
+    PMPI_Barrier(dcomm); /* nobody rings a doorbell that is gone */
+    for (int i = 0; i < nd; i++)
+        munmap(D.bells[i], 4096);
+    free(D.bells);
+    close(bfd);
+    dlg_delegatee_destroy(D.dg);
+    dlg_region_close(D.region);
+    PMPI_Comm_free(&wcomm);
+    PMPI_Comm_free(&dcomm);
+    PMPI_Finalize();
+    fflush(NULL);
+    _exit(0);
+}

@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * nm_init.c: layout from the environment, MPI_Init/MPI_Finalize, the
+ * communicator table and error translation of libmpideleg.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mpideleg.h"
+#include "nm_internal.h"
+
+nm_layout_t nm_lay;
+int nm_active;
+MPI_Comm nm_app_world = MPI_COMM_WORLD;
+int nm_code_deleg_dead = MPI_ERR_OTHER;
+int nm_code_partial = MPI_ERR_TYPE;
+
+static nm_comm_t *comms;
+static uint32_t next_ctx = 1;
+static int debug_on = -1;
+static MPI_Comm setup_comm = MPI_COMM_NULL;
+
+void nm_log(const char *fmt, ...)
+{
+    if (debug_on < 0) {
+        const char *e = getenv("MPIDELEG_DEBUG");
+        debug_on = e && *e && strcmp(e, "0") != 0;
+    }
+    if (!debug_on)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "mpideleg[%d]: ", nm_lay.world_rank);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* ------------------------------------------------------------------ */
+/* Layout                                                              */
+/* ------------------------------------------------------------------ */
+
+static int group_len(int g)
+{
+    int first = g * nm_lay.group;
+    int n = nm_lay.world_size - first;
+    return n < nm_lay.group ? n : nm_lay.group;
+}
+
+int nm_deleg_of(int w)
+{
+    int g = w / nm_lay.group;
+    return g * nm_lay.group + group_len(g) - 1;
+}
+
+int nm_dcomm_rank_of(int w)
+{
+    return w / nm_lay.group;
+}
+
+int nm_board_of(int w)
+{
+    int g = w / nm_lay.group, pos = w % nm_lay.group;
+    if (w == nm_deleg_of(w))
+        return -1;
+    return g * nm_lay.boards_per_deleg + pos / nm_lay.board_size;
+}
+
+/* Read a positive integer variable; -1 on a bad value. */
+static int env_count(const char *name, int dflt)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return dflt;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < 1 || v > 1 << 20) {
+        fprintf(stderr, "mpideleg: %s='%s' is not a positive integer\n", name,
+                s);
+        return -1;
+    }
+    return (int)v;
+}
+
+static int env_policy(const char *name, dlg_policy_t dflt, dlg_policy_t *out)
+{
+    const char *s = getenv(name);
+    *out = dflt;
+    if (!s || !*s)
+        return 0;
+    int p = dlg_policy_parse(s);
+    if (p < 0) {
+        fprintf(stderr, "mpideleg: %s='%s' must be poll, block or adaptive\n",
+                name, s);
+        return -1;
+    }
+    *out = (dlg_policy_t)p;
+    return 0;
+}
+
+static int read_layout(void)
+{
+    nm_lay.board_size = env_count("MPIDELEG_BOARD_SIZE", 1);
+    nm_lay.boards_per_deleg = env_count("MPIDELEG_BOARDS_PER_DELEGATEE", 1);
+    if (nm_lay.board_size < 0 || nm_lay.boards_per_deleg < 0)
+        return -1;
+    if (env_policy("MPIDELEG_POLICY_BLOCKING", DLG_POLICY_POLL,
+                   &nm_policy_blocking) ||
+        env_policy("MPIDELEG_POLICY_NONBLOCKING", DLG_POLICY_ADAPTIVE,
+                   &nm_policy_nonblocking))
+        return -1;
+    nm_lay.group = nm_lay.board_size * nm_lay.boards_per_deleg + 1;
+    if (nm_lay.world_size < 2 || nm_lay.world_size % nm_lay.group == 1) {
+        fprintf(stderr,
+                "mpideleg: %d ranks cannot form delegatee groups of %d "
+                "(%d boards x %d clients + 1 delegatee): a group would have "
+                "no client\n",
+                nm_lay.world_size, nm_lay.group, nm_lay.boards_per_deleg,
+                nm_lay.board_size);
+        return -1;
+    }
+    nm_lay.is_deleg = nm_deleg_of(nm_lay.world_rank) == nm_lay.world_rank;
+    return 0;
+}
+
+static int disabled(void)
+{
+    const char *s = getenv("MPIDELEG_DISABLE");
+    return s && *s && strcmp(s, "0") != 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+int nm_errno_to_mpi(int e)
+{
+    switch (e) {
+    case 0:
+        return MPI_SUCCESS;
+    case -ENOMEM:
+        return MPI_ERR_NO_MEM;
+    case -EOWNERDEAD:
+    case -ENOTCONN:
+        return nm_code_deleg_dead;
+    case -EINVAL:
+        return MPI_ERR_ARG;
+    default:
+        return MPI_ERR_OTHER;
+    }
+}
+
+int nm_error(MPI_Comm comm, int code)
+{
+    if (code != MPI_SUCCESS)
+        PMPI_Comm_call_errhandler(nm_xl(comm), code);
+    return code;
+}
+
+/* MPICH 4.0 garbles the strings of error codes added to predefined classes
+ * (MPI_Add_error_code), so the reason goes to stderr, once per call name,
+ * and the caller gets the plain class. */
+int nm_refuse(MPI_Comm comm, const char *what)
+{
+    static const char *told[32];
+    unsigned i;
+    for (i = 0; i < 32 && told[i] && told[i] != what; i++)
+        ;
+    if (i < 32 && !told[i]) {
+        told[i] = what;
+        fprintf(stderr,
+                "mpideleg: %s is not supported on a communicator that spans "
+                "boards (MPI_ERR_UNSUPPORTED_OPERATION)\n",
+                what);
+    }
+    return nm_error(comm, MPI_ERR_UNSUPPORTED_OPERATION);
+}
+
+/* ------------------------------------------------------------------ */
+/* Communicator table                                                  */
+/* ------------------------------------------------------------------ */
+
+MPI_Comm nm_xl(MPI_Comm c)
+{
+    return c == MPI_COMM_WORLD ? nm_app_world : c;
+}
+
+nm_comm_t *nm_comm_find(MPI_Comm c)
+{
+    if (!nm_active)
+        return NULL;
+    c = nm_xl(c);
+    for (nm_comm_t *p = comms; p; p = p->next)
+        if (p->handle == c)
+            return p;
+    return NULL;
+}
+
+int nm_comm_delegated(MPI_Comm c)
+{
+    nm_comm_t *p = nm_comm_find(c);
+    return p && p->delegated;
+}
+
+int nm_comm_rank_of_world(const nm_comm_t *c, int world)
+{
+    for (int i = 0; i < c->size; i++)
+        if (c->world[i] == world)
+            return i;
+    return MPI_UNDEFINED;
+}
+
+/* Called by every member of a new communicator (collective). */
+int nm_comm_register(MPI_Comm nc)
+{
+    if (!nm_active || nc == MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    int inter = 0, rc;
+    PMPI_Comm_test_inter(nc, &inter);
+    if (inter)
+        return MPI_SUCCESS; /* inter-communicators go straight to MPICH */
+    nm_comm_t *p = calloc(1, sizeof *p);
+    if (!p)
+        return MPI_ERR_NO_MEM;
+    PMPI_Comm_size(nc, &p->size);
+    p->world = malloc(sizeof(int) * (size_t)p->size);
+    int *idx = malloc(sizeof(int) * (size_t)p->size);
+    if (!p->world || !idx) {
+        free(p->world);
+        free(idx);
+        free(p);
+        return MPI_ERR_NO_MEM;
+    }
+    MPI_Group g, wg;
+    PMPI_Comm_group(nc, &g);
+    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+    for (int i = 0; i < p->size; i++)
+        idx[i] = i;
+    PMPI_Group_translate_ranks(g, p->size, idx, wg, p->world);
+    PMPI_Group_free(&g);
+    PMPI_Group_free(&wg);
+    free(idx);
+    int b0 = nm_board_of(p->world[0]);
+    for (int i = 1; i < p->size; i++)
+        if (nm_board_of(p->world[i]) != b0)
+            p->delegated = 1;
+    if (p->delegated) {
+        /* A context id no member has used yet: the largest next id. */
+        uint32_t mine = next_ctx, all = 0;
+        rc = PMPI_Allreduce(&mine, &all, 1, MPI_UINT32_T, MPI_MAX, nc);
+        if (rc != MPI_SUCCESS) {
+            free(p->world);
+            free(p);
+            return rc;
+        }
+        p->ctx = all;
+        next_ctx = all + 1;
+    }
+    p->handle = nc;
+    p->next = comms;
+    comms = p;
+    nm_log("communicator %#x: %d ranks, %s, ctx %u", (unsigned)nc, p->size,
+           p->delegated ? "delegated" : "direct", p->ctx);
+    return MPI_SUCCESS;
+}
+
+void nm_comm_forget(MPI_Comm c)
+{
+    for (nm_comm_t **pp = &comms; *pp; pp = &(*pp)->next) {
+        if ((*pp)->handle == c) {
+            nm_comm_t *p = *pp;
+            *pp = p->next;
+            free(p->world);
+            free(p);
+            return;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Init / Finalize                                                     */
+/* ------------------------------------------------------------------ */
+
+static int nm_setup(void)
+{
+    PMPI_Comm_size(MPI_COMM_WORLD, &nm_lay.world_size);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &nm_lay.world_rank);
+    if (disabled())
+        return MPI_SUCCESS;
+    if (read_layout() < 0)
+        return PMPI_Abort(MPI_COMM_WORLD, 2), MPI_ERR_ARG;
+    int rc = PMPI_Comm_dup(MPI_COMM_WORLD, &setup_comm);
+    MPI_Comm part;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_split(MPI_COMM_WORLD, nm_lay.is_deleg, nm_lay.world_rank,
+                             &part);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (nm_lay.is_deleg)
+        nm_delegatee_main(setup_comm, part); /* never returns */
+    nm_app_world = part;
+    nm_active = 1;
+    rc = nm_client_start(setup_comm);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "mpideleg: rank %d cannot reach its delegatee\n",
+                nm_lay.world_rank);
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    PMPI_Comm_set_errhandler(nm_app_world, MPI_ERRORS_ARE_FATAL);
+    return nm_comm_register(nm_app_world);
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    return rc == MPI_SUCCESS ? nm_setup() : rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    /* The shim itself is not thread safe: offer at most FUNNELED. */
+    if (!disabled() && required > MPI_THREAD_FUNNELED)
+        required = MPI_THREAD_FUNNELED;
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    return rc == MPI_SUCCESS ? nm_setup() : rc;
+}
+
+int MPI_Finalize(void)
+{
+    if (nm_active) {
+        nm_client_stop();
+        nm_active = 0;
+        while (comms)
+            nm_comm_forget(comms->handle);
+        PMPI_Comm_free(&nm_app_world);
+        nm_app_world = MPI_COMM_WORLD;
+        PMPI_Comm_free(&setup_comm);
+    }
+    return PMPI_Finalize();
+}
+
+/* ------------------------------------------------------------------ */
+/* Communicator constructors: register the result                      */
+/* ------------------------------------------------------------------ */
+
+#define NM_REG(call, out)                                                      \
+    do {                                                                       \
+        int rc_ = (call);                                                      \
+        if (rc_ != MPI_SUCCESS)                                                \
+            return rc_;                                                        \
+        return nm_comm_register(*(out));                                       \
+    } while (0)
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    NM_REG(PMPI_Comm_dup(nm_xl(comm), newcomm), newcomm);
+}
+
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    NM_REG(PMPI_Comm_dup_with_info(nm_xl(comm), info, newcomm), newcomm);
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    NM_REG(PMPI_Comm_split(nm_xl(comm), color, key, newcomm), newcomm);
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                        MPI_Comm *newcomm)
+{
+    NM_REG(PMPI_Comm_split_type(nm_xl(comm), split_type, key, info, newcomm),
+           newcomm);
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    NM_REG(PMPI_Comm_create(nm_xl(comm), group, newcomm), newcomm);
+}
+
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
+                          MPI_Comm *newcomm)
+{
+    NM_REG(PMPI_Comm_create_group(nm_xl(comm), group, tag, newcomm), newcomm);
+}
+
+int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[],
+                    const int periods[], int reorder, MPI_Comm *comm_cart)
+{
+    NM_REG(
+        PMPI_Cart_create(nm_xl(comm), ndims, dims, periods, reorder, comm_cart),
+        comm_cart);
+}
+
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+    NM_REG(PMPI_Cart_sub(nm_xl(comm), remain_dims, newcomm), newcomm);
+}
+
+int MPI_Graph_create(MPI_Comm comm, int nnodes, const int indx[],
+                     const int edges[], int reorder, MPI_Comm *comm_graph)
+{
+    NM_REG(PMPI_Graph_create(nm_xl(comm), nnodes, indx, edges, reorder,
+                             comm_graph),
+           comm_graph);
+}
+
+int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
+                          const int degrees[], const int destinations[],
+                          const int weights[], MPI_Info info, int reorder,
+                          MPI_Comm *comm_dist_graph)
+{
+    NM_REG(PMPI_Dist_graph_create(nm_xl(comm), n, sources, degrees,
+                                  destinations, weights, info, reorder,
+                                  comm_dist_graph),
+           comm_dist_graph);
+}
+
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree,
+                                   const int sources[],
+                                   const int sourceweights[], int outdegree,
+                                   const int destinations[],
+                                   const int destweights[], MPI_Info info,
+                                   int reorder, MPI_Comm *comm_dist_graph)
+{
+    NM_REG(PMPI_Dist_graph_create_adjacent(
+               nm_xl(comm), indegree, sources, sourceweights, outdegree,
+               destinations, destweights, info, reorder, comm_dist_graph),
+           comm_dist_graph);
+}
+
+/* Non-blocking duplication cannot run the registration's collective: the
+ * new communicator is left direct (MPICH), which is always correct. */
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return PMPI_Comm_idup(nm_xl(comm), newcomm, request);
+}
+
+int MPI_Comm_free(MPI_Comm *comm)
+{
+    if (comm && *comm != MPI_COMM_WORLD)
+        nm_comm_forget(*comm);
+    return PMPI_Comm_free(comm);
+}
+
+int MPI_Comm_disconnect(MPI_Comm *comm)
+{
+    if (comm && *comm != MPI_COMM_WORLD)
+        nm_comm_forget(*comm);
+    return PMPI_Comm_disconnect(comm);
+}
+
+int mpideleg_comm_delegated(MPI_Comm comm, int *flag)
+{
+    if (!flag)
+        return MPI_ERR_ARG;
+    *flag = nm_comm_delegated(comm);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * nm_internal.h: shared definitions of libmpideleg (client shim and
+ * delegatee loop).
+ *
+ * Roles: the real MPI_COMM_WORLD is cut into delegatee groups of
+ * boards_per_deleg * board_size + 1 consecutive ranks (the last group may be
+ * shorter); the last rank of each group is its delegatee, the others are
+ * clients.  Clients see a communicator of the clients only as
+ * MPI_COMM_WORLD.  Point-to-point on a communicator whose members sit on
+ * more than one board is carried by the delegatees, which run the one
+ * matching engine for it; everything else goes straight to MPICH.
+ */
+#ifndef NM_INTERNAL_H
+#define NM_INTERNAL_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "deleg.h"
+
+#define NM_INLINE 128 /* payload bytes carried in the request record */
+
+/* Operations handed to the delegatee (libdeleg op ids). */
+enum {
+    NM_OP_HELLO = 1,
+    NM_OP_SEND = 2,
+    NM_OP_RECV = 3,
+    NM_OP_IPROBE = 4,
+    NM_OP_IMPROBE = 5,
+    NM_OP_MRECV = 6,
+    NM_OP_CANCEL = 7,
+    NM_OP_FIN = 8,
+};
+
+enum { NM_F_SYNC = 1u << 0, NM_F_INLINE = 1u << 1 };
+
+/*
+ * One request record, in the region's shared heap: the client fills the
+ * parameters, the delegatee writes the outcome and then `done` (release),
+ * waking the client with a futex when `waiting` is set.
+ */
+typedef struct nm_rec {
+    _Atomic uint32_t done;    /* futex word: 0 pending, 1 complete */
+    _Atomic uint32_t waiting; /* the client sleeps on `done` */
+    uint32_t ctx;             /* communicator context id */
+    int32_t peer;             /* world rank of dest / source, -1 any */
+    int32_t tag;              /* tag, -1 any */
+    uint32_t flags;           /* NM_F_* */
+    uint64_t addr;            /* user buffer (client address space) */
+    uint64_t len;             /* bytes to send / receive capacity */
+    uint64_t arg;             /* message id (MRECV), record offset (CANCEL),
+                                 pid (HELLO) */
+    /* outcome */
+    int32_t err;    /* MPI error class, 0 = success */
+    int32_t st_src; /* world rank of the matched sender */
+    int32_t st_tag;
+    int32_t cancelled;
+    int32_t found; /* IPROBE/IMPROBE: a message matched */
+    int32_t pad;
+    uint64_t st_count; /* bytes delivered / probed */
+    char inl[NM_INLINE];
+} nm_rec_t;
+
+/* Header of a message between delegatees (and of queued messages). */
+typedef struct {
+    uint32_t ctx;
+    int32_t src, dst, tag;
+    uint64_t size;
+    uint32_t flags;
+    int32_t ack_d;  /* delegatee (dcomm rank) that waits for a sync ack */
+    uint64_t token; /* its record pointer */
+} nm_hdr_t;
+
+/* Doorbell of a delegatee, in a page of its own that its clients and the
+ * other delegatees map: bump `seq` after handing it work, and wake it with
+ * a futex when `sleeping` is set (it then sleeps on `seq`). */
+typedef struct {
+    _Atomic uint32_t seq;
+    _Atomic uint32_t sleeping;
+} nm_bell_t;
+
+void nm_bell_ring(nm_bell_t *b);
+nm_bell_t *nm_bell_open(const char *spec); /* "PID:FD" */
+
+/* Layout of the job (from the environment). */
+typedef struct {
+    int world_size, world_rank;
+    int board_size;       /* MPIDELEG_BOARD_SIZE: clients per board */
+    int boards_per_deleg; /* MPIDELEG_BOARDS_PER_DELEGATEE */
+    int group;            /* board_size * boards_per_deleg + 1 */
+    int is_deleg;
+} nm_layout_t;
+
+/* Communicator record of the client shim. */
+typedef struct nm_comm {
+    MPI_Comm handle;
+    int delegated;
+    uint32_t ctx;
+    int size;
+    int *world; /* comm rank -> world rank */
+    struct nm_comm *next;
+} nm_comm_t;
+
+/* ---- layout (nm_init.c) ---- */
+extern nm_layout_t nm_lay;
+extern int nm_active;                 /* the shim is on (clients only) */
+extern MPI_Comm nm_app_world;         /* the clients' communicator */
+int nm_deleg_of(int world_rank);      /* world rank of its delegatee */
+int nm_board_of(int world_rank);      /* global board index, -1: delegatee */
+int nm_dcomm_rank_of(int world_rank); /* delegatee index of a world rank */
+
+/* ---- communicators (nm_init.c) ---- */
+MPI_Comm nm_xl(MPI_Comm c);
+nm_comm_t *nm_comm_find(MPI_Comm c);
+int nm_comm_delegated(MPI_Comm c);
+int nm_comm_register(MPI_Comm newcomm);
+void nm_comm_forget(MPI_Comm c);
+int nm_comm_rank_of_world(const nm_comm_t *c, int world);
+
+/* ---- errors (nm_init.c) ---- */
+int nm_error(MPI_Comm comm, int code);
+int nm_refuse(MPI_Comm comm, const char *what);
+int nm_errno_to_mpi(int neg_errno);
+extern int nm_code_deleg_dead, nm_code_partial;
+void nm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- client side (nm_client.c) ---- */
+int nm_client_start(MPI_Comm wcomm);
+int nm_client_stop(void);
+nm_rec_t *nm_rec_get(void);
+void nm_rec_put(nm_rec_t *r);
+int nm_post(unsigned op, nm_rec_t *r);
+int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy);
+uint64_t nm_rec_off(const nm_rec_t *r);
+void nm_rec_nap(nm_rec_t *r, long ns);
+extern dlg_policy_t nm_policy_blocking, nm_policy_nonblocking;
+
+/* ---- delegatee (nm_deleg.c) ---- */
+void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
+    __attribute__((noreturn));
+
+#endif /* NM_INTERNAL_H */

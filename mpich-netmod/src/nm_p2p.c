@@ -1,0 +1,822 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * nm_p2p.c: point-to-point calls.  On a delegated communicator (members on
+ * more than one board) every send, receive and probe goes to the board's
+ * delegatee, whose matching engine sees on- and off-board senders alike;
+ * on any other communicator, and for MPI_PROC_NULL, the call goes straight
+ * to MPICH.  Nonblocking delegated operations are MPICH generalized
+ * requests (MPIX_Grequest_start with poll and wait functions), so they mix
+ * with MPICH's own requests in every Wait/Test call.
+ */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nm_internal.h"
+
+typedef struct nm_op {
+    nm_rec_t *rec;
+    nm_comm_t *c;
+    int is_recv;
+    void *ubuf;
+    int ucount;
+    MPI_Datatype udt;
+    int usize;
+    int contig;
+    int own_type; /* udt is our duplicate */
+    void *tmp;    /* packed send data / receive staging */
+    int finished;
+    MPI_Request greq;
+    int err;
+    int src, tag, cancelled;
+    MPI_Count count;
+} nm_op_t;
+
+/* Client-side table of messages taken by MPI_Mprobe/MPI_Improbe. */
+#define NM_MSG_BASE 0x00100000
+#define NM_MSG_MAX  1024
+static struct {
+    int used;
+    uint64_t id;
+    nm_comm_t *c;
+} msgs[NM_MSG_MAX];
+
+static int is_our_msg(MPI_Message m)
+{
+    int v = (int)m;
+    return v >= NM_MSG_BASE && v < NM_MSG_BASE + NM_MSG_MAX &&
+           msgs[v - NM_MSG_BASE].used;
+}
+
+/* Poke MPICH's progress engine (requests of the direct path). */
+static void poke(void)
+{
+    int flag;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag,
+                MPI_STATUS_IGNORE);
+}
+
+static int tag_ub(void)
+{
+    static int ub;
+    if (!ub) {
+        int *v, flag = 0;
+        PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag);
+        ub = flag ? *v : 32767;
+    }
+    return ub;
+}
+
+/* Predefined types without holes are sent from the user's buffer as they
+ * are; everything else is packed (typemap order) first. */
+static int dt_info(MPI_Datatype dt, int *size, int *contig)
+{
+    int ni, na, nd, comb;
+    MPI_Aint lb, ext;
+    if (dt == MPI_DATATYPE_NULL)
+        return MPI_ERR_TYPE;
+    if (PMPI_Type_size(dt, size) != MPI_SUCCESS)
+        return MPI_ERR_TYPE;
+    PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb);
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    *contig = comb == MPI_COMBINER_NAMED && lb == 0 && ext == *size;
+    return MPI_SUCCESS;
+}
+
+/* MPICH's MPI_Pack/MPI_Unpack refuse MPI_BOTTOM; a message to ourselves on
+ * a private communicator packs and unpacks any buffer. */
+static MPI_Comm self_comm = MPI_COMM_NULL;
+
+static int pack_any(const void *buf, int count, MPI_Datatype dt, void *out,
+                    int outsize, int *pos)
+{
+    if (buf)
+        return PMPI_Pack(buf, count, dt, out, outsize, pos, MPI_COMM_SELF);
+    if (self_comm == MPI_COMM_NULL)
+        PMPI_Comm_dup(MPI_COMM_SELF, &self_comm);
+    MPI_Status st;
+    int rc = PMPI_Sendrecv(buf, count, dt, 0, 0, out, outsize, MPI_PACKED, 0, 0,
+                           self_comm, &st);
+    if (rc == MPI_SUCCESS)
+        PMPI_Get_count(&st, MPI_PACKED, pos);
+    return rc;
+}
+
+static int unpack_any(const void *in, int n, void *buf, int count,
+                      MPI_Datatype dt)
+{
+    int pos = 0;
+    if (buf)
+        return PMPI_Unpack(in, n, &pos, buf, count, dt, MPI_COMM_SELF);
+    if (self_comm == MPI_COMM_NULL)
+        PMPI_Comm_dup(MPI_COMM_SELF, &self_comm);
+    return PMPI_Sendrecv(in, n, MPI_PACKED, 0, 0, buf, count, dt, 0, 0,
+                         self_comm, MPI_STATUS_IGNORE);
+}
+
+static void op_free(nm_op_t *op)
+{
+    if (!op)
+        return;
+    if (op->rec && (op->finished ||
+                    atomic_load_explicit(&op->rec->done, memory_order_acquire)))
+        nm_rec_put(op->rec);
+    /* else: the delegatee may still write the record: leave it alone. */
+    if (op->own_type)
+        PMPI_Type_free(&op->udt);
+    free(op->tmp);
+    free(op);
+}
+
+static int op_new(nm_comm_t *c, void *buf, int count, MPI_Datatype dt,
+                  nm_op_t **out)
+{
+    nm_op_t *op = calloc(1, sizeof *op);
+    if (!op)
+        return MPI_ERR_NO_MEM;
+    int rc = dt_info(dt, &op->usize, &op->contig);
+    if (rc != MPI_SUCCESS) {
+        free(op);
+        return rc;
+    }
+    if (count < 0) {
+        free(op);
+        return MPI_ERR_COUNT;
+    }
+    /* MPI_BOTTOM is a valid base for derived types with absolute
+     * addresses; for predefined ones it is the null buffer MPICH refuses. */
+    if (!buf && count > 0 && op->usize > 0 && op->contig) {
+        free(op);
+        return MPI_ERR_BUFFER;
+    }
+    op->rec = nm_rec_get();
+    if (!op->rec) {
+        free(op);
+        return MPI_ERR_NO_MEM;
+    }
+    op->c = c;
+    op->ubuf = buf;
+    op->ucount = count;
+    op->udt = dt;
+    *out = op;
+    return MPI_SUCCESS;
+}
+
+static int send_start(const void *buf, int count, MPI_Datatype dt, int dest,
+                      int tag, nm_comm_t *c, int sync, nm_op_t **out)
+{
+    if (tag < 0 || tag > tag_ub())
+        return MPI_ERR_TAG;
+    if (dest < 0 || dest >= c->size)
+        return MPI_ERR_RANK;
+    nm_op_t *op;
+    int rc = op_new(c, (void *)(uintptr_t)buf, count, dt, &op);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    nm_rec_t *r = op->rec;
+    const void *src = buf;
+    size_t len = (size_t)count * (size_t)op->usize;
+    if (!op->contig && len) {
+        int psz = 0, pos = 0;
+        PMPI_Pack_size(count, dt, MPI_COMM_SELF, &psz);
+        op->tmp = malloc((size_t)psz + 1);
+        if (!op->tmp) {
+            op_free(op);
+            return MPI_ERR_NO_MEM;
+        }
+        rc = pack_any(buf, count, dt, op->tmp, psz, &pos);
+        if (rc != MPI_SUCCESS) {
+            op_free(op);
+            return MPI_ERR_TYPE;
+        }
+        src = op->tmp;
+        len = (size_t)pos;
+    }
+    r->ctx = c->ctx;
+    r->peer = c->world[dest];
+    r->tag = tag;
+    r->len = len;
+    r->flags = sync ? NM_F_SYNC : 0;
+    if (len <= NM_INLINE) {
+        if (len)
+            memcpy(r->inl, src, len);
+        r->flags |= NM_F_INLINE;
+    } else {
+        r->addr = (uint64_t)(uintptr_t)src;
+    }
+    rc = nm_post(NM_OP_SEND, r);
+    if (rc != MPI_SUCCESS) {
+        op_free(op);
+        return rc;
+    }
+    *out = op;
+    return MPI_SUCCESS;
+}
+
+/* msgid != 0: receive the message taken by MPI_Mprobe (MRECV). */
+static int recv_start(void *buf, int count, MPI_Datatype dt, int source,
+                      int tag, nm_comm_t *c, uint64_t msgid, int staged,
+                      nm_op_t **out)
+{
+    if (!msgid) {
+        if (tag != MPI_ANY_TAG && (tag < 0 || tag > tag_ub()))
+            return MPI_ERR_TAG;
+        if (source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
+            return MPI_ERR_RANK;
+    }
+    nm_op_t *op;
+    int rc = op_new(c, buf, count, dt, &op);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    op->is_recv = 1;
+    if (!op->contig) {
+        /* The application may free the type before the receive ends. */
+        if (PMPI_Type_dup(dt, &op->udt) != MPI_SUCCESS) {
+            op->udt = MPI_DATATYPE_NULL;
+            op_free(op);
+            return MPI_ERR_TYPE;
+        }
+        op->own_type = 1;
+    }
+    nm_rec_t *r = op->rec;
+    size_t cap = (size_t)count * (size_t)op->usize;
+    void *dst = buf;
+    if ((!op->contig || staged) && cap > NM_INLINE) {
+        op->tmp = malloc(cap);
+        if (!op->tmp) {
+            op_free(op);
+            return MPI_ERR_NO_MEM;
+        }
+        dst = op->tmp;
+    }
+    r->ctx = c->ctx;
+    r->peer = source == MPI_ANY_SOURCE ? -1 : c->world[source];
+    r->tag = tag == MPI_ANY_TAG ? -1 : tag;
+    r->len = cap;
+    r->arg = msgid;
+    if (cap <= NM_INLINE)
+        r->flags = NM_F_INLINE;
+    else
+        r->addr = (uint64_t)(uintptr_t)dst;
+    rc = nm_post(msgid ? NM_OP_MRECV : NM_OP_RECV, r);
+    if (rc != MPI_SUCCESS) {
+        op_free(op);
+        return rc;
+    }
+    *out = op;
+    return MPI_SUCCESS;
+}
+
+/* The record is done: move data into place and take the outcome. */
+static void op_finish(nm_op_t *op)
+{
+    if (op->finished)
+        return;
+    nm_rec_t *r = op->rec;
+    op->err = r->err;
+    op->cancelled = r->cancelled;
+    op->count = (MPI_Count)r->st_count;
+    op->src = op->c ? nm_comm_rank_of_world(op->c, r->st_src) : r->st_src;
+    op->tag = r->st_tag;
+    if (op->is_recv && !op->cancelled && op->count > 0) {
+        const char *from = (r->flags & NM_F_INLINE) ? r->inl : op->tmp;
+        size_t n = (size_t)op->count;
+        if (!from) {
+            /* delivered in place by the delegatee */
+        } else if (op->contig) {
+            memcpy(op->ubuf, from, n);
+        } else if (op->usize > 0) {
+            int whole = (int)(n / (size_t)op->usize);
+            unpack_any(from, (int)(whole * op->usize), op->ubuf, whole,
+                       op->udt);
+            if (n % (size_t)op->usize && op->err == MPI_SUCCESS)
+                op->err = nm_code_partial;
+        }
+    }
+    op->finished = 1;
+    nm_rec_put(r);
+    op->rec = NULL;
+}
+
+static void op_status(const nm_op_t *op, MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    if (op->is_recv) {
+        st->MPI_SOURCE = op->src;
+        st->MPI_TAG = op->tag;
+    }
+    PMPI_Status_set_elements_x(st, MPI_BYTE, op->is_recv ? op->count : 0);
+    PMPI_Status_set_cancelled(st, op->cancelled);
+}
+
+static int op_wait(nm_op_t *op, dlg_policy_t pol)
+{
+    int rc = nm_rec_wait(op->rec, pol);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    op_finish(op);
+    return MPI_SUCCESS;
+}
+
+/* ---------------- generalized-request callbacks ---------------- */
+
+static int g_query(void *extra, MPI_Status *st)
+{
+    nm_op_t *op = extra;
+    op_status(op, st);
+    return op->err;
+}
+
+static void rq_del(nm_op_t *op);
+
+static int g_free(void *extra)
+{
+    rq_del(extra);
+    op_free(extra);
+    return MPI_SUCCESS;
+}
+
+static int g_poll(void *extra, MPI_Status *st)
+{
+    (void)st;
+    nm_op_t *op = extra;
+    if (op->finished)
+        return MPI_SUCCESS;
+    if (atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
+        op_finish(op);
+        PMPI_Grequest_complete(op->greq);
+    } else {
+        sched_yield();
+    }
+    return MPI_SUCCESS;
+}
+
+/* MPI_Wait* on delegated requests: the nonblocking policy (poll: spin
+ * with yields; adaptive: spin for dlg_spin_bound_ns(), then sleep on the
+ * record in slices of 200 us; block: sleep at once), poking MPICH's progress
+ * between checks for the direct requests of the same call. */
+static int g_wait(int count, void **states, double timeout, MPI_Status *st)
+{
+    (void)timeout;
+    (void)st;
+    dlg_policy_t pol = nm_policy_nonblocking;
+    uint64_t spin = pol == DLG_POLICY_ADAPTIVE ? dlg_spin_bound_ns() : 0;
+    for (int i = 0; i < count; i++) {
+        nm_op_t *op = states[i];
+        unsigned k = 0;
+        double t0 = PMPI_Wtime();
+        while (!op->finished) {
+            if (atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
+                op_finish(op);
+                PMPI_Grequest_complete(op->greq);
+                break;
+            }
+            poke();
+            if (pol == DLG_POLICY_BLOCK ||
+                (pol == DLG_POLICY_ADAPTIVE &&
+                 (PMPI_Wtime() - t0) * 1e9 > (double)spin))
+                nm_rec_nap(op->rec, 200000);
+            else if ((++k & 15) == 0)
+                sched_yield();
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* Delegated requests by handle, for MPI_Request_get_status (which does
+ * not run the poll function of a generalized request). */
+#define NM_RQ_MAX 4096
+static struct {
+    MPI_Request h;
+    nm_op_t *op;
+} rq_tab[NM_RQ_MAX];
+
+static void rq_add(MPI_Request h, nm_op_t *op)
+{
+    unsigned i = (unsigned)h % NM_RQ_MAX;
+    for (unsigned n = 0; n < NM_RQ_MAX; n++, i = (i + 1) % NM_RQ_MAX)
+        if (!rq_tab[i].op) {
+            rq_tab[i].h = h;
+            rq_tab[i].op = op;
+            return;
+        }
+}
+
+static void rq_del(nm_op_t *op)
+{
+    unsigned i = (unsigned)op->greq % NM_RQ_MAX;
+    for (unsigned n = 0; n < NM_RQ_MAX; n++, i = (i + 1) % NM_RQ_MAX)
+        if (rq_tab[i].op == op) {
+            rq_tab[i].op = NULL;
+            return;
+        }
+}
+
+static nm_op_t *rq_find(MPI_Request h)
+{
+    unsigned i = (unsigned)h % NM_RQ_MAX;
+    for (unsigned n = 0; n < NM_RQ_MAX; n++, i = (i + 1) % NM_RQ_MAX)
+        if (rq_tab[i].op && rq_tab[i].h == h)
+            return rq_tab[i].op;
+    return NULL;
+}
+
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    nm_op_t *op = request != MPI_REQUEST_NULL ? rq_find(request) : NULL;
+    if (op && !op->finished &&
+        atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
+        op_finish(op);
+        PMPI_Grequest_complete(op->greq);
+    }
+    return PMPI_Request_get_status(request, flag, status);
+}
+
+static int g_cancel(void *extra, int complete)
+{
+    nm_op_t *op = extra;
+    if (complete || !op->is_recv || op->finished)
+        return MPI_SUCCESS;
+    nm_rec_t *r = nm_rec_get();
+    if (!r)
+        return MPI_ERR_NO_MEM;
+    r->arg = nm_rec_off(op->rec);
+    int rc = nm_post(NM_OP_CANCEL, r);
+    int cancelled = r->found;
+    nm_rec_put(r);
+    if (rc == MPI_SUCCESS && cancelled) {
+        op_finish(op);
+        PMPI_Grequest_complete(op->greq);
+    }
+    return rc;
+}
+
+static int to_greq(nm_op_t *op, MPI_Request *req)
+{
+    int rc =
+        MPIX_Grequest_start(g_query, g_free, g_cancel, g_poll, g_wait, op, req);
+    if (rc != MPI_SUCCESS) {
+        op_free(op);
+        return rc;
+    }
+    op->greq = *req;
+    rq_add(*req, op);
+    return MPI_SUCCESS;
+}
+
+/* ---------------- sends ---------------- */
+
+static int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest,
+                         int tag, MPI_Comm comm, int sync)
+{
+    nm_comm_t *c = nm_comm_find(comm);
+    nm_op_t *op;
+    int rc = send_start(buf, count, dt, dest, tag, c, sync, &op);
+    if (rc == MPI_SUCCESS) {
+        rc = op_wait(op, nm_policy_blocking);
+        if (rc == MPI_SUCCESS)
+            rc = op->err;
+        op_free(op);
+    }
+    return nm_error(comm, rc);
+}
+
+static int send_nonblocking(const void *buf, int count, MPI_Datatype dt,
+                            int dest, int tag, MPI_Comm comm, int sync,
+                            MPI_Request *req)
+{
+    nm_comm_t *c = nm_comm_find(comm);
+    nm_op_t *op;
+    int rc = send_start(buf, count, dt, dest, tag, c, sync, &op);
+    if (rc == MPI_SUCCESS)
+        rc = to_greq(op, req);
+    return nm_error(comm, rc);
+}
+
+#define DELEGATED(comm, peer)                                                  \
+    (nm_comm_delegated(comm) && (peer) != MPI_PROC_NULL)
+
+int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+             MPI_Comm comm)
+{
+    if (!DELEGATED(comm, dest))
+        return PMPI_Send(buf, count, dt, dest, tag, nm_xl(comm));
+    return send_blocking(buf, count, dt, dest, tag, comm, 0);
+}
+
+/* Ready and buffered sends complete once the delegatee holds the data, as
+ * a standard send does; the attached buffer is not used. */
+int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+              MPI_Comm comm)
+{
+    if (!DELEGATED(comm, dest))
+        return PMPI_Rsend(buf, count, dt, dest, tag, nm_xl(comm));
+    return send_blocking(buf, count, dt, dest, tag, comm, 0);
+}
+
+int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+              MPI_Comm comm)
+{
+    if (!DELEGATED(comm, dest))
+        return PMPI_Bsend(buf, count, dt, dest, tag, nm_xl(comm));
+    return send_blocking(buf, count, dt, dest, tag, comm, 0);
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+              MPI_Comm comm)
+{
+    if (!DELEGATED(comm, dest))
+        return PMPI_Ssend(buf, count, dt, dest, tag, nm_xl(comm));
+    return send_blocking(buf, count, dt, dest, tag, comm, 1);
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+              MPI_Comm comm, MPI_Request *req)
+{
+    if (!DELEGATED(comm, dest))
+        return PMPI_Isend(buf, count, dt, dest, tag, nm_xl(comm), req);
+    return send_nonblocking(buf, count, dt, dest, tag, comm, 0, req);
+}
+
+int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+               MPI_Comm comm, MPI_Request *req)
+{
+    if (!DELEGATED(comm, dest))
+        return PMPI_Irsend(buf, count, dt, dest, tag, nm_xl(comm), req);
+    return send_nonblocking(buf, count, dt, dest, tag, comm, 0, req);
+}
+
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+               MPI_Comm comm, MPI_Request *req)
+{
+    if (!DELEGATED(comm, dest))
+        return PMPI_Ibsend(buf, count, dt, dest, tag, nm_xl(comm), req);
+    return send_nonblocking(buf, count, dt, dest, tag, comm, 0, req);
+}
+
+int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+               MPI_Comm comm, MPI_Request *req)
+{
+    if (!DELEGATED(comm, dest))
+        return PMPI_Issend(buf, count, dt, dest, tag, nm_xl(comm), req);
+    return send_nonblocking(buf, count, dt, dest, tag, comm, 1, req);
+}
+
+/* ---------------- receives ---------------- */
+
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+             MPI_Comm comm, MPI_Status *status)
+{
+    if (!DELEGATED(comm, source))
+        return PMPI_Recv(buf, count, dt, source, tag, nm_xl(comm), status);
+    nm_op_t *op;
+    int rc =
+        recv_start(buf, count, dt, source, tag, nm_comm_find(comm), 0, 0, &op);
+    if (rc == MPI_SUCCESS) {
+        rc = op_wait(op, nm_policy_blocking);
+        if (rc == MPI_SUCCESS) {
+            op_status(op, status);
+            rc = op->err;
+        }
+        op_free(op);
+    }
+    return nm_error(comm, rc);
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+              MPI_Comm comm, MPI_Request *req)
+{
+    if (!DELEGATED(comm, source))
+        return PMPI_Irecv(buf, count, dt, source, tag, nm_xl(comm), req);
+    nm_op_t *op;
+    int rc =
+        recv_start(buf, count, dt, source, tag, nm_comm_find(comm), 0, 0, &op);
+    if (rc == MPI_SUCCESS)
+        rc = to_greq(op, req);
+    return nm_error(comm, rc);
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 int dest, int sendtag, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                 MPI_Status *status)
+{
+    if (!nm_comm_delegated(comm))
+        return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag,
+                             recvbuf, recvcount, recvtype, source, recvtag,
+                             nm_xl(comm), status);
+    MPI_Request rq[2];
+    int rc =
+        MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &rq[0]);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = MPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &rq[1]);
+    if (rc != MPI_SUCCESS) {
+        PMPI_Cancel(&rq[0]);
+        PMPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+        return rc;
+    }
+    MPI_Status st[2];
+    rc = PMPI_Waitall(2, rq, st);
+    if (status != MPI_STATUS_IGNORE)
+        *status = st[0];
+    if (rc == MPI_ERR_IN_STATUS)
+        rc = st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR;
+    return nm_error(comm, rc);
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
+                         int sendtag, int source, int recvtag, MPI_Comm comm,
+                         MPI_Status *status)
+{
+    if (!nm_comm_delegated(comm))
+        return PMPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source,
+                                     recvtag, nm_xl(comm), status);
+    nm_comm_t *c = nm_comm_find(comm);
+    nm_op_t *r = NULL, *s = NULL;
+    int rc = MPI_SUCCESS;
+    if (source != MPI_PROC_NULL)
+        rc = recv_start(buf, count, dt, source, recvtag, c, 0, 1, &r);
+    if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL)
+        rc = send_start(buf, count, dt, dest, sendtag, c, 0, &s);
+    if (rc == MPI_SUCCESS && s)
+        rc = op_wait(s, nm_policy_blocking);
+    if (rc == MPI_SUCCESS && r) {
+        /* The send has left the buffer; now the staged data may land. */
+        rc = nm_rec_wait(r->rec, nm_policy_blocking);
+        if (rc == MPI_SUCCESS) {
+            op_finish(r);
+            op_status(r, status);
+            rc = r->err;
+        }
+    } else if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE) {
+        PMPI_Recv(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, status);
+    }
+    if (rc == MPI_SUCCESS && s)
+        rc = s->err;
+    op_free(s);
+    op_free(r);
+    return nm_error(comm, rc);
+}
+
+/* ---------------- probes ---------------- */
+
+static int probe_once(nm_comm_t *c, int source, int tag, int take, int *flag,
+                      MPI_Message *msg, MPI_Status *status)
+{
+    if (tag != MPI_ANY_TAG && (tag < 0 || tag > tag_ub()))
+        return MPI_ERR_TAG;
+    if (source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
+        return MPI_ERR_RANK;
+    int slot = -1;
+    if (take) {
+        for (int i = 0; i < NM_MSG_MAX; i++)
+            if (!msgs[i].used) {
+                slot = i;
+                break;
+            }
+        if (slot < 0)
+            return MPI_ERR_NO_MEM;
+    }
+    nm_rec_t *r = nm_rec_get();
+    if (!r)
+        return MPI_ERR_NO_MEM;
+    r->ctx = c->ctx;
+    r->peer = source == MPI_ANY_SOURCE ? -1 : c->world[source];
+    r->tag = tag == MPI_ANY_TAG ? -1 : tag;
+    int rc = nm_post(take ? NM_OP_IMPROBE : NM_OP_IPROBE, r);
+    *flag = rc == MPI_SUCCESS && r->found;
+    if (*flag) {
+        if (status != MPI_STATUS_IGNORE) {
+            status->MPI_SOURCE = nm_comm_rank_of_world(c, r->st_src);
+            status->MPI_TAG = r->st_tag;
+            PMPI_Status_set_elements_x(status, MPI_BYTE,
+                                       (MPI_Count)r->st_count);
+            PMPI_Status_set_cancelled(status, 0);
+        }
+        if (take) {
+            msgs[slot].used = 1;
+            msgs[slot].id = r->arg;
+            msgs[slot].c = c;
+            *msg = (MPI_Message)(NM_MSG_BASE + slot);
+        }
+    }
+    nm_rec_put(r);
+    return rc;
+}
+
+static int probe_loop(MPI_Comm comm, int source, int tag, int take,
+                      MPI_Message *msg, MPI_Status *status)
+{
+    nm_comm_t *c = nm_comm_find(comm);
+    unsigned k = 0;
+    for (;;) {
+        int flag = 0;
+        int rc = probe_once(c, source, tag, take, &flag, msg, status);
+        if (rc != MPI_SUCCESS || flag)
+            return nm_error(comm, rc);
+        poke();
+        if ((++k & 3) == 0)
+            sched_yield();
+    }
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
+               MPI_Status *status)
+{
+    if (!DELEGATED(comm, source))
+        return PMPI_Iprobe(source, tag, nm_xl(comm), flag, status);
+    return nm_error(comm, probe_once(nm_comm_find(comm), source, tag, 0, flag,
+                                     NULL, status));
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    if (!DELEGATED(comm, source))
+        return PMPI_Probe(source, tag, nm_xl(comm), status);
+    return probe_loop(comm, source, tag, 0, NULL, status);
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
+                MPI_Message *message, MPI_Status *status)
+{
+    if (!DELEGATED(comm, source))
+        return PMPI_Improbe(source, tag, nm_xl(comm), flag, message, status);
+    return nm_error(comm, probe_once(nm_comm_find(comm), source, tag, 1, flag,
+                                     message, status));
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+               MPI_Status *status)
+{
+    if (!DELEGATED(comm, source))
+        return PMPI_Mprobe(source, tag, nm_xl(comm), message, status);
+    return probe_loop(comm, source, tag, 1, message, status);
+}
+
+static int mrecv_start(void *buf, int count, MPI_Datatype dt,
+                       MPI_Message *message, nm_op_t **op)
+{
+    int slot = (int)*message - NM_MSG_BASE;
+    int rc =
+        recv_start(buf, count, dt, 0, 0, msgs[slot].c, msgs[slot].id, 0, op);
+    if (rc == MPI_SUCCESS) {
+        msgs[slot].used = 0;
+        *message = MPI_MESSAGE_NULL;
+    }
+    return rc;
+}
+
+int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+              MPI_Status *status)
+{
+    if (!message || !is_our_msg(*message))
+        return PMPI_Mrecv(buf, count, dt, message, status);
+    nm_op_t *op;
+    int rc = mrecv_start(buf, count, dt, message, &op);
+    if (rc == MPI_SUCCESS) {
+        rc = op_wait(op, nm_policy_blocking);
+        if (rc == MPI_SUCCESS) {
+            op_status(op, status);
+            rc = op->err;
+        }
+        op_free(op);
+    }
+    return nm_error(MPI_COMM_WORLD, rc);
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+               MPI_Request *req)
+{
+    if (!message || !is_our_msg(*message))
+        return PMPI_Imrecv(buf, count, dt, message, req);
+    nm_op_t *op;
+    int rc = mrecv_start(buf, count, dt, message, &op);
+    if (rc == MPI_SUCCESS)
+        rc = to_greq(op, req);
+    return nm_error(MPI_COMM_WORLD, rc);
+}
+
+/* Isendrecv (MPI 4) is not delegated yet. */
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  int dest, int sendtag, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    if (nm_comm_delegated(comm))
+        return nm_refuse(comm, "MPI_Isendrecv");
+    return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                          recvcount, recvtype, source, recvtag, nm_xl(comm),
+                          request);
+}
+
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
+                          int sendtag, int source, int recvtag, MPI_Comm comm,
+                          MPI_Request *request)
+{
+    if (nm_comm_delegated(comm))
+        return nm_refuse(comm, "MPI_Isendrecv_replace");
+    return PMPI_Isendrecv_replace(buf, count, dt, dest, sendtag, source,
+                                  recvtag, nm_xl(comm), request);
+}

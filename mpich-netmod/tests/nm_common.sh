@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# nm_common.sh: shared by the mpich-netmod test scripts (sourced).
+[ -n "$MPI_RUN" ] || { echo "MPI_RUN not set" >&2; exit 99; }
+top=${abs_top_builddir:-.}
+NM_LIB=$top/mpich-netmod/.libs/libmpideleg.so
+[ -f "$NM_LIB" ] || { echo "missing $NM_LIB" >&2; exit 99; }
+# libdeleg of this build tree (the installed copy may be older or absent)
+LD_LIBRARY_PATH=$top/delegation/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH
+unset MPIDELEG_BOARD_SIZE MPIDELEG_BOARDS_PER_DELEGATEE MPIDELEG_DISABLE
+NM_TMP=$(mktemp -d "${TMPDIR:-/tmp}/nm-test.XXXXXX") || exit 99
+trap 'rm -rf "$NM_TMP"' EXIT
+nm_fail=0
+
+# nm_run NAME NP LAYOUT(a|b|direct) PROG ARGS...: run, keep stdout in
+# $NM_TMP/NAME.out; layout a = 2 boards x 1 client, 2 delegatees (4 ranks);
+# layout b = boards {0,1} and {2}, one delegatee (4 ranks).
+nm_run() {
+    name=$1 np=$2 lay=$3
+    shift 3
+    case $lay in
+    a) set -- env LD_PRELOAD="$NM_LIB" MPIDELEG_BOARD_SIZE=1 "$@" ;;
+    b) set -- env LD_PRELOAD="$NM_LIB" MPIDELEG_BOARD_SIZE=2 MPIDELEG_BOARDS_PER_DELEGATEE=2 "$@" ;;
+    esac
+    t0=$(date +%s)
+    "$MPI_RUN" -n "$np" -t "${NM_TIMEOUT:-100}" "$@" >"$NM_TMP/$name.out" 2>"$NM_TMP/$name.err"
+    rc=$?
+    echo "$name: $(($(date +%s) - t0)) s"
+    if [ $rc -ne 0 ]; then
+        echo "FAIL $name (status $rc):"
+        tail -n 20 "$NM_TMP/$name.out" "$NM_TMP/$name.err"
+        nm_fail=1
+    fi
+    return $rc
+}
+
+# nm_same A B: the two runs printed the same lines (after filtering $3).
+nm_same() {
+    grep -v "${3:-^@@}" "$NM_TMP/$1.out" >"$NM_TMP/$1.cmp"
+    grep -v "${3:-^@@}" "$NM_TMP/$2.out" >"$NM_TMP/$2.cmp"
+    if cmp -s "$NM_TMP/$1.cmp" "$NM_TMP/$2.cmp" && [ -s "$NM_TMP/$1.cmp" ]; then
+        echo "same output: $1 and $2 ($(wc -l <"$NM_TMP/$1.cmp") lines)"
+    else
+        echo "FAIL: $1 and $2 differ:"
+        diff "$NM_TMP/$1.cmp" "$NM_TMP/$2.cmp" | head -20
+        nm_fail=1
+    fi
+}

@@ -1,0 +1,22 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# The point-to-point suite (nm_suite checks itself) run directly with MPICH
+# and through the delegatees in two layouts, preloaded and linked; the
+# transcripts of rank 0 must be the same.
+. "${abs_top_srcdir:-.}/mpich-netmod/tests/nm_common.sh"
+s=$top/mpich-netmod/tests/nm_suite
+nm_run direct2 2 direct "$s"
+nm_run direct3 3 direct "$s"
+# a: clients 0 and 2 on two boards, each with its own delegatee
+nm_run prea 4 a "$s" --unsupported
+# b: clients 0,1 on board 0 and 2 on board 1 (ANY_SOURCE mixes an on-board
+# and an off-board sender), one delegatee for both boards
+nm_run preb 4 b "$s"
+# the link form: the suite linked with libmpideleg, no LD_PRELOAD
+nm_run linked 4 direct env MPIDELEG_BOARD_SIZE=1 "$top/mpich-netmod/tests/nm_suite_linked"
+nm_same direct2 prea '^delegated world'
+nm_same direct3 preb
+nm_same direct2 linked
+grep -q '^delegated world: yes' "$NM_TMP/prea.out" || { echo "FAIL: world not delegated under the shim"; nm_fail=1; }
+grep -q 'MPI_Send_init is not supported' "$NM_TMP/prea.err" || { echo "FAIL: no one-line refusal message"; nm_fail=1; }
+exit $nm_fail

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+# gen-pass.py: write mpich-netmod/src/nm_pass.c from MPICH's mpi_proto.h.
+#
+# Every C binding that takes an MPI_Comm by value gets a wrapper that
+# replaces the application's MPI_COMM_WORLD by the client communicator
+# (nm_xl) and calls the PMPI entry.  Point-to-point calls of the large-count
+# (_c) and persistent families refuse delegated communicators with
+# MPI_ERR_UNSUPPORTED_OPERATION.  Calls implemented by hand are skipped.
+#   tools/gen-pass.py /usr/include/x86_64-linux-gnu/mpich/mpi_proto.h > src/nm_pass.c
+import re, sys
+
+HAND = set("""MPI_Send MPI_Ssend MPI_Rsend MPI_Bsend MPI_Isend MPI_Issend MPI_Irsend
+MPI_Ibsend MPI_Recv MPI_Irecv MPI_Probe MPI_Iprobe MPI_Mprobe MPI_Improbe
+MPI_Sendrecv MPI_Sendrecv_replace MPI_Comm_dup MPI_Comm_dup_with_info
+MPI_Comm_split MPI_Comm_create MPI_Comm_free MPI_Comm_disconnect MPI_Cart_create
+MPI_Comm_create_group MPI_Comm_split_type MPI_Graph_create MPI_Dist_graph_create
+MPI_Dist_graph_create_adjacent MPI_Cart_sub MPI_Comm_idup
+MPI_Comm_create_from_group MPI_Intercomm_create_from_groups
+MPI_Isendrecv MPI_Isendrecv_replace MPI_Comm_dup_with_info""".split())
+# Refused on delegated communicators (persistent, large-count, partitioned p2p).
+REFUSE = re.compile(r"^MPI_((B|S|R)?send_init|Recv_init|Psend_init|Precv_init|"
+                    r"(I?(b|s|r)?send|I?recv|I?probe|I?mprobe|I?sendrecv(_replace)?|"
+                    r"(B|S|R)?send_init|Recv_init)_c)$", re.I)
+
+src = open(sys.argv[1]).read()
+src = re.sub(r"/\*.*?\*/", "", src, flags=re.S)
+out = []
+for m in re.finditer(r"\bint\s+(MPI_\w+)\s*\(([^;{]*?)\)\s*[^;]*;", src):
+    name, params = m.group(1), " ".join(m.group(2).split())
+    if name in HAND or name.startswith(("MPI_T_", "MPIX_")) or re.match(r"^MPI_[A-Z_]+$", name):
+        continue
+    if params in ("void", ""):
+        continue
+    ps = [p.strip() for p in params.split(",")]
+    if not any(re.match(r"^MPI_Comm\s+\w+$", p) for p in ps):
+        continue
+    names, decl = [], []
+    for p in ps:
+        a = re.match(r"^(.*?)(\w+)(\s*\[\s*\])?$", p)
+        if not a:
+            break
+        names.append(a.group(2))
+        decl.append(p)
+    else:
+        args = []
+        comms = []
+        for p, n in zip(ps, names):
+            if re.match(r"^MPI_Comm\s+\w+$", p):
+                args.append("nm_xl(%s)" % n)
+                comms.append(n)
+            else:
+                args.append(n)
+        body = ""
+        if REFUSE.match(name):
+            body = ("    if (nm_comm_delegated(%s))\n        return nm_refuse(%s, \"%s\");\n"
+                    % (comms[0], comms[0], name))
+        out.append("int %s(%s)\n{\n%s    return P%s(%s);\n}\n" %
+                   (name, ", ".join(decl), body, name, ", ".join(args)))
+
+print("/* SPDX-License-Identifier: BSD-2-Clause */")
+print("/* nm_pass.c: MPI calls that take a communicator and pass straight to")
+print(" * MPICH, with the application's MPI_COMM_WORLD replaced by the client")
+print(" * communicator.  Written by tools/gen-pass.py from MPICH 4.0's mpi_proto.h;")
+print(" * edit the generator, not this file. */")
+print("#include \"nm_internal.h\"\n")
+print("\n".join(out))
