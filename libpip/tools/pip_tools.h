@@ -12,4 +12,24 @@
  */
 #define PIP_TOOLS_TLS_RESERVE (64 * 1024)
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* "PROG: message" on stderr, one line, then exit(code). */
+static inline void pip_tool_die(const char *prog, int code, const char *fmt,
+                                ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+static inline void pip_tool_die(const char *prog, int code, const char *fmt,
+                                ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(code);
+}
+
 #endif /* PIP_TOOLS_H */

@@ -23,6 +23,8 @@
 
 #include "pip_elf.h"
 
+#include "pip_tools.h"
+
 static const char *prog_name = "pip-unpie";
 
 static void usage(FILE *f)
@@ -36,18 +38,8 @@ static void usage(FILE *f)
             prog_name, prog_name);
 }
 
-static void die(int code, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3), noreturn));
-static void die(int code, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "%s: ", prog_name);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(code);
-}
+/* One line on stderr, then exit(code). */
+#define die(code, ...) pip_tool_die(prog_name, (code), __VA_ARGS__)
 
 static int write_all(int fd, const void *buf, size_t len)
 {

@@ -32,6 +32,8 @@
 
 #include "pip_registry.h"
 
+#include "pip_tools.h"
+
 #define MAX_FILTERS 64
 
 static const char *prog_name = "pips";
@@ -74,18 +76,8 @@ static void usage(FILE *f)
             prog_name);
 }
 
-static void die(int code, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3), noreturn));
-static void die(int code, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "%s: ", prog_name);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(code);
-}
+/* One line on stderr, then exit(code). */
+#define die(code, ...) pip_tool_die(prog_name, (code), __VA_ARGS__)
 
 static long parse_num(const char *opt, const char *s, long min)
 {
@@ -454,6 +446,12 @@ int main(int argc, char **argv)
                    (int)r->h.root_pid, (int)r->h.root_tid, mode_name(r->h.mode),
                    thread_state(r->h.root_pid, r->h.root_tid), r->h.root_prog);
         }
+        /*
+         * The root first: otherwise it may see its tasks die and exit on
+         * its own before the signal reaches it.
+         */
+        if (sig >= 0 && sig_roots)
+            failed |= signal_one(r, r->h.root_pid, r->h.root_tid, sig) != 0;
         for (int i = 0; i < r->h.ntasks; i++) {
             struct pip_reg_task *t = &r->tasks[i];
             if (!task_selected(&f, r, t))
@@ -465,8 +463,6 @@ int main(int argc, char **argv)
                        t->pipid, (int)t->pid, (int)t->tid, mode_name(r->h.mode),
                        thread_state(t->pid, t->tid), t->prog);
         }
-        if (sig >= 0 && sig_roots)
-            failed |= signal_one(r, r->h.root_pid, r->h.root_tid, sig) != 0;
     }
     for (int k = 0; k < nroots; k++)
         free(roots[k].tasks);
