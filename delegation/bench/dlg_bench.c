@@ -266,6 +266,42 @@ static void *srv_main(void *arg)
     return NULL;
 }
 
+/*
+ * A region named `name` and a delegatee thread on the host cores serving it
+ * with idle policy `pol`.  0 when the delegatee runs; -1 (with nothing left
+ * behind) when the region or the delegatee cannot be set up.
+ */
+static int srv_start(struct srv *s, pthread_t *th, dlg_policy_t pol,
+                     const char *name, unsigned flags)
+{
+    memset(s, 0, sizeof(*s));
+    s->pol = pol;
+    dlg_delegatee_attr_t a = {.max_clients = 4};
+    if (dlg_region_create(DLG_REGION_MEMFD, name, dlg_region_need(&a), flags,
+                          &s->r))
+        return -1;
+    if (spawn_on_host(th, srv_main, s) != 0) {
+        dlg_region_close(s->r);
+        return -1;
+    }
+    while (!atomic_load(&s->ready))
+        sched_yield();
+    if (s->rc) {
+        fprintf(stderr, "dlg_bench: delegatee: %s\n", dlg_strerror(s->rc));
+        pthread_join(*th, NULL);
+        dlg_region_close(s->r);
+        return -1;
+    }
+    return 0;
+}
+
+static void srv_stop(struct srv *s, pthread_t th)
+{
+    dlg_delegatee_stop(s->dg);
+    pthread_join(th, NULL);
+    dlg_region_close(s->r);
+}
+
 static double bench_rt(dlg_client_t *c, void *buf, size_t n, dlg_bufmode_t m,
                        int iters)
 {
@@ -503,22 +539,13 @@ static int run_series(int pip, dlg_policy_t pol, const size_t *sizes,
     if (S == MAP_FAILED)
         return -1;
     memset(S, 0, sizeof(*S));
-    struct srv s = {.pol = pol};
-    dlg_delegatee_attr_t a = {.max_clients = 4};
-    int rc =
-        dlg_region_create(DLG_REGION_MEMFD, "series", dlg_region_need(&a),
-                          pip && !shared_futex ? DLG_REGION_LOCAL : 0, &s.r);
-    if (rc) {
+    struct srv s;
+    pthread_t th;
+    int rc = 0;
+    if (srv_start(&s, &th, pol, "series",
+                  pip && !shared_futex ? DLG_REGION_LOCAL : 0) != 0) {
         munmap(S, sizeof(*S));
         return -1;
-    }
-    pthread_t th;
-    spawn_on_host(&th, srv_main, &s);
-    while (!atomic_load(&s.ready))
-        sched_yield();
-    if (s.rc) {
-        rc = -1;
-        goto out;
     }
     snprintf(S->spec, sizeof(S->spec), "%s",
              pip ? dlg_region_addr_spec(s.r) : dlg_region_spec(s.r));
@@ -578,10 +605,7 @@ static int run_series(int pip, dlg_policy_t pol, const size_t *sizes,
     }
     for (int i = 0; i < nsizes; i++)
         rt[i] = S->rt[i];
-out:
-    dlg_delegatee_stop(s.dg);
-    pthread_join(th, NULL);
-    dlg_region_close(s.r);
+    srv_stop(&s, th);
     munmap(S, sizeof(*S));
     return rc;
 }
@@ -619,19 +643,10 @@ static int run_policy(dlg_policy_t pol, struct res *R, double base_cl,
 {
     const size_t *sizes = quick ? sizes_quick : sizes_full;
     int nsizes = quick ? 3 : 7;
-    struct srv s = {.pol = pol};
-    dlg_delegatee_attr_t a = {.max_clients = 4};
-    if (dlg_region_create(DLG_REGION_MEMFD, "bench", dlg_region_need(&a),
-                          shared_futex ? 0 : DLG_REGION_LOCAL, &s.r))
-        return -1;
+    struct srv s;
     pthread_t th;
-    spawn_on_host(&th, srv_main, &s);
-    while (!atomic_load(&s.ready))
-        sched_yield();
-    if (s.rc) {
-        fprintf(stderr, "dlg_bench: delegatee: %s\n", dlg_strerror(s.rc));
+    if (srv_start(&s, &th, pol, "bench", shared_futex ? 0 : DLG_REGION_LOCAL))
         return -1;
-    }
     dlg_client_t *c;
     dlg_client_attr_t ca = {.same_address_space = 1};
     int rc = dlg_client_attach(s.r, &ca, &c);
@@ -699,9 +714,7 @@ static int run_policy(dlg_policy_t pol, struct res *R, double base_cl,
     R->idle[pol] = median(v, reps < 3 ? reps : 3) * 100;
     out("idle", "delegatee-cpu", pn, "-", 0, R->idle[pol], "%core", "-", 0);
     dlg_client_detach(c);
-    dlg_delegatee_stop(s.dg);
-    pthread_join(th, NULL);
-    dlg_region_close(s.r);
+    srv_stop(&s, th);
     free(buf);
     free(v);
     return 0;
@@ -725,16 +738,10 @@ struct paired {
 
 static int run_paired(struct paired *P)
 {
-    struct srv s = {.pol = DLG_POLICY_BLOCK};
-    dlg_delegatee_attr_t a = {.max_clients = 4};
-    if (dlg_region_create(DLG_REGION_MEMFD, "paired", dlg_region_need(&a),
-                          shared_futex ? 0 : DLG_REGION_LOCAL, &s.r))
-        return -1;
+    struct srv s;
     pthread_t th;
-    spawn_on_host(&th, srv_main, &s);
-    while (!atomic_load(&s.ready))
-        sched_yield();
-    if (s.rc)
+    if (srv_start(&s, &th, DLG_POLICY_BLOCK, "paired",
+                  shared_futex ? 0 : DLG_REGION_LOCAL))
         return -1;
     dlg_client_t *c;
     dlg_client_attr_t ca = {.same_address_space = 1};
@@ -804,9 +811,7 @@ static int run_paired(struct paired *P)
     for (int k = 0; k < 16; k++)
         free(v[k]);
     dlg_client_detach(c);
-    dlg_delegatee_stop(s.dg);
-    pthread_join(th, NULL);
-    dlg_region_close(s.r);
+    srv_stop(&s, th);
     return 0;
 }
 
