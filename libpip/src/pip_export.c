@@ -202,10 +202,10 @@ int pip_get_addr(int pipid, const char *symbol, void **addrp)
     void *h;
     if (t->pipid == PIP_PIPID_ROOT)
         h = RTLD_DEFAULT;
-    else if (t->state == PIP_TASK_FREE || t->handle == NULL)
+    else if (t->state == PIP_TASK_FREE || t->img == NULL)
         return ECHILD;
     else
-        h = t->handle;
+        h = t->img->handle;
     (void)dlerror();
     void *a = dlsym(h, symbol);
     if (a == NULL && dlerror() != NULL)

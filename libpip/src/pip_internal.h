@@ -147,9 +147,6 @@ struct pip_task {
     /* loader */
     struct pip_ns *ns;
     struct pip_image *img;
-    void *handle;     /* dlmopen handle of the program */
-    uintptr_t l_addr; /* load bias of the program */
-    struct pip_elf_info elf;
     int (*mainf)(int, char **, char **);
     int (*funcf)(void *);
     void *funcarg;

@@ -593,26 +593,26 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
     }
     if (img != NULL) {
         pip_restore(img);
-        t->elf = img->elf;
         pip_dbg("task %d reuses an image of %s in namespace %d", t->pipid, path,
                 img->ns->index);
         goto bind;
     }
 
-    rc = pip_elf_check(path, func, 0, &t->elf);
+    struct pip_elf_info elf;
+    rc = pip_elf_check(path, func, 0, &elf);
     if (rc != 0)
         return rc;
-    if (t->elf.has_tls && t->elf.tls_memsz > 0) {
+    if (elf.has_tls && elf.tls_memsz > 0) {
         uint64_t need =
-            (t->elf.tls_memsz + t->elf.tls_align - 1) & ~(t->elf.tls_align - 1);
+            (elf.tls_memsz + elf.tls_align - 1) & ~(elf.tls_align - 1);
         uint64_t tpalign = r->tls_align > 64 ? r->tls_align : 64;
-        if (need > r->tls_reserve || t->elf.tls_align > tpalign) {
+        if (need > r->tls_reserve || elf.tls_align > tpalign) {
             pip_msg(0,
                     "%s: its thread-local storage (%llu bytes, align %llu) "
                     "does not fit "
                     "the root's TLS reserve (%zu bytes): run it with pip-exec",
                     path, (unsigned long long)need,
-                    (unsigned long long)t->elf.tls_align, r->tls_reserve);
+                    (unsigned long long)elf.tls_align, r->tls_reserve);
             return ELIBEXEC;
         }
     }
@@ -621,7 +621,7 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
     img = calloc(1, sizeof(*img));
     if (img == NULL)
         return ENOMEM;
-    img->elf = t->elf;
+    img->elf = elf;
     img->dev = st.st_dev;
     img->ino = st.st_ino;
     img->size = st.st_size;
@@ -634,7 +634,7 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
             return ENOMEM;
         }
     }
-    rc = pip_make_image(path, &t->elf, &fd);
+    rc = pip_make_image(path, &elf, &fd);
     if (rc != 0) {
         pip_msg(0, "%s: cannot copy to memory (%s)", path, strerror(rc));
         free(img->fini_saved);
@@ -718,8 +718,6 @@ bind:
     img->busy = 1;
     t->img = img;
     t->ns = img->ns;
-    t->handle = img->handle;
-    t->l_addr = img->l_addr;
     if (func != NULL) {
         *(void **)&t->funcf = dlsym(img->handle, func);
         if (t->funcf == NULL) {
@@ -758,7 +756,6 @@ fail:
     }
     free(img->fini_saved);
     free(img);
-    t->handle = NULL;
     t->ns = NULL;
     return rc;
 }
@@ -782,5 +779,4 @@ void pip_image_release(struct pip_task *t)
     }
     t->img = NULL;
     t->ns = NULL;
-    t->handle = NULL;
 }

@@ -83,8 +83,8 @@ static void pip_run_fini(struct pip_task *t)
             }
         }
     }
-    if (t->elf.fini != 0) {
-        void (*f)(void) = (void (*)(void))(t->l_addr + t->elf.fini);
+    if (img != NULL && img->elf.fini != 0) {
+        void (*f)(void) = (void (*)(void))(img->l_addr + img->elf.fini);
         f();
     }
 }
@@ -202,13 +202,12 @@ static void *pip_task_main(void *arg)
      * that is the root executable's own TLS block (checked to be large
      * enough at spawn); fill it with this program's initial image.
      */
-    if (t->elf.has_tls && t->elf.tls_memsz > 0) {
-        size_t need =
-            (t->elf.tls_memsz + t->elf.tls_align - 1) & ~(t->elf.tls_align - 1);
+    const struct pip_elf_info *e = &t->img->elf;
+    if (e->has_tls && e->tls_memsz > 0) {
+        size_t need = (e->tls_memsz + e->tls_align - 1) & ~(e->tls_align - 1);
         char *blk = (char *)pip_thread_pointer() - need;
-        memcpy(blk, (char *)t->l_addr + t->elf.tls_vaddr, t->elf.tls_filesz);
-        memset(blk + t->elf.tls_filesz, 0,
-               t->elf.tls_memsz - t->elf.tls_filesz);
+        memcpy(blk, (char *)t->img->l_addr + e->tls_vaddr, e->tls_filesz);
+        memset(blk + e->tls_filesz, 0, e->tls_memsz - e->tls_filesz);
     }
     pip_cur_task_ = t;
     if (t->img != NULL && t->img->ns_enter != NULL)
@@ -424,7 +423,7 @@ static void pip_set_ns_var(struct pip_task *t, const char *const *names,
                            void *value)
 {
     for (int i = 0; names[i] != NULL; i++) {
-        void **a = dlsym(t->handle, names[i]);
+        void **a = dlsym(t->img->handle, names[i]);
         if (a != NULL)
             *a = value;
         a = dlsym(t->ns->libc, names[i]);
