@@ -46,10 +46,8 @@ enum pip_task_state {
 struct pip_ns {
     int index;
     Lmid_t lmid;
-    void *libc;   /* handle of the namespace's libc.so.6 */
-    int busy;     /* tasks of this namespace now loading or running */
-    int nimages;  /* program images loaded into it */
-    int max_busy; /* most tasks it ever ran at once */
+    void *libc; /* handle of the namespace's libc.so.6 */
+    int busy;   /* tasks of this namespace now loading or running */
     struct pip_task *volatile single; /* its task when busy == 1 */
     void *head;                       /* handle of its first image */
     char **envv; /* environ and program name given to its libc */
@@ -102,7 +100,6 @@ struct pip_snap {
 struct pip_image {
     struct pip_image *next; /* all images of the root */
     struct pip_ns *ns;
-    int first_in_ns; /* heads its namespace's global scope */
     int busy;
     dev_t dev;
     ino_t ino;

@@ -680,12 +680,10 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
         if ((rc = pip_ns_setup(r, ns, img->handle, path)) != 0)
             goto fail; /* the slot is not counted: a half-set-up namespace */
         r->nns++;
-        img->first_in_ns = 1;
         ns->head = img->handle;
         pip_dbg("namespace %d created (lmid %ld)", ns->index, (long)ns->lmid);
     }
     img->ns = ns;
-    ns->nimages++;
     struct link_map *lm = NULL;
     if (dlinfo(img->handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL) {
         rc = ELIBBAD;
@@ -712,7 +710,8 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
     r->images = img;
     pip_glibc_unlock();
     pip_dbg("task %d: %s loaded as image %lu in namespace %d%s", t->pipid, path,
-            r->image_seq - 1, ns->index, img->first_in_ns ? " (new)" : "");
+            r->image_seq - 1, ns->index,
+            ns->head == img->handle ? " (new)" : "");
 
 bind:
     img->busy = 1;
@@ -742,8 +741,6 @@ bind:
         }
     }
     t->ns->busy++;
-    if (t->ns->busy > t->ns->max_busy)
-        t->ns->max_busy = t->ns->busy;
     t->ns->single = t->ns->busy == 1 ? t : NULL;
     return 0;
 fail:
