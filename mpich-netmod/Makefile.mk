@@ -8,6 +8,7 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mp
 	mpich-netmod/tests/test_netmod_errors.sh mpich-netmod/tests/nm_common.sh \
 	mpich-netmod/tests/test_netmod_mpich.sh \
 	mpich-netmod/tests/test_netmod_kill.sh \
+	mpich-netmod/tests/test_netmod_threads.sh \
 	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp
 
 if BUILD_MPICH_NETMOD
@@ -31,12 +32,13 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_internal.h mpich-netmod/src/nm_init.c \
 	mpich-netmod/src/nm_client.c mpich-netmod/src/nm_deleg.c \
 	mpich-netmod/src/nm_p2p.c mpich-netmod/tests/nm_suite.c \
-	mpich-netmod/tests/nm_jacobi.c mpich-netmod/bench/nm_bench.c
+	mpich-netmod/tests/nm_jacobi.c mpich-netmod/tests/nm_threads.c \
+	mpich-netmod/bench/nm_bench.c
 
 # Test programs: plain MPI programs (not linked with the shim; the scripts
 # preload it), and the suite once more linked with it (the link form).
 check_PROGRAMS += mpich-netmod/tests/nm_suite mpich-netmod/tests/nm_suite_linked \
-	mpich-netmod/tests/nm_jacobi
+	mpich-netmod/tests/nm_jacobi mpich-netmod/tests/nm_threads
 mpich_netmod_tests_nm_suite_SOURCES = mpich-netmod/tests/nm_suite.c
 mpich_netmod_tests_nm_suite_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_tests_nm_suite_LDADD = $(MPI_LIBS) -ldl
@@ -50,10 +52,15 @@ mpich_netmod_tests_nm_jacobi_SOURCES = mpich-netmod/tests/nm_jacobi.c
 mpich_netmod_tests_nm_jacobi_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_tests_nm_jacobi_LDADD = $(MPI_LIBS) -lm
 mpich_netmod_tests_nm_jacobi_LDFLAGS = $(AM_LDFLAGS) -no-install
+mpich_netmod_tests_nm_threads_SOURCES = mpich-netmod/tests/nm_threads.c
+mpich_netmod_tests_nm_threads_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_tests_nm_threads_LDADD = $(MPI_LIBS)
+mpich_netmod_tests_nm_threads_LDFLAGS = $(AM_LDFLAGS) -no-install
 TESTS += mpich-netmod/tests/test_netmod_suite.sh \
 	mpich-netmod/tests/test_netmod_preload.sh \
 	mpich-netmod/tests/test_netmod_errors.sh \
 	mpich-netmod/tests/test_netmod_kill.sh \
+	mpich-netmod/tests/test_netmod_threads.sh \
 	mpich-netmod/tests/test_netmod_mpich.sh
 
 # Benchmark (make bench-netmod; part of make bench).

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # run-bench.sh TOP_BUILDDIR OUTDIR: nm_bench directly with MPICH (2 ranks,
 # the baseline) and delegated (layout a: 2 boards x 1 client + 2 hidden
-# delegatees, 4 ranks) with each client wait policy, NM_BENCH_ROUNDS rounds
+# delegatees, 4 ranks) with each client wait policy, and with poll and the
+# ranks bound by MPIDELEG_PLACE=hwloc (delegatees on the host core, clients
+# on the board cores: "placed"), NM_BENCH_ROUNDS rounds
 # (default 2) interleaved so that load from elsewhere hits all alike.
 # Writes OUTDIR/results/nm_bench.csv (every value), nm_summary.csv (medians
 # and ratios against direct) and nm_bench.svg (gnuplot, when installed).
@@ -25,15 +27,18 @@ echo "mode,round,metric,bytes,value" >"$csv"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 r=1
 while [ $r -le "$rounds" ]; do
-    for mode in direct poll adaptive block; do
+    for mode in direct poll adaptive block placed; do
         echo "round $r/$rounds: $mode" >&2
         if [ $mode = direct ]; then
             # shellcheck disable=SC2086
             "$run" -n 2 -t 900 "$bench" $args >"$out/.tmp" || { echo "run-bench: $mode failed" >&2; exit 1; }
         else
             # shellcheck disable=SC2086
+            pol=$mode place=none
+            [ $mode = placed ] && pol=poll place=hwloc
             "$run" -n 4 -t 900 env LD_PRELOAD="$lib" MPIDELEG_BOARD_SIZE=1 \
-                MPIDELEG_POLICY_BLOCKING=$mode MPIDELEG_POLICY_NONBLOCKING=$mode \
+                MPIDELEG_POLICY_BLOCKING=$pol MPIDELEG_POLICY_NONBLOCKING=$pol \
+                MPIDELEG_PLACE=$place \
                 "$bench" $args >"$out/.tmp" || { echo "run-bench: $mode failed" >&2; exit 1; }
         fi
         sed "s/^/$mode,$r,/" "$out/.tmp" >>"$csv"
@@ -52,27 +57,27 @@ function med(s,   a, n, i, j, t) {
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 END {
-    print "metric,bytes,direct,poll,adaptive,block,poll/direct,adaptive/direct,block/direct"
+    print "metric,bytes,direct,poll,adaptive,block,placed,poll/direct,adaptive/direct,block/direct,placed/direct"
     for (k in keys) {
-        d = med(v[k ",direct"]); p = med(v[k ",poll"]); a = med(v[k ",adaptive"]); b = med(v[k ",block"])
-        printf "%s,%s,%s,%s,%s,%.3f,%.3f,%.3f\n", k, d, p, a, b, d ? p / d : 0, d ? a / d : 0, d ? b / d : 0
+        d = med(v[k ",direct"]); p = med(v[k ",poll"]); a = med(v[k ",adaptive"]); b = med(v[k ",block"]); q = med(v[k ",placed"])
+        printf "%s,%s,%s,%s,%s,%s,%.3f,%.3f,%.3f,%.3f\n", k, d, p, a, b, q, d ? p / d : 0, d ? a / d : 0, d ? b / d : 0, d ? q / d : 0
     }
 }' "$csv" | { read -r h; echo "$h"; sort -t, -k1,1 -k2,2n; } >"$out/nm_summary.csv"
 
-printf '\n%-16s %8s %12s %12s %12s %12s %8s %8s %8s\n' metric bytes direct poll adaptive block p/dir a/dir b/dir
-tail -n +2 "$out/nm_summary.csv" | tr ',' ' ' | while read -r m b d p a k rp ra rb; do
-    printf '%-16s %8s %12s %12s %12s %12s %8s %8s %8s\n' "$m" "$b" "$d" "$p" "$a" "$k" "$rp" "$ra" "$rb"
+printf '\n%-16s %8s %11s %11s %11s %11s %11s %7s %7s %7s %7s\n' metric bytes direct poll adaptive block placed p/dir a/dir b/dir pl/dir
+tail -n +2 "$out/nm_summary.csv" | tr ',' ' ' | while read -r m b d p a k q rp ra rb rq; do
+    printf '%-16s %8s %11s %11s %11s %11s %11s %7s %7s %7s %7s\n' "$m" "$b" "$d" "$p" "$a" "$k" "$q" "$rp" "$ra" "$rb" "$rq"
 done
 echo
 echo "acceptance (issue 7): 8 B latency delegated(poll)/direct <= 2; 1 MiB bandwidth delegated/direct >= 0.8; overlap of 1 MiB >= 80 % delegated:"
-awk -F, '$1 == "latency_us" && $2 == 8 { printf "  8 B latency poll/direct = %s\n", $7 }
-         $1 == "bandwidth_MBps" && $2 == 1048576 { printf "  1 MiB bandwidth poll/direct = %s, adaptive/direct = %s\n", $7, $8 }
-         $1 == "overlap_pct" { printf "  1 MiB overlap: direct %s %%, poll %s %%, adaptive %s %%, block %s %%\n", $3, $4, $5, $6 }' "$out/nm_summary.csv"
+awk -F, '$1 == "latency_us" && $2 == 8 { printf "  8 B latency poll/direct = %s, placed/direct = %s\n", $8, $11 }
+         $1 == "bandwidth_MBps" && $2 == 1048576 { printf "  1 MiB bandwidth poll/direct = %s, adaptive/direct = %s, placed/direct = %s\n", $8, $9, $11 }
+         $1 == "overlap_pct" { printf "  1 MiB overlap: direct %s %%, poll %s %%, adaptive %s %%, block %s %%, placed %s %%\n", $3, $4, $5, $6, $7 }' "$out/nm_summary.csv"
 echo "CSV: $csv, $out/nm_summary.csv"
 
 if command -v gnuplot >/dev/null 2>&1; then
     for m in latency_us bandwidth_MBps; do
-        awk -F, -v m=$m '$1 == m { print $2, $3, $4, $5, $6 }' "$out/nm_summary.csv" >"$out/.$m.dat"
+        awk -F, -v m=$m '$1 == m { print $2, $3, $4, $5, $6, $7 }' "$out/nm_summary.csv" >"$out/.$m.dat"
     done
     gnuplot -e "datadir='$out'" "$(dirname "$0")/plot.gp" >"$out/nm_bench.svg" && echo "plot: $out/nm_bench.svg"
     rm -f "$out"/.*.dat

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -28,8 +29,15 @@ static dlg_client_t *client;
 static nm_rec_t *free_recs;
 static pid_t deleg_pid;
 static int deleg_world;
-static int deleg_dead;
+static atomic_int deleg_dead;
 static nm_bell_t *bell;
+#define NM_ASYNC_MAX 256
+static dlg_ticket_t async_t[NM_ASYNC_MAX];
+static unsigned async_head, async_n;
+static int retire_oldest(void);
+/* The ring, the shared heap, the free records and the tickets: one thread
+ * at a time (MPI_THREAD_MULTIPLE); never held while waiting for a record. */
+static pthread_mutex_t cl_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void nm_bell_ring(nm_bell_t *b)
 {
@@ -93,6 +101,9 @@ int nm_client_start(MPI_Comm wcomm)
 
 int nm_client_stop(void)
 {
+    while (async_n && !deleg_dead)
+        if (retire_oldest() < 0)
+            break;
     nm_rec_t *r = nm_rec_get();
     if (r) {
         nm_post(NM_OP_FIN, r);
@@ -115,11 +126,13 @@ int nm_client_stop(void)
 
 nm_rec_t *nm_rec_get(void)
 {
+    pthread_mutex_lock(&cl_lock);
     nm_rec_t *r = free_recs;
     if (r)
         free_recs = *(nm_rec_t **)r->inl;
     else
         r = dlg_heap_alloc(client, sizeof *r);
+    pthread_mutex_unlock(&cl_lock);
     if (!r)
         return NULL;
     memset(r, 0, offsetof(nm_rec_t, inl));
@@ -130,8 +143,10 @@ void nm_rec_put(nm_rec_t *r)
 {
     if (!r)
         return;
+    pthread_mutex_lock(&cl_lock);
     *(nm_rec_t **)r->inl = free_recs;
     free_recs = r;
+    pthread_mutex_unlock(&cl_lock);
 }
 
 uint64_t nm_rec_off(const nm_rec_t *r)
@@ -139,37 +154,89 @@ uint64_t nm_rec_off(const nm_rec_t *r)
     return (uint64_t)((const char *)r - (const char *)dlg_region_base(region));
 }
 
-/* Hand the record to the delegatee; returns once the handler has run. */
-int nm_post(unsigned op, nm_rec_t *r)
+static int post_failed(int e)
+{
+    if (e == -EOWNERDEAD || e == -ENOTCONN) {
+        if (!deleg_dead)
+            fprintf(stderr,
+                    "mpideleg: rank %d: delegatee (world rank %d) is gone\n",
+                    nm_lay.world_rank, deleg_world);
+        deleg_dead = 1;
+    }
+    return nm_errno_to_mpi(e);
+}
+
+/* Retire the oldest ticket posted without waiting (its handler has run or
+ * runs next: the delegatee serves a ring in order). */
+static int retire_oldest(void)
+{
+    if (!async_n)
+        return 0;
+    dlg_ticket_t t = async_t[async_head];
+    async_head = (async_head + 1) % NM_ASYNC_MAX;
+    async_n--;
+    return dlg_wait(client, t, DLG_POLICY_POLL, NULL, NULL, NULL);
+}
+
+static int submit(unsigned op, nm_rec_t *r, dlg_ticket_t *t)
 {
     if (deleg_dead)
-        return nm_code_deleg_dead;
+        return -EOWNERDEAD;
     dlg_call_t call = {.op = op,
                        .buf = r,
                        .len = sizeof *r,
                        .mode = DLG_BUF_HEAP,
                        .dir = DLG_BUF_IN | DLG_BUF_OUT,
                        .policy = DLG_POLICY_POLL};
+    int e;
+    if (async_n == NM_ASYNC_MAX && (e = retire_oldest()) < 0)
+        return e;
+    while ((e = dlg_submit(client, &call, t)) == -EAGAIN) {
+        if (async_n) {
+            if ((e = retire_oldest()) < 0)
+                return e;
+        } else {
+            sched_yield();
+        }
+    }
+    if (e == 0)
+        nm_bell_ring(bell);
+    return e;
+}
+
+/* Hand the record to the delegatee; returns once the handler has run. */
+int nm_post(unsigned op, nm_rec_t *r)
+{
     int64_t res = 0;
     dlg_ticket_t t;
-    int e;
-    while ((e = dlg_submit(client, &call, &t)) == -EAGAIN)
-        sched_yield();
-    if (e == 0) {
-        nm_bell_ring(bell);
+    pthread_mutex_lock(&cl_lock);
+    int e = submit(op, r, &t);
+    if (e == 0)
         e = dlg_wait(client, t, DLG_POLICY_DEFAULT, &res, NULL, NULL);
-    }
-    if (e < 0) {
-        if (e == -EOWNERDEAD || e == -ENOTCONN) {
-            deleg_dead = 1;
-            fprintf(stderr,
-                    "mpideleg: rank %d: delegatee (world rank %d) is gone\n",
-                    nm_lay.world_rank, deleg_world);
-        }
-        return nm_errno_to_mpi(e);
-    }
+    pthread_mutex_unlock(&cl_lock);
+    if (e < 0)
+        return post_failed(e);
     if (res < 0)
         return nm_errno_to_mpi((int)res);
+    return MPI_SUCCESS;
+}
+
+/* Hand the record over without waiting for the handler, for operations
+ * whose outcome the record carries (a failing handler completes the record
+ * with an error class): saves a round trip to the delegatee on every send
+ * and receive.  The tickets are retired later, oldest first. */
+int nm_post_async(unsigned op, nm_rec_t *r)
+{
+    dlg_ticket_t t;
+    pthread_mutex_lock(&cl_lock);
+    int e = submit(op, r, &t);
+    if (e == 0) {
+        async_t[(async_head + async_n) % NM_ASYNC_MAX] = t;
+        async_n++;
+    }
+    pthread_mutex_unlock(&cl_lock);
+    if (e < 0)
+        return post_failed(e);
     return MPI_SUCCESS;
 }
 

@@ -344,8 +344,13 @@ static int64_t h_send(dlg_req_t *req, void *ctx)
 {
     (void)ctx;
     pend_t *p = malloc(sizeof *p);
-    if (!p)
+    if (!p) {
+        /* posted without waiting for us: the record carries the error */
+        nm_rec_t *r = dlg_req_ptr(req);
+        r->err = MPI_ERR_NO_MEM;
+        complete(r);
         return -ENOMEM;
+    }
     p->rec = dlg_req_ptr(req);
     p->client = dlg_req_client(req);
     p->next = NULL;
@@ -366,8 +371,11 @@ static int64_t h_recv(dlg_req_t *req, void *ctx)
         return 0;
     }
     nm_post_t *p = malloc(sizeof *p);
-    if (!p)
+    if (!p) {
+        r->err = MPI_ERR_NO_MEM;
+        complete(r);
         return -ENOMEM;
+    }
     p->rec = r;
     p->next = NULL;
     *c->posted_tail = p;

@@ -4,6 +4,7 @@
  * communicator table and error translation of libmpideleg.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +20,13 @@ MPI_Comm nm_app_world = MPI_COMM_WORLD;
 int nm_code_deleg_dead = MPI_ERR_OTHER;
 int nm_code_partial = MPI_ERR_TYPE;
 
+/* The communicator table and the context ids this rank has claimed (by a
+ * registered communicator or an agreement in progress); any thread. */
+static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
 static nm_comm_t *comms;
 static uint32_t next_ctx = 1;
+static uint32_t *claimed;
+static int nclaimed, capclaimed;
 static int debug_on = -1;
 static MPI_Comm setup_comm = MPI_COMM_NULL;
 
@@ -103,6 +109,42 @@ static int env_policy(const char *name, dlg_policy_t dflt, dlg_policy_t *out)
     return 0;
 }
 
+/* MPIDELEG_PLACE: 0 none, 1 hwloc (delegatees on the host CPUs, clients on
+ * the board CPUs of libdeleg's layout); -1 on a bad value. */
+static int env_place(void)
+{
+    const char *s = getenv("MPIDELEG_PLACE");
+    if (!s || !*s || strcmp(s, "none") == 0)
+        return 0;
+    if (strcmp(s, "hwloc") == 0)
+        return 1;
+    fprintf(stderr, "mpideleg: MPIDELEG_PLACE='%s' must be none or hwloc\n", s);
+    return -1;
+}
+
+/* Bind this rank as MPIDELEG_PLACE says; 0 or -1 (message printed). */
+static int place(int how)
+{
+    if (!how)
+        return 0;
+    dlg_layout_t *l = malloc(sizeof *l);
+    if (!l)
+        return -1;
+    int e = dlg_layout_get(l);
+    if (e == 0) {
+        /* clients are numbered in world order, skipping delegatees */
+        int idx = nm_lay.world_rank - nm_lay.world_rank / nm_lay.group;
+        e = nm_lay.is_deleg ? dlg_place_delegatee(l) : dlg_place_client(l, idx);
+    }
+    free(l);
+    if (e < 0) {
+        fprintf(stderr, "mpideleg: MPIDELEG_PLACE=hwloc: rank %d: %s\n",
+                nm_lay.world_rank, dlg_strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
 static int read_layout(void)
 {
     nm_lay.board_size = env_count("MPIDELEG_BOARD_SIZE", 1);
@@ -125,7 +167,8 @@ static int read_layout(void)
         return -1;
     }
     nm_lay.is_deleg = nm_deleg_of(nm_lay.world_rank) == nm_lay.world_rank;
-    return 0;
+    int how = env_place();
+    return how < 0 ? -1 : place(how);
 }
 
 static int disabled(void)
@@ -169,10 +212,14 @@ int nm_refuse(MPI_Comm comm, const char *what)
 {
     static const char *told[32];
     unsigned i;
+    pthread_mutex_lock(&comm_lock);
     for (i = 0; i < 32 && told[i] && told[i] != what; i++)
         ;
-    if (i < 32 && !told[i]) {
+    int tell = i < 32 && !told[i];
+    if (tell)
         told[i] = what;
+    pthread_mutex_unlock(&comm_lock);
+    if (tell) {
         fprintf(stderr,
                 "mpideleg: %s is not supported on a communicator that spans "
                 "boards (MPI_ERR_UNSUPPORTED_OPERATION)\n",
@@ -195,10 +242,82 @@ nm_comm_t *nm_comm_find(MPI_Comm c)
     if (!nm_active)
         return NULL;
     c = nm_xl(c);
-    for (nm_comm_t *p = comms; p; p = p->next)
-        if (p->handle == c)
-            return p;
-    return NULL;
+    pthread_mutex_lock(&comm_lock);
+    nm_comm_t *p = comms;
+    while (p && p->handle != c)
+        p = p->next;
+    pthread_mutex_unlock(&comm_lock);
+    return p;
+}
+
+/* comm_lock held */
+static int claimed_has(uint32_t v)
+{
+    for (int i = 0; i < nclaimed; i++)
+        if (claimed[i] == v)
+            return 1;
+    return 0;
+}
+
+static int claim(uint32_t v)
+{
+    if (nclaimed == capclaimed) {
+        int cap = capclaimed ? 2 * capclaimed : 64;
+        uint32_t *n = realloc(claimed, sizeof *n * (size_t)cap);
+        if (!n)
+            return -1;
+        claimed = n;
+        capclaimed = cap;
+    }
+    claimed[nclaimed++] = v;
+    return 0;
+}
+
+static void unclaim(uint32_t v)
+{
+    for (int i = 0; i < nclaimed; i++)
+        if (claimed[i] == v) {
+            claimed[i] = claimed[--nclaimed];
+            return;
+        }
+}
+
+/*
+ * Agree on a context id for the new delegated communicator nc: the
+ * largest next id of the members, taken only if no member has claimed it
+ * meanwhile for another communicator (threads may create communicators
+ * concurrently on other parents); otherwise again above it.  Ids are never
+ * reused, so a message of a freed communicator cannot match a new one.
+ */
+static int agree_ctx(MPI_Comm nc, uint32_t *out)
+{
+    uint32_t floor = 0;
+    for (;;) {
+        pthread_mutex_lock(&comm_lock);
+        uint32_t mine = next_ctx > floor ? next_ctx : floor, all = 0;
+        pthread_mutex_unlock(&comm_lock);
+        int rc = PMPI_Allreduce(&mine, &all, 1, MPI_UINT32_T, MPI_MAX, nc);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        pthread_mutex_lock(&comm_lock);
+        int ok = !claimed_has(all) && claim(all) == 0, allok = 0;
+        if (all >= next_ctx)
+            next_ctx = all + 1;
+        pthread_mutex_unlock(&comm_lock);
+        rc = PMPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_LAND, nc);
+        if (rc == MPI_SUCCESS && allok) {
+            *out = all;
+            return MPI_SUCCESS;
+        }
+        if (ok) {
+            pthread_mutex_lock(&comm_lock);
+            unclaim(all);
+            pthread_mutex_unlock(&comm_lock);
+        }
+        if (rc != MPI_SUCCESS)
+            return rc;
+        floor = all + 1;
+    }
 }
 
 int nm_comm_delegated(MPI_Comm c)
@@ -249,21 +368,16 @@ int nm_comm_register(MPI_Comm nc)
     for (int i = 1; i < p->size; i++)
         if (nm_board_of(p->world[i]) != b0)
             p->delegated = 1;
-    if (p->delegated) {
-        /* A context id no member has used yet: the largest next id. */
-        uint32_t mine = next_ctx, all = 0;
-        rc = PMPI_Allreduce(&mine, &all, 1, MPI_UINT32_T, MPI_MAX, nc);
-        if (rc != MPI_SUCCESS) {
-            free(p->world);
-            free(p);
-            return rc;
-        }
-        p->ctx = all;
-        next_ctx = all + 1;
+    if (p->delegated && (rc = agree_ctx(nc, &p->ctx)) != MPI_SUCCESS) {
+        free(p->world);
+        free(p);
+        return rc;
     }
     p->handle = nc;
+    pthread_mutex_lock(&comm_lock);
     p->next = comms;
     comms = p;
+    pthread_mutex_unlock(&comm_lock);
     nm_log("communicator %#x: %d ranks, %s, ctx %u", (unsigned)nc, p->size,
            p->delegated ? "delegated" : "direct", p->ctx);
     return MPI_SUCCESS;
@@ -271,14 +385,21 @@ int nm_comm_register(MPI_Comm nc)
 
 void nm_comm_forget(MPI_Comm c)
 {
+    nm_comm_t *p = NULL;
+    pthread_mutex_lock(&comm_lock);
     for (nm_comm_t **pp = &comms; *pp; pp = &(*pp)->next) {
         if ((*pp)->handle == c) {
-            nm_comm_t *p = *pp;
+            p = *pp;
             *pp = p->next;
-            free(p->world);
-            free(p);
-            return;
+            if (p->delegated)
+                unclaim(p->ctx);
+            break;
         }
+    }
+    pthread_mutex_unlock(&comm_lock);
+    if (p) {
+        free(p->world);
+        free(p);
     }
 }
 
@@ -323,9 +444,6 @@ int MPI_Init(int *argc, char ***argv)
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    /* The shim itself is not thread safe: offer at most FUNNELED. */
-    if (!disabled() && required > MPI_THREAD_FUNNELED)
-        required = MPI_THREAD_FUNNELED;
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     return rc == MPI_SUCCESS ? nm_setup() : rc;
 }
@@ -337,6 +455,9 @@ int MPI_Finalize(void)
         nm_active = 0;
         while (comms)
             nm_comm_forget(comms->handle);
+        free(claimed);
+        claimed = NULL;
+        nclaimed = capclaimed = 0;
         PMPI_Comm_free(&nm_app_world);
         nm_app_world = MPI_COMM_WORLD;
         PMPI_Comm_free(&setup_comm);

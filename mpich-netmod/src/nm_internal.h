@@ -134,6 +134,7 @@ int nm_client_stop(void);
 nm_rec_t *nm_rec_get(void);
 void nm_rec_put(nm_rec_t *r);
 int nm_post(unsigned op, nm_rec_t *r);
+int nm_post_async(unsigned op, nm_rec_t *r);
 int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy);
 uint64_t nm_rec_off(const nm_rec_t *r);
 void nm_rec_nap(nm_rec_t *r, long ns);

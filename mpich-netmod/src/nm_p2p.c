@@ -8,6 +8,7 @@
  * requests (MPIX_Grequest_start with poll and wait functions), so they mix
  * with MPICH's own requests in every Wait/Test call.
  */
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +42,25 @@ static struct {
     nm_comm_t *c;
 } msgs[NM_MSG_MAX];
 
+/* Tables of this file (Mprobe messages, request handles): any thread. */
+static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int is_our_msg(MPI_Message m)
 {
     int v = (int)m;
-    return v >= NM_MSG_BASE && v < NM_MSG_BASE + NM_MSG_MAX &&
-           msgs[v - NM_MSG_BASE].used;
+    if (v < NM_MSG_BASE || v >= NM_MSG_BASE + NM_MSG_MAX)
+        return 0;
+    pthread_mutex_lock(&tab_lock);
+    int used = msgs[v - NM_MSG_BASE].used == 1;
+    pthread_mutex_unlock(&tab_lock);
+    return used;
+}
+
+static void msg_release(int slot)
+{
+    pthread_mutex_lock(&tab_lock);
+    msgs[slot].used = 0;
+    pthread_mutex_unlock(&tab_lock);
 }
 
 /* Poke MPICH's progress engine (requests of the direct path). */
@@ -86,14 +101,19 @@ static int dt_info(MPI_Datatype dt, int *size, int *contig)
 /* MPICH's MPI_Pack/MPI_Unpack refuse MPI_BOTTOM; a message to ourselves on
  * a private communicator packs and unpacks any buffer. */
 static MPI_Comm self_comm = MPI_COMM_NULL;
+static pthread_once_t self_once = PTHREAD_ONCE_INIT;
+
+static void self_make(void)
+{
+    PMPI_Comm_dup(MPI_COMM_SELF, &self_comm);
+}
 
 static int pack_any(const void *buf, int count, MPI_Datatype dt, void *out,
                     int outsize, int *pos)
 {
     if (buf)
         return PMPI_Pack(buf, count, dt, out, outsize, pos, MPI_COMM_SELF);
-    if (self_comm == MPI_COMM_NULL)
-        PMPI_Comm_dup(MPI_COMM_SELF, &self_comm);
+    pthread_once(&self_once, self_make);
     MPI_Status st;
     int rc = PMPI_Sendrecv(buf, count, dt, 0, 0, out, outsize, MPI_PACKED, 0, 0,
                            self_comm, &st);
@@ -108,8 +128,7 @@ static int unpack_any(const void *in, int n, void *buf, int count,
     int pos = 0;
     if (buf)
         return PMPI_Unpack(in, n, &pos, buf, count, dt, MPI_COMM_SELF);
-    if (self_comm == MPI_COMM_NULL)
-        PMPI_Comm_dup(MPI_COMM_SELF, &self_comm);
+    pthread_once(&self_once, self_make);
     return PMPI_Sendrecv(in, n, MPI_PACKED, 0, 0, buf, count, dt, 0, 0,
                          self_comm, MPI_STATUS_IGNORE);
 }
@@ -204,7 +223,7 @@ static int send_start(const void *buf, int count, MPI_Datatype dt, int dest,
     } else {
         r->addr = (uint64_t)(uintptr_t)src;
     }
-    rc = nm_post(NM_OP_SEND, r);
+    rc = nm_post_async(NM_OP_SEND, r);
     if (rc != MPI_SUCCESS) {
         op_free(op);
         return rc;
@@ -258,7 +277,7 @@ static int recv_start(void *buf, int count, MPI_Datatype dt, int source,
         r->flags = NM_F_INLINE;
     else
         r->addr = (uint64_t)(uintptr_t)dst;
-    rc = nm_post(msgid ? NM_OP_MRECV : NM_OP_RECV, r);
+    rc = msgid ? nm_post(NM_OP_MRECV, r) : nm_post_async(NM_OP_RECV, r);
     if (rc != MPI_SUCCESS) {
         op_free(op);
         return rc;
@@ -395,31 +414,38 @@ static struct {
 static void rq_add(MPI_Request h, nm_op_t *op)
 {
     unsigned i = (unsigned)h % NM_RQ_MAX;
+    pthread_mutex_lock(&tab_lock);
     for (unsigned n = 0; n < NM_RQ_MAX; n++, i = (i + 1) % NM_RQ_MAX)
         if (!rq_tab[i].op) {
             rq_tab[i].h = h;
             rq_tab[i].op = op;
-            return;
+            break;
         }
+    pthread_mutex_unlock(&tab_lock);
 }
 
 static void rq_del(nm_op_t *op)
 {
     unsigned i = (unsigned)op->greq % NM_RQ_MAX;
+    pthread_mutex_lock(&tab_lock);
     for (unsigned n = 0; n < NM_RQ_MAX; n++, i = (i + 1) % NM_RQ_MAX)
         if (rq_tab[i].op == op) {
             rq_tab[i].op = NULL;
-            return;
+            break;
         }
+    pthread_mutex_unlock(&tab_lock);
 }
 
 static nm_op_t *rq_find(MPI_Request h)
 {
     unsigned i = (unsigned)h % NM_RQ_MAX;
-    for (unsigned n = 0; n < NM_RQ_MAX; n++, i = (i + 1) % NM_RQ_MAX)
+    nm_op_t *op = NULL;
+    pthread_mutex_lock(&tab_lock);
+    for (unsigned n = 0; n < NM_RQ_MAX && !op; n++, i = (i + 1) % NM_RQ_MAX)
         if (rq_tab[i].op && rq_tab[i].h == h)
-            return rq_tab[i].op;
-    return NULL;
+            op = rq_tab[i].op;
+    pthread_mutex_unlock(&tab_lock);
+    return op;
 }
 
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
@@ -671,17 +697,23 @@ static int probe_once(nm_comm_t *c, int source, int tag, int take, int *flag,
         return MPI_ERR_RANK;
     int slot = -1;
     if (take) {
+        pthread_mutex_lock(&tab_lock);
         for (int i = 0; i < NM_MSG_MAX; i++)
             if (!msgs[i].used) {
                 slot = i;
+                msgs[i].used = 2; /* reserved until the probe says */
                 break;
             }
+        pthread_mutex_unlock(&tab_lock);
         if (slot < 0)
             return MPI_ERR_NO_MEM;
     }
     nm_rec_t *r = nm_rec_get();
-    if (!r)
+    if (!r) {
+        if (take)
+            msg_release(slot);
         return MPI_ERR_NO_MEM;
+    }
     r->ctx = c->ctx;
     r->peer = source == MPI_ANY_SOURCE ? -1 : c->world[source];
     r->tag = tag == MPI_ANY_TAG ? -1 : tag;
@@ -696,11 +728,15 @@ static int probe_once(nm_comm_t *c, int source, int tag, int take, int *flag,
             PMPI_Status_set_cancelled(status, 0);
         }
         if (take) {
+            pthread_mutex_lock(&tab_lock);
             msgs[slot].used = 1;
             msgs[slot].id = r->arg;
             msgs[slot].c = c;
+            pthread_mutex_unlock(&tab_lock);
             *msg = (MPI_Message)(NM_MSG_BASE + slot);
         }
+    } else if (take) {
+        msg_release(slot);
     }
     nm_rec_put(r);
     return rc;
@@ -759,10 +795,13 @@ static int mrecv_start(void *buf, int count, MPI_Datatype dt,
                        MPI_Message *message, nm_op_t **op)
 {
     int slot = (int)*message - NM_MSG_BASE;
-    int rc =
-        recv_start(buf, count, dt, 0, 0, msgs[slot].c, msgs[slot].id, 0, op);
+    pthread_mutex_lock(&tab_lock);
+    nm_comm_t *c = msgs[slot].c;
+    uint64_t id = msgs[slot].id;
+    pthread_mutex_unlock(&tab_lock);
+    int rc = recv_start(buf, count, dt, 0, 0, c, id, 0, op);
     if (rc == MPI_SUCCESS) {
-        msgs[slot].used = 0;
+        msg_release(slot);
         *message = MPI_MESSAGE_NULL;
     }
     return rc;

@@ -23,4 +23,6 @@ expect_error zero 'MPIDELEG_BOARDS_PER_DELEGATEE=.0. is not a positive integer' 
 expect_error nogroup 'cannot form delegatee groups' 3 MPIDELEG_BOARD_SIZE=1
 expect_error single 'cannot form delegatee groups' 1 MPIDELEG_BOARD_SIZE=1
 expect_error policy 'must be poll, block or adaptive' 2 MPIDELEG_POLICY_BLOCKING=fast
+expect_error place 'MPIDELEG_PLACE=.x. must be none or hwloc' 2 MPIDELEG_PLACE=x
+expect_error placecpu 'MPIDELEG_PLACE=hwloc: rank .*: invalid argument' 2 MPIDELEG_PLACE=hwloc DLG_HOST_CPUS=4096
 exit $nm_fail
