@@ -27,16 +27,18 @@ static nm_comm_t *comms;
 static uint32_t next_ctx = 1;
 static uint32_t *claimed;
 static int nclaimed, capclaimed;
-static int debug_on = -1;
+static atomic_int debug_on = -1;
 static MPI_Comm setup_comm = MPI_COMM_NULL;
 
 void nm_log(const char *fmt, ...)
 {
-    if (debug_on < 0) {
+    int on = atomic_load_explicit(&debug_on, memory_order_relaxed);
+    if (on < 0) {
         const char *e = getenv("MPIDELEG_DEBUG");
-        debug_on = e && *e && strcmp(e, "0") != 0;
+        on = e && *e && strcmp(e, "0") != 0;
+        atomic_store_explicit(&debug_on, on, memory_order_relaxed);
     }
-    if (!debug_on)
+    if (!on)
         return;
     va_list ap;
     va_start(ap, fmt);

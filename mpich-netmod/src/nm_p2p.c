@@ -73,13 +73,15 @@ static void poke(void)
 
 static int tag_ub(void)
 {
-    static int ub;
-    if (!ub) {
+    static atomic_int ub;
+    int u = atomic_load_explicit(&ub, memory_order_relaxed);
+    if (!u) {
         int *v, flag = 0;
         PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag);
-        ub = flag ? *v : 32767;
+        u = flag ? *v : 32767;
+        atomic_store_explicit(&ub, u, memory_order_relaxed);
     }
-    return ub;
+    return u;
 }
 
 /* Predefined types without holes are sent from the user's buffer as they
