@@ -8,6 +8,7 @@
  * requests (MPIX_Grequest_start with poll and wait functions), so they mix
  * with MPICH's own requests in every Wait/Test call.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -31,6 +32,8 @@ typedef struct nm_op {
     int err;
     int src, tag, cancelled;
     MPI_Count count;
+    long bs_need;          /* attached-buffer bytes held (buffered send) */
+    struct nm_op *bs_next; /* list of ops holding buffer space */
 } nm_op_t;
 
 /* Client-side table of messages taken by MPI_Mprobe/MPI_Improbe. */
@@ -135,10 +138,124 @@ static int unpack_any(const void *in, int n, void *buf, int count,
                          self_comm, MPI_STATUS_IGNORE);
 }
 
+/* ---------------- buffered sends ---------------- */
+
+/* A buffered send on a delegated communicator holds space of the attached
+ * buffer (its packed size + MPI_BSEND_OVERHEAD) until the delegatee holds
+ * the data, so that it fails with MPI_ERR_BUFFER exactly when the buffer is
+ * missing or too small, and MPI_Buffer_detach waits for those sends. */
+static pthread_mutex_t bs_lock = PTHREAD_MUTEX_INITIALIZER;
+static long bs_size = -1; /* attached bytes, -1: none */
+static long bs_used;
+static nm_op_t *bs_ops;
+
+static int bs_reserve(nm_op_t *op, size_t len)
+{
+    long need = (long)len + MPI_BSEND_OVERHEAD;
+    pthread_mutex_lock(&bs_lock);
+    int ok = bs_size >= 0 && (size_t)len < (size_t)LONG_MAX / 2 &&
+             bs_used + need <= bs_size;
+    if (ok) {
+        bs_used += need;
+        op->bs_need = need;
+        op->bs_next = bs_ops;
+        bs_ops = op;
+    }
+    pthread_mutex_unlock(&bs_lock);
+    return ok ? MPI_SUCCESS : MPI_ERR_BUFFER;
+}
+
+/* bs_lock held */
+static void bs_unlink(nm_op_t *op)
+{
+    for (nm_op_t **pp = &bs_ops; *pp; pp = &(*pp)->bs_next)
+        if (*pp == op) {
+            *pp = op->bs_next;
+            bs_used -= op->bs_need;
+            op->bs_need = 0;
+            return;
+        }
+}
+
+static void bs_release(nm_op_t *op)
+{
+    if (!op->bs_need)
+        return;
+    pthread_mutex_lock(&bs_lock);
+    if (op->bs_need)
+        bs_unlink(op);
+    pthread_mutex_unlock(&bs_lock);
+}
+
+static int bs_attach(long size)
+{
+    pthread_mutex_lock(&bs_lock);
+    bs_size = size;
+    bs_used = 0;
+    pthread_mutex_unlock(&bs_lock);
+    return MPI_SUCCESS;
+}
+
+static void poke(void);
+
+/* Wait until every delegated buffered send has left the client. */
+static void bs_drain(void)
+{
+    unsigned k = 0;
+    for (;;) {
+        pthread_mutex_lock(&bs_lock);
+        for (nm_op_t **pp = &bs_ops; *pp;) {
+            nm_op_t *op = *pp;
+            if (atomic_load_explicit(&op->rec->done, memory_order_acquire))
+                bs_unlink(op); /* unlinks *pp */
+            else
+                pp = &op->bs_next;
+        }
+        int busy = bs_ops != NULL;
+        pthread_mutex_unlock(&bs_lock);
+        if (!busy)
+            return;
+        poke();
+        if ((++k & 15) == 0)
+            sched_yield();
+    }
+}
+
+int MPI_Buffer_attach(void *buffer, int size)
+{
+    int rc = PMPI_Buffer_attach(buffer, size);
+    return rc == MPI_SUCCESS ? bs_attach(size) : rc;
+}
+
+int MPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    int rc = PMPI_Buffer_attach_c(buffer, size);
+    return rc == MPI_SUCCESS ? bs_attach((long)size) : rc;
+}
+
+int MPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    bs_drain();
+    int rc = PMPI_Buffer_detach(buffer_addr, size);
+    if (rc == MPI_SUCCESS)
+        bs_attach(-1);
+    return rc;
+}
+
+int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    bs_drain();
+    int rc = PMPI_Buffer_detach_c(buffer_addr, size);
+    if (rc == MPI_SUCCESS)
+        bs_attach(-1);
+    return rc;
+}
+
 static void op_free(nm_op_t *op)
 {
     if (!op)
         return;
+    bs_release(op);
     if (op->rec && (op->finished ||
                     atomic_load_explicit(&op->rec->done, memory_order_acquire)))
         nm_rec_put(op->rec);
@@ -183,8 +300,10 @@ static int op_new(nm_comm_t *c, void *buf, int count, MPI_Datatype dt,
     return MPI_SUCCESS;
 }
 
+enum { NM_SEND_STD = 0, NM_SEND_SYNC = 1, NM_SEND_BUFFERED = 2 };
+
 static int send_start(const void *buf, int count, MPI_Datatype dt, int dest,
-                      int tag, nm_comm_t *c, int sync, nm_op_t **out)
+                      int tag, nm_comm_t *c, int mode, nm_op_t **out)
 {
     if (tag < 0 || tag > tag_ub())
         return MPI_ERR_TAG;
@@ -213,11 +332,15 @@ static int send_start(const void *buf, int count, MPI_Datatype dt, int dest,
         src = op->tmp;
         len = (size_t)pos;
     }
+    if (mode == NM_SEND_BUFFERED && (rc = bs_reserve(op, len)) != MPI_SUCCESS) {
+        op_free(op);
+        return rc;
+    }
     r->ctx = c->ctx;
     r->peer = c->world[dest];
     r->tag = tag;
     r->len = len;
-    r->flags = sync ? NM_F_SYNC : 0;
+    r->flags = mode == NM_SEND_SYNC ? NM_F_SYNC : 0;
     if (len <= NM_INLINE) {
         if (len)
             memcpy(r->inl, src, len);
@@ -293,6 +416,7 @@ static void op_finish(nm_op_t *op)
 {
     if (op->finished)
         return;
+    bs_release(op);
     nm_rec_t *r = op->rec;
     op->err = r->err;
     op->cancelled = r->cancelled;
@@ -496,11 +620,11 @@ static int to_greq(nm_op_t *op, MPI_Request *req)
 /* ---------------- sends ---------------- */
 
 static int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest,
-                         int tag, MPI_Comm comm, int sync)
+                         int tag, MPI_Comm comm, int mode)
 {
     nm_comm_t *c = nm_comm_find(comm);
     nm_op_t *op;
-    int rc = send_start(buf, count, dt, dest, tag, c, sync, &op);
+    int rc = send_start(buf, count, dt, dest, tag, c, mode, &op);
     if (rc == MPI_SUCCESS) {
         rc = op_wait(op, nm_policy_blocking);
         if (rc == MPI_SUCCESS)
@@ -511,12 +635,12 @@ static int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest,
 }
 
 static int send_nonblocking(const void *buf, int count, MPI_Datatype dt,
-                            int dest, int tag, MPI_Comm comm, int sync,
+                            int dest, int tag, MPI_Comm comm, int mode,
                             MPI_Request *req)
 {
     nm_comm_t *c = nm_comm_find(comm);
     nm_op_t *op;
-    int rc = send_start(buf, count, dt, dest, tag, c, sync, &op);
+    int rc = send_start(buf, count, dt, dest, tag, c, mode, &op);
     if (rc == MPI_SUCCESS)
         rc = to_greq(op, req);
     return nm_error(comm, rc);
@@ -548,7 +672,7 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 {
     if (!DELEGATED(comm, dest))
         return PMPI_Bsend(buf, count, dt, dest, tag, nm_xl(comm));
-    return send_blocking(buf, count, dt, dest, tag, comm, 0);
+    return send_blocking(buf, count, dt, dest, tag, comm, NM_SEND_BUFFERED);
 }
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
@@ -556,7 +680,7 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 {
     if (!DELEGATED(comm, dest))
         return PMPI_Ssend(buf, count, dt, dest, tag, nm_xl(comm));
-    return send_blocking(buf, count, dt, dest, tag, comm, 1);
+    return send_blocking(buf, count, dt, dest, tag, comm, NM_SEND_SYNC);
 }
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
@@ -580,7 +704,8 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 {
     if (!DELEGATED(comm, dest))
         return PMPI_Ibsend(buf, count, dt, dest, tag, nm_xl(comm), req);
-    return send_nonblocking(buf, count, dt, dest, tag, comm, 0, req);
+    return send_nonblocking(buf, count, dt, dest, tag, comm, NM_SEND_BUFFERED,
+                            req);
 }
 
 int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
@@ -588,7 +713,7 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 {
     if (!DELEGATED(comm, dest))
         return PMPI_Issend(buf, count, dt, dest, tag, nm_xl(comm), req);
-    return send_nonblocking(buf, count, dt, dest, tag, comm, 1, req);
+    return send_nonblocking(buf, count, dt, dest, tag, comm, NM_SEND_SYNC, req);
 }
 
 /* ---------------- receives ---------------- */

@@ -586,6 +586,53 @@ static void t_mixed(void)
     say("direct and delegated requests in one Waitany/Waitall");
 }
 
+/* Buffered sends follow the attached buffer: none attached or too small
+ * gives MPI_ERR_BUFFER; one that fits succeeds before the receive is
+ * posted; detach gives back the buffer and its size. */
+static void t_bsend_buffer(void)
+{
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int n = 200, peer = rank == 0 ? 1 : 0;
+    int *v = calloc((size_t)n * 4, sizeof(int));
+    CHECK(v != NULL, "calloc");
+    if (rank == 0) {
+        int rc = MPI_Bsend(v, n, MPI_INT, peer, 40, MPI_COMM_WORLD);
+        CHECK(class_of(rc) == MPI_ERR_BUFFER,
+              "Bsend without a buffer gave class %d", class_of(rc));
+    }
+    int cap = n * (int)sizeof(int) + MPI_BSEND_OVERHEAD;
+    char *bbuf = malloc((size_t)cap);
+    CHECK(bbuf != NULL, "malloc");
+    MPI_Buffer_attach(bbuf, cap);
+    if (rank == 0) {
+        int rc = MPI_Bsend(v, 4 * n, MPI_INT, peer, 40, MPI_COMM_WORLD);
+        CHECK(class_of(rc) == MPI_ERR_BUFFER,
+              "Bsend larger than the buffer gave class %d", class_of(rc));
+        for (int i = 0; i < n; i++)
+            v[i] = 3 * i + 1;
+        rc = MPI_Bsend(v, n, MPI_INT, peer, 41, MPI_COMM_WORLD);
+        CHECK(rc == MPI_SUCCESS, "Bsend that fits failed (class %d)",
+              class_of(rc));
+        for (int i = 0; i < n; i++)
+            v[i] = -1; /* the message was taken at the call */
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) {
+        MPI_Recv(v, n, MPI_INT, 0, 41, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int i = 0; i < n; i++)
+            CHECK(v[i] == 3 * i + 1, "buffered payload [%d] = %d", i, v[i]);
+    }
+    char *back = NULL;
+    int backsz = 0;
+    MPI_Buffer_detach(&back, &backsz);
+    CHECK(back == bbuf && backsz == cap, "detach gave %p/%d, attached %p/%d",
+          (void *)back, backsz, (void *)bbuf, cap);
+    free(bbuf);
+    free(v);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    say("buffered sends use the attached buffer (MPI_ERR_BUFFER when short)");
+}
+
 static void t_unsupported(void)
 {
     int (*q)(MPI_Comm, int *) = (int (*)(MPI_Comm, int *))dlsym(
@@ -635,6 +682,7 @@ int main(int argc, char **argv)
     t_comms();
     t_self_and_large();
     t_mixed();
+    t_bsend_buffer();
     if (argc > 1 && strcmp(argv[1], "--unsupported") == 0)
         t_unsupported();
     MPI_Finalize();
