@@ -72,7 +72,8 @@ echo
 echo "acceptance (issue 7): 8 B latency delegated(poll)/direct <= 2; 1 MiB bandwidth delegated/direct >= 0.8; overlap of 1 MiB >= 80 % delegated:"
 awk -F, '$1 == "latency_us" && $2 == 8 { printf "  8 B latency poll/direct = %s, placed/direct = %s\n", $8, $11 }
          $1 == "bandwidth_MBps" && $2 == 1048576 { printf "  1 MiB bandwidth poll/direct = %s, adaptive/direct = %s, placed/direct = %s\n", $8, $9, $11 }
-         $1 == "overlap_pct" { printf "  1 MiB overlap: direct %s %%, poll %s %%, adaptive %s %%, block %s %%, placed %s %%\n", $3, $4, $5, $6, $7 }' "$out/nm_summary.csv"
+         $1 ~ /^overlap_.*pct$/ { w = $1 == "overlap_pct" ? "both compute" : $1 == "overlap_send_pct" ? "sender computes" : "receiver computes"
+             printf "  1 MiB overlap (%s): direct %s %%, poll %s %%, adaptive %s %%, block %s %%, placed %s %%\n", w, $3, $4, $5, $6, $7 }' "$out/nm_summary.csv"
 echo "CSV: $csv, $out/nm_summary.csv"
 
 if command -v gnuplot >/dev/null 2>&1; then
