@@ -9,6 +9,7 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mp
 	mpich-netmod/tests/test_netmod_mpich.sh \
 	mpich-netmod/tests/test_netmod_kill.sh \
 	mpich-netmod/tests/test_netmod_threads.sh \
+	mpich-netmod/tests/test_netmod_pip.sh \
 	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp
 
 if BUILD_MPICH_NETMOD
@@ -62,6 +63,35 @@ TESTS += mpich-netmod/tests/test_netmod_suite.sh \
 	mpich-netmod/tests/test_netmod_kill.sh \
 	mpich-netmod/tests/test_netmod_threads.sh \
 	mpich-netmod/tests/test_netmod_mpich.sh
+
+# The PiP form: mpideleg-pip runs each delegatee group as PiP tasks of one
+# process (needs libpip); the test and bench programs are linked with the
+# shim, PIE and -rdynamic, as PiP tasks must be.
+if BUILD_LIBPIP
+bin_PROGRAMS += mpich-netmod/mpideleg-pip
+mpich_netmod_mpideleg_pip_SOURCES = mpich-netmod/tools/mpideleg_pip.c
+mpich_netmod_mpideleg_pip_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+mpich_netmod_mpideleg_pip_LDADD = libpip/libpip.la
+check_PROGRAMS += mpich-netmod/tests/nm_suite_pip mpich-netmod/tests/nm_jacobi_pip
+mpich_netmod_tests_nm_suite_pip_SOURCES = mpich-netmod/tests/nm_suite.c
+mpich_netmod_tests_nm_suite_pip_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fPIE
+mpich_netmod_tests_nm_suite_pip_LDADD = mpich-netmod/libmpideleg.la \
+	$(MPI_LIBS) -ldl
+mpich_netmod_tests_nm_suite_pip_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-install
+mpich_netmod_tests_nm_jacobi_pip_SOURCES = mpich-netmod/tests/nm_jacobi.c
+mpich_netmod_tests_nm_jacobi_pip_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fPIE
+mpich_netmod_tests_nm_jacobi_pip_LDADD = mpich-netmod/libmpideleg.la \
+	$(MPI_LIBS) -lm
+mpich_netmod_tests_nm_jacobi_pip_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-install
+noinst_PROGRAMS += mpich-netmod/bench/nm_bench_pip
+mpich_netmod_bench_nm_bench_pip_SOURCES = mpich-netmod/bench/nm_bench.c
+mpich_netmod_bench_nm_bench_pip_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fPIE
+mpich_netmod_bench_nm_bench_pip_LDADD = mpich-netmod/libmpideleg.la \
+	$(MPI_LIBS) -ldl
+mpich_netmod_bench_nm_bench_pip_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-install
+TESTS += mpich-netmod/tests/test_netmod_pip.sh
+FORMAT_FILES += mpich-netmod/tools/mpideleg_pip.c
+endif
 
 # Benchmark (make bench-netmod; part of make bench).
 noinst_PROGRAMS += mpich-netmod/bench/nm_bench

@@ -33,8 +33,10 @@
 
 typedef struct nm_msg {
     nm_hdr_t hdr;
-    char *data; /* payload (inside blk) */
-    void *blk;  /* allocation to free */
+    char *data;   /* payload (inside blk, or borrowed) */
+    void *blk;    /* allocation to free */
+    int borrowed; /* data is the sending client's buffer (same address
+                     space): copy it before queueing as unexpected */
     uint64_t id;
     struct nm_msg *next;
 } nm_msg_t;
@@ -48,6 +50,7 @@ typedef struct {
     int used, fin;
     int world;
     pid_t pid;
+    int same; /* shares our address space (PiP tasks of one root) */
     nm_post_t *posted, **posted_tail;
     nm_msg_t *unexp, **unexp_tail;
 } dclient_t;
@@ -61,6 +64,8 @@ typedef struct pend {
 typedef struct {
     MPI_Request req;
     void *blk;
+    MPI_Datatype type; /* zero-copy send: header + the client's buffer */
+    nm_rec_t *rec;     /* completed with the send (zero-copy) */
 } outq_t;
 
 static struct {
@@ -78,6 +83,7 @@ static struct {
     uint64_t sleeps;
     uint64_t next_id;
     int idle_adaptive;
+    int any_same;      /* some client shares our address space */
     nm_bell_t *bell;   /* ours */
     nm_bell_t **bells; /* every delegatee's, by dcomm rank */
 } D;
@@ -104,6 +110,8 @@ static void fatal(const char *what, int err)
     _exit(3);
 }
 
+static outq_t *out_slot(void);
+
 static void send_ack(const nm_hdr_t *h)
 {
     if (h->ack_d == D.me) {
@@ -114,15 +122,10 @@ static void send_ack(const nm_hdr_t *h)
     if (!tok)
         fatal("ack", ENOMEM);
     *tok = h->token;
-    if (D.nout == D.capout) {
-        D.capout = D.capout ? 2 * D.capout : 64;
-        D.out = realloc(D.out, sizeof *D.out * (size_t)D.capout);
-        if (!D.out)
-            fatal("queue", ENOMEM);
-    }
+    outq_t *o = out_slot();
+    o->blk = tok;
     PMPI_Isend(tok, (int)sizeof *tok, MPI_BYTE, h->ack_d, TAG_ACK, D.dcomm,
-               &D.out[D.nout].req);
-    D.out[D.nout++].blk = tok;
+               &o->req);
     nm_bell_ring(D.bells[h->ack_d]);
 }
 
@@ -134,6 +137,8 @@ static void deliver_to(int slot, nm_msg_t *m, nm_rec_t *r)
     if (n) {
         if (r->flags & NM_F_INLINE) {
             memcpy(r->inl, m->data, n);
+        } else if (D.cl[slot].same) {
+            memcpy((void *)(uintptr_t)r->addr, m->data, n);
         } else {
             struct iovec lo = {m->data, n};
             struct iovec re = {(void *)(uintptr_t)r->addr, n};
@@ -178,6 +183,18 @@ static void arrive(nm_msg_t *m)
             return;
         }
     }
+    if (m->borrowed) {
+        /* the sender's buffer is lent only for this call */
+        void *blk = malloc(sizeof(nm_hdr_t) + m->hdr.size + 1);
+        if (!blk)
+            fatal("unexpected message", ENOMEM);
+        memcpy(blk, &m->hdr, sizeof m->hdr);
+        memcpy((char *)blk + sizeof(nm_hdr_t), m->data, m->hdr.size);
+        free(m->blk);
+        m->blk = blk;
+        m->data = (char *)blk + sizeof(nm_hdr_t);
+        m->borrowed = 0;
+    }
     m->next = NULL;
     *c->unexp_tail = m;
     c->unexp_tail = &m->next;
@@ -199,29 +216,82 @@ static nm_msg_t *take_unexpected(dclient_t *c, const nm_rec_t *r, int remove)
     return NULL;
 }
 
+static outq_t *out_slot(void)
+{
+    if (D.nout == D.capout) {
+        D.capout = D.capout ? 2 * D.capout : 64;
+        D.out = realloc(D.out, sizeof *D.out * (size_t)D.capout);
+        if (!D.out)
+            fatal("queue", ENOMEM);
+    }
+    outq_t *o = &D.out[D.nout++];
+    *o = (outq_t){.type = MPI_DATATYPE_NULL};
+    return o;
+}
+
+/* Same address space, to another delegatee: send the header and the
+ * client's own buffer as one message (no copy here); the send completes
+ * when MPI is done with the buffer. */
+static void send_zero_copy(nm_rec_t *r, const nm_hdr_t *h, int dst_d)
+{
+    nm_hdr_t *hb = malloc(sizeof *hb);
+    if (!hb)
+        fatal("message header", ENOMEM);
+    *hb = *h;
+    int len[2] = {(int)sizeof *hb, (int)r->len};
+    MPI_Aint disp[2];
+    MPI_Datatype types[2] = {MPI_BYTE, MPI_BYTE};
+    PMPI_Get_address(hb, &disp[0]);
+    PMPI_Get_address((void *)(uintptr_t)r->addr, &disp[1]);
+    outq_t *o = out_slot();
+    o->blk = hb;
+    o->rec = r;
+    PMPI_Type_create_struct(2, len, disp, types, &o->type);
+    PMPI_Type_commit(&o->type);
+    PMPI_Isend(MPI_BOTTOM, 1, o->type, dst_d, TAG_MSG, D.dcomm, &o->req);
+    nm_bell_ring(D.bells[dst_d]);
+}
+
 /* Read a pending send from its client and send or deliver it. */
 static void do_send(pend_t *p)
 {
     nm_rec_t *r = p->rec;
     dclient_t *c = &D.cl[p->client];
+    int sync = (r->flags & NM_F_SYNC) != 0;
+    int dst_d = nm_dcomm_rank_of(r->peer);
+    int borrow = c->same && r->len && !(r->flags & NM_F_INLINE);
+    nm_hdr_t hdr = {.ctx = r->ctx,
+                    .src = c->world,
+                    .dst = r->peer,
+                    .tag = r->tag,
+                    .size = r->len,
+                    .flags = r->flags & NM_F_SYNC,
+                    .ack_d = D.me,
+                    .token = (uint64_t)(uintptr_t)r};
+    r->err = MPI_SUCCESS;
+    if (sizeof(nm_hdr_t) + r->len > INT_MAX)
+        fatal("message larger than 2 GiB", EMSGSIZE);
+    if (borrow && !sync && dst_d != D.me) {
+        send_zero_copy(r, &hdr, dst_d);
+        return;
+    }
     nm_msg_t *m = malloc(sizeof *m);
-    void *blk = malloc(sizeof(nm_hdr_t) + r->len + 1);
+    /* a local message from a client of our address space is read in place
+     * (arrive() copies it only when it has to wait as unexpected) */
+    void *blk =
+        malloc(sizeof(nm_hdr_t) + (borrow && dst_d == D.me ? 0 : r->len) + 1);
     if (!m || !blk)
         fatal("message buffer", ENOMEM);
     m->blk = blk;
-    m->data = (char *)blk + sizeof(nm_hdr_t);
-    m->hdr = (nm_hdr_t){.ctx = r->ctx,
-                        .src = c->world,
-                        .dst = r->peer,
-                        .tag = r->tag,
-                        .size = r->len,
-                        .flags = r->flags & NM_F_SYNC,
-                        .ack_d = D.me,
-                        .token = (uint64_t)(uintptr_t)r};
-    r->err = MPI_SUCCESS;
-    if (r->len) {
+    m->hdr = hdr;
+    m->borrowed = borrow && dst_d == D.me;
+    m->data = m->borrowed ? (char *)(uintptr_t)r->addr
+                          : (char *)blk + sizeof(nm_hdr_t);
+    if (r->len && !m->borrowed) {
         if (r->flags & NM_F_INLINE) {
             memcpy(m->data, r->inl, r->len);
+        } else if (c->same) {
+            memcpy(m->data, (void *)(uintptr_t)r->addr, r->len);
         } else {
             struct iovec lo = {m->data, r->len};
             struct iovec re = {(void *)(uintptr_t)r->addr, r->len};
@@ -236,23 +306,13 @@ static void do_send(pend_t *p)
         }
     }
     memcpy(blk, &m->hdr, sizeof m->hdr);
-    int sync = (r->flags & NM_F_SYNC) != 0;
-    int dst_d = nm_dcomm_rank_of(r->peer);
     if (dst_d == D.me) {
         arrive(m);
     } else {
-        if (D.nout == D.capout) {
-            D.capout = D.capout ? 2 * D.capout : 64;
-            D.out = realloc(D.out, sizeof *D.out * (size_t)D.capout);
-            if (!D.out)
-                fatal("queue", ENOMEM);
-        }
-        size_t total = sizeof(nm_hdr_t) + r->len;
-        if (total > INT_MAX)
-            fatal("message larger than 2 GiB", EMSGSIZE);
-        PMPI_Isend(blk, (int)total, MPI_BYTE, dst_d, TAG_MSG, D.dcomm,
-                   &D.out[D.nout].req);
-        D.out[D.nout++].blk = blk;
+        outq_t *o = out_slot();
+        o->blk = blk;
+        PMPI_Isend(blk, (int)(sizeof(nm_hdr_t) + r->len), MPI_BYTE, dst_d,
+                   TAG_MSG, D.dcomm, &o->req);
         free(m);
         nm_bell_ring(D.bells[dst_d]);
     }
@@ -278,6 +338,10 @@ static int progress_sends(void)
         int flag = 0;
         PMPI_Test(&D.out[i].req, &flag, MPI_STATUS_IGNORE);
         if (flag) {
+            if (D.out[i].type != MPI_DATATYPE_NULL)
+                PMPI_Type_free(&D.out[i].type);
+            if (D.out[i].rec)
+                complete(D.out[i].rec);
             free(D.out[i].blk);
             D.out[i] = D.out[--D.nout];
             n++;
@@ -317,6 +381,7 @@ static int progress_incoming(void)
         memcpy(&m->hdr, blk, sizeof m->hdr);
         m->blk = blk;
         m->data = (char *)blk + sizeof(nm_hdr_t);
+        m->borrowed = 0;
         arrive(m);
     }
 }
@@ -334,6 +399,8 @@ static int64_t h_hello(dlg_req_t *req, void *ctx)
         return -EINVAL;
     D.cl[s].used = 1;
     D.cl[s].pid = (pid_t)r->arg;
+    D.cl[s].same = D.cl[s].pid == getpid();
+    D.any_same |= D.cl[s].same;
     D.cl[s].world = r->peer;
     if (r->peer >= 0 && r->peer < nm_lay.world_size)
         D.slot_of_world[r->peer] = s;
@@ -608,5 +675,7 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     PMPI_Comm_free(&dcomm);
     PMPI_Finalize();
     fflush(NULL);
+    if (D.any_same)
+        exit(0); /* a PiP task: end this task, not the whole process */
     _exit(0);
 }

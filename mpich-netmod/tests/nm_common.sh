@@ -14,7 +14,8 @@ nm_fail=0
 
 # nm_run NAME NP LAYOUT(a|b|direct) PROG ARGS...: run, keep stdout in
 # $NM_TMP/NAME.out; layout a = 2 boards x 1 client, 2 delegatees (4 ranks);
-# layout b = boards {0,1} and {2}, one delegatee (4 ranks).
+# layout b = boards {0,1} and {2}, one delegatee (4 ranks).  NM_RUN_OPTS:
+# more mpi-run options (-P: PMI_PORT model).
 nm_run() {
     name=$1 np=$2 lay=$3
     shift 3
@@ -23,7 +24,7 @@ nm_run() {
     b) set -- env LD_PRELOAD="$NM_LIB" MPIDELEG_BOARD_SIZE=2 MPIDELEG_BOARDS_PER_DELEGATEE=2 "$@" ;;
     esac
     t0=$(date +%s)
-    "$MPI_RUN" -n "$np" -t "${NM_TIMEOUT:-100}" "$@" >"$NM_TMP/$name.out" 2>"$NM_TMP/$name.err"
+    "$MPI_RUN" $NM_RUN_OPTS -n "$np" -t "${NM_TIMEOUT:-100}" "$@" >"$NM_TMP/$name.out" 2>"$NM_TMP/$name.err"
     rc=$?
     echo "$name: $(($(date +%s) - t0)) s"
     if [ $rc -ne 0 ]; then

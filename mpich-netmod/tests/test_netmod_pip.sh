@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# The PiP form: mpideleg-pip runs each delegatee group as PiP tasks (thread
+# mode) of one process, each task an MPICH rank of its own, so the
+# delegatee reads and writes its clients' buffers in place.  The suite and
+# the Jacobi solver (linked with the shim, PIE, -rdynamic) must give the
+# same transcripts as directly with MPICH, in layouts a and b; a refused
+# mode and a program that is not PIE end with a one-line reason.
+. "${abs_top_srcdir:-.}/mpich-netmod/tests/nm_common.sh"
+pip=$top/mpich-netmod/mpideleg-pip
+[ -x "$pip" ] || { echo "SKIP: mpideleg-pip not built (no libpip)"; exit 77; }
+LD_LIBRARY_PATH=$top/libpip/.libs:$top/mpich-netmod/.libs:$LD_LIBRARY_PATH
+export LD_LIBRARY_PATH
+unset PIP_MODE
+s=$top/mpich-netmod/tests/nm_suite
+sp=$top/mpich-netmod/tests/nm_suite_pip
+j=$top/mpich-netmod/tests/nm_jacobi
+jp=$top/mpich-netmod/tests/nm_jacobi_pip
+# nm_pip NAME NP ENV... PROG ARGS: run in the PiP form
+nm_pip() {
+    name=$1 np=$2
+    shift 2
+    NM_RUN_OPTS=-P nm_run "$name" "$np" direct env "$@"
+}
+nm_run direct2 2 direct "$s"
+nm_run direct3 3 direct "$s"
+nm_pip pipa 4 MPIDELEG_BOARD_SIZE=1 "$pip" "$sp"
+nm_same direct2 pipa
+nm_pip pipb 4 MPIDELEG_BOARD_SIZE=2 MPIDELEG_BOARDS_PER_DELEGATEE=2 "$pip" "$sp"
+nm_same direct3 pipb
+nm_run jdirect2 2 direct "$j" 64 100
+nm_pip jpipa 4 MPIDELEG_BOARD_SIZE=1 "$pip" "$jp" 64 100
+nm_same jdirect2 jpipa
+# refusals: one line, non-zero status, no hang
+expect_fail() { # NAME PATTERN MPI-RUN-OPTION ENV... PROG
+    name=$1 pat=$2 opt=$3
+    shift 3
+    [ "$opt" = -P ] || opt=
+    "$MPI_RUN" $opt -n 2 -t 60 env "$@" >"$NM_TMP/$name.out" 2>"$NM_TMP/$name.err"
+    rc=$?
+    if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then
+        echo "FAIL $name: status $rc"; nm_fail=1
+    elif ! grep -q "$pat" "$NM_TMP/$name.err"; then
+        echo "FAIL $name: no '$pat' in:"; head -5 "$NM_TMP/$name.err"; nm_fail=1
+    else
+        echo "ok $name: $(grep -m1 "$pat" "$NM_TMP/$name.err")"
+    fi
+}
+expect_fail mode 'PIP_MODE=process: MPICH (UCX) initialises in thread-mode tasks only' -P PIP_MODE=process "$pip" "$sp"
+expect_fail nomain "'main' is not exported: link the program with -rdynamic" -P "$pip" "$s"
+expect_fail noport 'PMI_ID is not set: run under mpiexec -pmi-port' none "$pip" "$sp"
+exit $nm_fail
