@@ -91,6 +91,7 @@ mpich_netmod_bench_nm_bench_pip_LDADD = mpich-netmod/libmpideleg.la \
 mpich_netmod_bench_nm_bench_pip_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-install
 TESTS += mpich-netmod/tests/test_netmod_pip.sh
 FORMAT_FILES += mpich-netmod/tools/mpideleg_pip.c
+NM_PIP_BENCH = mpich-netmod/mpideleg-pip mpich-netmod/bench/nm_bench_pip
 endif
 
 # Benchmark (make bench-netmod; part of make bench).
@@ -99,7 +100,7 @@ mpich_netmod_bench_nm_bench_SOURCES = mpich-netmod/bench/nm_bench.c
 mpich_netmod_bench_nm_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_bench_nm_bench_LDADD = $(MPI_LIBS) -ldl
 mpich_netmod_bench_nm_bench_LDFLAGS = $(AM_LDFLAGS) -no-install
-bench-netmod: mpich-netmod/bench/nm_bench mpich-netmod/libmpideleg.la
+bench-netmod: mpich-netmod/bench/nm_bench mpich-netmod/libmpideleg.la $(NM_PIP_BENCH)
 	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-bench.sh \
 	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench
 BENCH_TARGETS += bench-netmod

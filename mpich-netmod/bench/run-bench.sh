@@ -4,7 +4,8 @@
 # the baseline) and delegated (layout a: 2 boards x 1 client + 2 hidden
 # delegatees, 4 ranks) with each client wait policy, and with poll and the
 # ranks bound by MPIDELEG_PLACE=hwloc (delegatees on the host core, clients
-# on the board cores: "placed"), NM_BENCH_ROUNDS rounds
+# on the board cores: "placed"), and in the PiP form (mpideleg-pip, poll
+# policies: "pip"; skipped when libpip is not built), NM_BENCH_ROUNDS rounds
 # (default 2) interleaved so that load from elsewhere hits all alike.
 # Writes OUTDIR/results/nm_bench.csv (every value), nm_summary.csv (medians
 # and ratios against direct) and nm_bench.svg (gnuplot, when installed).
@@ -14,6 +15,14 @@ out=${2:?usage: run-bench.sh TOP_BUILDDIR OUTDIR}/results
 bench=$top/mpich-netmod/bench/nm_bench
 lib=$top/mpich-netmod/.libs/libmpideleg.so
 run=$top/test/mpi-run
+pip=$top/mpich-netmod/mpideleg-pip
+benchpip=$top/mpich-netmod/bench/nm_bench_pip
+modes="direct poll adaptive block placed"
+if [ -x "$pip" ] && [ -x "$benchpip" ]; then
+    modes="$modes pip"
+else
+    echo "run-bench: no PiP form (libpip not built): its column stays 0" >&2
+fi
 [ -x "$bench" ] && [ -f "$lib" ] || { echo "run-bench: build first (make)" >&2; exit 1; }
 mkdir -p "$out" || exit 1
 LD_LIBRARY_PATH=$top/delegation/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -27,11 +36,16 @@ echo "mode,round,metric,bytes,value" >"$csv"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 r=1
 while [ $r -le "$rounds" ]; do
-    for mode in direct poll adaptive block placed; do
+    for mode in $modes; do
         echo "round $r/$rounds: $mode" >&2
         if [ $mode = direct ]; then
             # shellcheck disable=SC2086
             "$run" -n 2 -t 900 "$bench" $args >"$out/.tmp" || { echo "run-bench: $mode failed" >&2; exit 1; }
+        elif [ $mode = pip ]; then
+            # shellcheck disable=SC2086
+            LD_LIBRARY_PATH=$top/libpip/.libs:$top/mpich-netmod/.libs:$LD_LIBRARY_PATH \
+                "$run" -P -n 4 -t 900 env MPIDELEG_BOARD_SIZE=1 PIP_MODE=thread \
+                "$pip" "$benchpip" $args >"$out/.tmp" || { echo "run-bench: $mode failed" >&2; exit 1; }
         else
             # shellcheck disable=SC2086
             pol=$mode place=none
@@ -57,28 +71,28 @@ function med(s,   a, n, i, j, t) {
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 END {
-    print "metric,bytes,direct,poll,adaptive,block,placed,poll/direct,adaptive/direct,block/direct,placed/direct"
+    print "metric,bytes,direct,poll,adaptive,block,placed,pip,poll/direct,adaptive/direct,block/direct,placed/direct,pip/direct"
     for (k in keys) {
-        d = med(v[k ",direct"]); p = med(v[k ",poll"]); a = med(v[k ",adaptive"]); b = med(v[k ",block"]); q = med(v[k ",placed"])
-        printf "%s,%s,%s,%s,%s,%s,%.3f,%.3f,%.3f,%.3f\n", k, d, p, a, b, q, d ? p / d : 0, d ? a / d : 0, d ? b / d : 0, d ? q / d : 0
+        d = med(v[k ",direct"]); p = med(v[k ",poll"]); a = med(v[k ",adaptive"]); b = med(v[k ",block"]); q = med(v[k ",placed"]); x = med(v[k ",pip"])
+        printf "%s,%s,%s,%s,%s,%s,%s,%.3f,%.3f,%.3f,%.3f,%.3f\n", k, d, p, a, b, q, x, d ? p / d : 0, d ? a / d : 0, d ? b / d : 0, d ? q / d : 0, d ? x / d : 0
     }
 }' "$csv" | { read -r h; echo "$h"; sort -t, -k1,1 -k2,2n; } >"$out/nm_summary.csv"
 
-printf '\n%-16s %8s %11s %11s %11s %11s %11s %7s %7s %7s %7s\n' metric bytes direct poll adaptive block placed p/dir a/dir b/dir pl/dir
-tail -n +2 "$out/nm_summary.csv" | tr ',' ' ' | while read -r m b d p a k q rp ra rb rq; do
-    printf '%-16s %8s %11s %11s %11s %11s %11s %7s %7s %7s %7s\n' "$m" "$b" "$d" "$p" "$a" "$k" "$q" "$rp" "$ra" "$rb" "$rq"
+printf '\n%-16s %8s %10s %10s %10s %10s %10s %10s %6s %6s %6s %6s %6s\n' metric bytes direct poll adaptive block placed pip p/dir a/dir b/dir pl/dir pip/dir
+tail -n +2 "$out/nm_summary.csv" | tr ',' ' ' | while read -r m b d p a k q x rp ra rb rq rx; do
+    printf '%-16s %8s %10s %10s %10s %10s %10s %10s %6s %6s %6s %6s %6s\n' "$m" "$b" "$d" "$p" "$a" "$k" "$q" "$x" "$rp" "$ra" "$rb" "$rq" "$rx"
 done
 echo
 echo "acceptance (issue 7): 8 B latency delegated(poll)/direct <= 2; 1 MiB bandwidth delegated/direct >= 0.8; overlap of 1 MiB >= 80 % delegated:"
-awk -F, '$1 == "latency_us" && $2 == 8 { printf "  8 B latency poll/direct = %s, placed/direct = %s\n", $8, $11 }
-         $1 == "bandwidth_MBps" && $2 == 1048576 { printf "  1 MiB bandwidth poll/direct = %s, adaptive/direct = %s, placed/direct = %s\n", $8, $9, $11 }
+awk -F, '$1 == "latency_us" && $2 == 8 { printf "  8 B latency poll/direct = %s, placed/direct = %s, pip/direct = %s\n", $9, $12, $13 }
+         $1 == "bandwidth_MBps" && $2 == 1048576 { printf "  1 MiB bandwidth poll/direct = %s, adaptive/direct = %s, placed/direct = %s, pip/direct = %s\n", $9, $10, $12, $13 }
          $1 ~ /^overlap_.*pct$/ { w = $1 == "overlap_pct" ? "both compute" : $1 == "overlap_send_pct" ? "sender computes" : "receiver computes"
-             printf "  1 MiB overlap (%s): direct %s %%, poll %s %%, adaptive %s %%, block %s %%, placed %s %%\n", w, $3, $4, $5, $6, $7 }' "$out/nm_summary.csv"
+             printf "  1 MiB overlap (%s): direct %s %%, poll %s %%, adaptive %s %%, block %s %%, placed %s %%, pip %s %%\n", w, $3, $4, $5, $6, $7, $8 }' "$out/nm_summary.csv"
 echo "CSV: $csv, $out/nm_summary.csv"
 
 if command -v gnuplot >/dev/null 2>&1; then
     for m in latency_us bandwidth_MBps; do
-        awk -F, -v m=$m '$1 == m { print $2, $3, $4, $5, $6, $7 }' "$out/nm_summary.csv" >"$out/.$m.dat"
+        awk -F, -v m=$m '$1 == m { print $2, $3, $4, $5, $6, $7, $8 }' "$out/nm_summary.csv" >"$out/.$m.dat"
     done
     gnuplot -e "datadir='$out'" "$(dirname "$0")/plot.gp" >"$out/nm_bench.svg" && echo "plot: $out/nm_bench.svg"
     rm -f "$out"/.*.dat
