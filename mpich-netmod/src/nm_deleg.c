@@ -654,8 +654,10 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
         rc = dlg_delegatee_progress(D.dg);
         if (rc < 0)
             fatal("delegation ring", -rc);
+        /* never while sends are in flight: their protocol (rendezvous
+         * replies) needs our progress, and nobody rings for it */
         if (rc + progress_sends() + progress_incoming() == 0 &&
-            D.nfin < D.ncl) {
+            D.nfin < D.ncl && D.nout == 0) {
             struct timespec to = {0, 2000000};
             syscall(SYS_futex, &D.bell->seq, FUTEX_WAIT, seq, &to, NULL, 0);
             D.sleeps++;
