@@ -68,9 +68,20 @@ typedef struct {
     nm_rec_t *rec;     /* completed with the send (zero-copy) */
 } outq_t;
 
+/* A receive filled straight from MPI (split message, same address space). */
+typedef struct inq {
+    MPI_Request req;
+    nm_rec_t *rec;
+    nm_hdr_t hdr;
+    struct inq *next;
+} inq_t;
+
 static struct {
     MPI_Comm dcomm;
-    int me; /* dcomm rank */
+    MPI_Comm pcomm; /* payloads of split messages, tag = hdr.ptag */
+    int32_t pseq;   /* last payload tag used */
+    inq_t *in;      /* receives being filled */
+    int me;         /* dcomm rank */
     dlg_region_t *region;
     dlg_delegatee_t *dg;
     dclient_t *cl;
@@ -81,6 +92,7 @@ static struct {
     int nout, capout;
     nm_msg_t *matched; /* messages taken by MPI_Mprobe */
     uint64_t sleeps;
+    uint64_t zsends, drecvs; /* sends without a copy, receives in place */
     uint64_t next_id;
     int idle_adaptive;
     int any_same;      /* some client shares our address space */
@@ -229,26 +241,27 @@ static outq_t *out_slot(void)
     return o;
 }
 
-/* Same address space, to another delegatee: send the header and the
- * client's own buffer as one message (no copy here); the send completes
- * when MPI is done with the buffer. */
-static void send_zero_copy(nm_rec_t *r, const nm_hdr_t *h, int dst_d)
+/* Same address space, to another delegatee: the header, then the payload
+ * straight from the client's buffer as a message of its own (no copy here;
+ * the receiving delegatee may take it straight into the posted receive).
+ * The send completes when MPI is done with the buffer. */
+static void send_zero_copy(nm_rec_t *r, nm_hdr_t *h, int dst_d)
 {
     nm_hdr_t *hb = malloc(sizeof *hb);
     if (!hb)
         fatal("message header", ENOMEM);
+    D.pseq = D.pseq >= 32000 ? 1 : D.pseq + 1;
+    h->flags |= NM_F_SPLIT;
+    h->ptag = D.pseq;
     *hb = *h;
-    int len[2] = {(int)sizeof *hb, (int)r->len};
-    MPI_Aint disp[2];
-    MPI_Datatype types[2] = {MPI_BYTE, MPI_BYTE};
-    PMPI_Get_address(hb, &disp[0]);
-    PMPI_Get_address((void *)(uintptr_t)r->addr, &disp[1]);
     outq_t *o = out_slot();
     o->blk = hb;
+    PMPI_Isend(hb, (int)sizeof *hb, MPI_BYTE, dst_d, TAG_MSG, D.dcomm, &o->req);
+    o = out_slot();
     o->rec = r;
-    PMPI_Type_create_struct(2, len, disp, types, &o->type);
-    PMPI_Type_commit(&o->type);
-    PMPI_Isend(MPI_BOTTOM, 1, o->type, dst_d, TAG_MSG, D.dcomm, &o->req);
+    PMPI_Isend((void *)(uintptr_t)r->addr, (int)r->len, MPI_BYTE, dst_d,
+               h->ptag, D.pcomm, &o->req);
+    D.zsends++;
     nm_bell_ring(D.bells[dst_d]);
 }
 
@@ -352,6 +365,71 @@ static int progress_sends(void)
     return n;
 }
 
+/* A split message whose destination shares our address space and has a
+ * matching posted receive (not inline): let MPI write the payload straight
+ * into the receive buffer.  Returns 1 when taken. */
+static int take_direct(nm_msg_t *m, int from_d)
+{
+    int slot = m->hdr.dst >= 0 && m->hdr.dst < nm_lay.world_size
+                   ? D.slot_of_world[m->hdr.dst]
+                   : -1;
+    if (slot < 0 || !D.cl[slot].same)
+        return 0;
+    dclient_t *c = &D.cl[slot];
+    nm_post_t **pp = &c->posted;
+    while (*pp && !match(&m->hdr, (*pp)->rec))
+        pp = &(*pp)->next;
+    if (!*pp || ((*pp)->rec->flags & NM_F_INLINE))
+        return 0;
+    nm_post_t *p = *pp;
+    *pp = p->next;
+    if (!*pp)
+        c->posted_tail = pp;
+    inq_t *q = malloc(sizeof *q);
+    if (!q)
+        fatal("receive", ENOMEM);
+    q->rec = p->rec;
+    q->hdr = m->hdr;
+    free(p);
+    /* a longer message than the buffer: MPI truncates and says so */
+    PMPI_Irecv((void *)(uintptr_t)q->rec->addr, (int)q->rec->len, MPI_BYTE,
+               from_d, m->hdr.ptag, D.pcomm, &q->req);
+    q->next = D.in;
+    D.in = q;
+    D.drecvs++;
+    free(m->blk);
+    free(m);
+    return 1;
+}
+
+static int progress_recvs(void)
+{
+    int n = 0;
+    for (inq_t **qq = &D.in; *qq;) {
+        inq_t *q = *qq;
+        int flag = 0;
+        MPI_Status st;
+        PMPI_Test(&q->req, &flag, &st);
+        if (!flag) {
+            qq = &q->next;
+            continue;
+        }
+        *qq = q->next;
+        nm_rec_t *r = q->rec;
+        r->err = q->hdr.size > r->len ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+        r->st_src = q->hdr.src;
+        r->st_tag = q->hdr.tag;
+        r->st_count = q->hdr.size < r->len ? q->hdr.size : r->len;
+        r->cancelled = 0;
+        if (q->hdr.flags & NM_F_SYNC)
+            send_ack(&q->hdr);
+        complete(r);
+        free(q);
+        n++;
+    }
+    return n;
+}
+
 static int progress_incoming(void)
 {
     int n = 0;
@@ -382,6 +460,18 @@ static int progress_incoming(void)
         m->blk = blk;
         m->data = (char *)blk + sizeof(nm_hdr_t);
         m->borrowed = 0;
+        if ((m->hdr.flags & NM_F_SPLIT) && take_direct(m, st.MPI_SOURCE))
+            continue;
+        if (m->hdr.flags & NM_F_SPLIT) {
+            /* no receive to fill in place: stage the payload */
+            void *nb = realloc(blk, sizeof(nm_hdr_t) + m->hdr.size + 1);
+            if (!nb)
+                fatal("incoming message", ENOMEM);
+            m->blk = nb;
+            m->data = (char *)nb + sizeof(nm_hdr_t);
+            PMPI_Recv(m->data, (int)m->hdr.size, MPI_BYTE, st.MPI_SOURCE,
+                      m->hdr.ptag, D.pcomm, MPI_STATUS_IGNORE);
+        }
         arrive(m);
     }
 }
@@ -542,6 +632,7 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
 {
     D.dcomm = dcomm;
     PMPI_Comm_rank(dcomm, &D.me);
+    PMPI_Comm_dup(dcomm, &D.pcomm);
     D.pend_tail = &D.pend;
     const char *idle = getenv("MPIDELEG_DELEGATEE_IDLE");
     D.idle_adaptive = !(idle && strcmp(idle, "poll") == 0);
@@ -622,11 +713,11 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     struct timespec t_idle = {0, 0};
     unsigned idle_rounds = 0;
     uint64_t spin = dlg_spin_bound_ns();
-    while (D.nfin < D.ncl || D.nout > 0 || D.pend) {
+    while (D.nfin < D.ncl || D.nout > 0 || D.pend || D.in) {
         rc = dlg_delegatee_progress(D.dg);
         if (rc < 0)
             fatal("delegation ring", -rc);
-        int n = rc + progress_sends() + progress_incoming();
+        int n = rc + progress_sends() + progress_incoming() + progress_recvs();
         if (n) {
             idle_rounds = 0;
             continue;
@@ -656,8 +747,9 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
             fatal("delegation ring", -rc);
         /* never while sends are in flight: their protocol (rendezvous
          * replies) needs our progress, and nobody rings for it */
-        if (rc + progress_sends() + progress_incoming() == 0 &&
-            D.nfin < D.ncl && D.nout == 0) {
+        if (rc + progress_sends() + progress_incoming() + progress_recvs() ==
+                0 &&
+            D.nfin < D.ncl && D.nout == 0 && !D.in) {
             struct timespec to = {0, 2000000};
             syscall(SYS_futex, &D.bell->seq, FUTEX_WAIT, seq, &to, NULL, 0);
             D.sleeps++;
@@ -665,7 +757,10 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
         atomic_store_explicit(&D.bell->sleeping, 0, memory_order_relaxed);
         idle_rounds = 0;
     }
-    nm_log("delegatee done (%llu sleeps)", (unsigned long long)D.sleeps);
+    nm_log("delegatee done (%llu sleeps, %llu sends without a copy, %llu "
+           "receives filled in place)",
+           (unsigned long long)D.sleeps, (unsigned long long)D.zsends,
+           (unsigned long long)D.drecvs);
     PMPI_Barrier(dcomm); /* nobody rings a doorbell that is gone */
     for (int i = 0; i < nd; i++)
         munmap(D.bells[i], 4096);
@@ -674,6 +769,7 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     dlg_delegatee_destroy(D.dg);
     dlg_region_close(D.region);
     PMPI_Comm_free(&wcomm);
+    PMPI_Comm_free(&D.pcomm);
     PMPI_Comm_free(&dcomm);
     PMPI_Finalize();
     fflush(NULL);

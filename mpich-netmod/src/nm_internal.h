@@ -36,7 +36,7 @@ enum {
     NM_OP_FIN = 8,
 };
 
-enum { NM_F_SYNC = 1u << 0, NM_F_INLINE = 1u << 1 };
+enum { NM_F_SYNC = 1u << 0, NM_F_INLINE = 1u << 1, NM_F_SPLIT = 1u << 2 };
 
 /*
  * One request record, in the region's shared heap: the client fills the
@@ -73,6 +73,9 @@ typedef struct {
     uint32_t flags;
     int32_t ack_d;  /* delegatee (dcomm rank) that waits for a sync ack */
     uint64_t token; /* its record pointer */
+    int32_t ptag;   /* NM_F_SPLIT: the payload follows on its own, with this
+                       tag on the delegatees' payload communicator */
+    int32_t pad;
 } nm_hdr_t;
 
 /* Doorbell of a delegatee, in a page of its own that its clients and the

@@ -24,8 +24,15 @@ nm_pip() {
 }
 nm_run direct2 2 direct "$s"
 nm_run direct3 3 direct "$s"
-nm_pip pipa 4 MPIDELEG_BOARD_SIZE=1 "$pip" "$sp"
+nm_pip pipa 4 MPIDELEG_BOARD_SIZE=1 MPIDELEG_DEBUG=1 "$pip" "$sp"
 nm_same direct2 pipa
+# the in-place paths were taken (the suite's 1 MiB and 4 MiB messages)
+if grep -q 'sends without a copy, [1-9][0-9]* receives filled in place' "$NM_TMP/pipa.err" &&
+    grep -q ' [1-9][0-9]* sends without a copy' "$NM_TMP/pipa.err"; then
+    echo "in place: $(grep -o '[0-9]* sends without a copy, [0-9]* receives filled in place' "$NM_TMP/pipa.err" | tr '\n' ';')"
+else
+    echo "FAIL: the PiP form moved no message in place:"; grep 'delegatee done' "$NM_TMP/pipa.err"; nm_fail=1
+fi
 nm_pip pipb 4 MPIDELEG_BOARD_SIZE=2 MPIDELEG_BOARDS_PER_DELEGATEE=2 "$pip" "$sp"
 nm_same direct3 pipb
 nm_run jdirect2 2 direct "$j" 64 100
