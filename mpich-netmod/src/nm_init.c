@@ -333,6 +333,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int MPI_Finalize(void)
 {
     if (nm_active) {
+        nm_pers_finalize();
         nm_client_stop();
         nm_active = 0;
         while (comms)

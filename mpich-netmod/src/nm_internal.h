@@ -139,6 +139,13 @@ uint64_t nm_rec_off(const nm_rec_t *r);
 void nm_rec_nap(nm_rec_t *r, long ns);
 extern dlg_policy_t nm_policy_blocking, nm_policy_nonblocking;
 
+/* ---- point-to-point (nm_p2p.c) ---- */
+int nm_greq_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int nm_msg_ours(MPI_Message m); /* taken by MPI_Mprobe on a delegated comm */
+
+/* ---- persistent requests, Isendrecv, _c bindings (nm_persist.c) ---- */
+void nm_pers_finalize(void);
+
 /* ---- delegatee (nm_deleg.c) ---- */
 void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     __attribute__((noreturn));

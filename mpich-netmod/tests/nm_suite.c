@@ -596,9 +596,11 @@ static void t_unsupported(void)
     if (deleg) {
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         MPI_Request rq;
-        int rc = MPI_Send_init(&deleg, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &rq);
+        /* persistent requests are delegated; partitioned ones are not */
+        int rc = MPI_Psend_init(&deleg, 1, 1, MPI_INT, 0, 0, MPI_COMM_WORLD,
+                                MPI_INFO_NULL, &rq);
         CHECK(class_of(rc) == MPI_ERR_UNSUPPORTED_OPERATION,
-              "persistent send gave class %d", class_of(rc));
+              "partitioned send gave class %d", class_of(rc));
         char msg[MPI_MAX_ERROR_STRING];
         int len;
         MPI_Error_string(rc, msg, &len);
