@@ -141,10 +141,14 @@ extern dlg_policy_t nm_policy_blocking, nm_policy_nonblocking;
 
 /* ---- point-to-point (nm_p2p.c) ---- */
 int nm_greq_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int nm_greq_running(MPI_Request request);
 int nm_msg_ours(MPI_Message m); /* taken by MPI_Mprobe on a delegated comm */
 
-/* ---- persistent requests, Isendrecv, _c bindings (nm_persist.c) ---- */
+/* ---- persistent requests (nm_persist.c) ---- */
 void nm_pers_finalize(void);
+
+/* ---- Isendrecv, _c bindings (nm_sendrecv.c) ---- */
+int nm_pair_running(MPI_Request request); /* a running Isendrecv request */
 
 /* ---- delegatee (nm_deleg.c) ---- */
 void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)

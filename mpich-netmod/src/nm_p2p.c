@@ -422,6 +422,14 @@ static nm_op_t *rq_find(MPI_Request h)
     return NULL;
 }
 
+/* A delegated request the delegatee may still write to (MPI_Request_free
+ * in nm_persist.c keeps it until it completes). */
+int nm_greq_running(MPI_Request h)
+{
+    nm_op_t *op = h != MPI_REQUEST_NULL ? rq_find(h) : NULL;
+    return op && !op->finished;
+}
+
 /* MPI_Request_get_status (nm_persist.c) after mapping persistent handles. */
 int nm_greq_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
