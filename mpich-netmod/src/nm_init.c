@@ -162,6 +162,29 @@ int nm_error(MPI_Comm comm, int code)
     return code;
 }
 
+/* MPICH raises the errors of a completion call on a generalized request
+ * (every delegated request) through the handler of the real
+ * MPI_COMM_WORLD, which the application cannot reach: its MPI_COMM_WORLD
+ * is the client communicator.  The two keep the same handler, as they are
+ * one communicator without the shim. */
+static int set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
+{
+    int rc = PMPI_Comm_set_errhandler(nm_xl(comm), eh);
+    if (rc == MPI_SUCCESS && nm_active && comm == MPI_COMM_WORLD)
+        rc = PMPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+    return rc;
+}
+
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
+{
+    return set_errhandler(comm, eh);
+}
+
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler eh)
+{
+    return set_errhandler(comm, eh);
+}
+
 /* MPICH 4.0 garbles the strings of error codes added to predefined classes
  * (MPI_Add_error_code), so the reason goes to stderr, once per call name,
  * and the caller gets the plain class. */

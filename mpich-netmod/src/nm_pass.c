@@ -710,19 +710,9 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     return PMPI_Comm_get_errhandler(nm_xl(comm), errhandler);
 }
 
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
-{
-    return PMPI_Comm_set_errhandler(nm_xl(comm), errhandler);
-}
-
 int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     return PMPI_Errhandler_get(nm_xl(comm), errhandler);
-}
-
-int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
-{
-    return PMPI_Errhandler_set(nm_xl(comm), errhandler);
 }
 
 int MPI_Abort(MPI_Comm comm, int errorcode)

@@ -459,7 +459,14 @@ void nm_pers_finalize(void)
     while (zombies) {
         nm_pers_t *e = zombies;
         zombies = e->next;
-        PMPI_Wait(&e->inner, MPI_STATUS_IGNORE);
+        int flag = 0;
+        PMPI_Test(&e->inner, &flag, MPI_STATUS_IGNORE);
+        if (!flag) {
+            /* a freed receive nobody sent to: cancelled (a freed send is
+             * held by the delegatee and completes by itself) */
+            PMPI_Cancel(&e->inner);
+            PMPI_Wait(&e->inner, MPI_STATUS_IGNORE);
+        }
         pdestroy(e);
     }
     for (int b = 0; b < PT_BUCKETS; b++)

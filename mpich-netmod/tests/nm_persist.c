@@ -417,6 +417,45 @@ static void t_free_cancel(void)
         "nonblocking), Cancel and restart");
 }
 
+/* Errors with MPI_ERRORS_RETURN: bad arguments at init, truncation at
+ * completion (the handle stays and can be started again). */
+static void t_errors(void)
+{
+    int o[4] = {1, 2, 3, 4}, in[4] = {0}, rc;
+    MPI_Request r = MPI_REQUEST_NULL, s;
+    MPI_Status st;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rc = MPI_Send_init(o, 1, MPI_INT, size + 2, 0, MPI_COMM_WORLD, &s);
+    CHECK(class_of(rc) == MPI_ERR_RANK, "send_init bad rank: %d", class_of(rc));
+    rc = MPI_Recv_init(in, 1, MPI_INT, prev, -3, MPI_COMM_WORLD, &r);
+    CHECK(class_of(rc) == MPI_ERR_TAG, "recv_init bad tag: %d", class_of(rc));
+    rc = MPI_Ssend_init(o, -1, MPI_INT, next, 0, MPI_COMM_WORLD, &s);
+    CHECK(class_of(rc) == MPI_ERR_COUNT, "ssend_init bad count: %d",
+          class_of(rc));
+    MPI_Recv_init(in, 2, MPI_INT, prev, 220, MPI_COMM_WORLD, &r);
+    for (int k = 0; k < 2; k++) {
+        MPI_Start(&r);
+        MPI_Send(o, 4 - 2 * k, MPI_INT, next, 220, MPI_COMM_WORLD);
+        rc = MPI_Wait(&r, &st);
+        if (k == 0)
+            CHECK(class_of(rc) == MPI_ERR_TRUNCATE,
+                  "persistent truncation: class %d", class_of(rc));
+        else
+            CHECK(rc == MPI_SUCCESS && count_of(&st, MPI_INT) == 2,
+                  "start after truncation: %d", rc);
+        CHECK(r != MPI_REQUEST_NULL, "truncation freed the handle");
+    }
+    MPI_Request_free(&r);
+    MPI_Irecv(in, 2, MPI_INT, prev, 221, MPI_COMM_WORLD, &r);
+    MPI_Send(o, 3, MPI_INT, next, 221, MPI_COMM_WORLD);
+    rc = MPI_Wait(&r, &st);
+    CHECK(class_of(rc) == MPI_ERR_TRUNCATE, "irecv truncation: class %d",
+          class_of(rc));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    say("argument errors at init, MPI_ERR_TRUNCATE from Wait on persistent "
+        "and nonblocking receives");
+}
+
 static void t_isendrecv(void)
 {
     int out[SMALL], in[SMALL];
@@ -632,6 +671,7 @@ int main(int argc, char **argv)
     t_families();
     t_inactive();
     t_free_cancel();
+    t_errors();
     t_isendrecv();
     t_large_count();
     if (argc > 1 && strcmp(argv[1], "--refuse") == 0)

@@ -23,7 +23,7 @@ MPI_Send_c MPI_Ssend_c MPI_Rsend_c MPI_Bsend_c MPI_Isend_c MPI_Issend_c
 MPI_Irsend_c MPI_Ibsend_c MPI_Recv_c MPI_Irecv_c MPI_Send_init_c
 MPI_Ssend_init_c MPI_Rsend_init_c MPI_Bsend_init_c MPI_Recv_init_c
 MPI_Sendrecv_c MPI_Sendrecv_replace_c MPI_Isendrecv_c
-MPI_Isendrecv_replace_c""".split())
+MPI_Isendrecv_replace_c MPI_Comm_set_errhandler MPI_Errhandler_set""".split())
 # Refused on delegated communicators (partitioned point-to-point).
 REFUSE = re.compile(r"^MPI_(Psend_init|Precv_init)$")
 
