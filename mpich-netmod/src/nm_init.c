@@ -285,11 +285,53 @@ int nm_comm_register(MPI_Comm nc)
         next_ctx = all + 1;
     }
     p->handle = nc;
+    p->shadow = MPI_COMM_NULL;
     p->next = comms;
     comms = p;
     nm_log("communicator %#x: %d ranks, %s, ctx %u", (unsigned)nc, p->size,
            p->delegated ? "delegated" : "direct", p->ctx);
     return MPI_SUCCESS;
+}
+
+/* Partitioned messages of a delegated communicator must match only
+ * partitioned receives: they travel on a record with the same members and
+ * context id | bit 31 (ids are allocated from 1 upwards), under a private
+ * handle that takes the communicator's error handler.  Local: no member
+ * needs to agree on anything. */
+MPI_Comm nm_comm_shadow(MPI_Comm comm)
+{
+    nm_comm_t *c = nm_comm_find(comm), *p;
+    if (!c || !c->delegated)
+        return MPI_COMM_NULL;
+    if (c->shadow != MPI_COMM_NULL)
+        return c->shadow;
+    MPI_Comm h;
+    MPI_Errhandler eh;
+    if (PMPI_Comm_dup(MPI_COMM_SELF, &h) != MPI_SUCCESS)
+        return MPI_COMM_NULL;
+    p = calloc(1, sizeof *p);
+    int *w = malloc(sizeof(int) * (size_t)c->size);
+    if (!p || !w) {
+        free(p);
+        free(w);
+        PMPI_Comm_free(&h);
+        return MPI_COMM_NULL;
+    }
+    if (PMPI_Comm_get_errhandler(nm_xl(comm), &eh) == MPI_SUCCESS) {
+        PMPI_Comm_set_errhandler(h, eh);
+        PMPI_Errhandler_free(&eh);
+    }
+    memcpy(w, c->world, sizeof(int) * (size_t)c->size);
+    *p = (nm_comm_t){.handle = h,
+                     .delegated = 1,
+                     .ctx = c->ctx | 0x80000000u,
+                     .size = c->size,
+                     .world = w,
+                     .shadow = MPI_COMM_NULL,
+                     .next = comms};
+    comms = p;
+    c->shadow = h;
+    return h;
 }
 
 void nm_comm_forget(MPI_Comm c)

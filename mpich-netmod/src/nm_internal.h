@@ -101,7 +101,8 @@ typedef struct nm_comm {
     int delegated;
     uint32_t ctx;
     int size;
-    int *world; /* comm rank -> world rank */
+    int *world;      /* comm rank -> world rank */
+    MPI_Comm shadow; /* partitioned traffic (nm_comm_shadow), or NULL */
     struct nm_comm *next;
 } nm_comm_t;
 
@@ -120,6 +121,7 @@ int nm_comm_delegated(MPI_Comm c);
 int nm_comm_register(MPI_Comm newcomm);
 void nm_comm_forget(MPI_Comm c);
 int nm_comm_rank_of_world(const nm_comm_t *c, int world);
+MPI_Comm nm_comm_shadow(MPI_Comm c); /* same members, a context of its own */
 
 /* ---- errors (nm_init.c) ---- */
 int nm_error(MPI_Comm comm, int code);

@@ -720,26 +720,6 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
     return PMPI_Abort(nm_xl(comm), errorcode);
 }
 
-int MPI_Precv_init(void *buf, int partitions, MPI_Count count,
-                   MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                   MPI_Info info, MPI_Request *request)
-{
-    if (nm_comm_delegated(comm))
-        return nm_refuse(comm, "MPI_Precv_init");
-    return PMPI_Precv_init(buf, partitions, count, datatype, dest, tag,
-                           nm_xl(comm), info, request);
-}
-
-int MPI_Psend_init(const void *buf, int partitions, MPI_Count count,
-                   MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                   MPI_Info info, MPI_Request *request)
-{
-    if (nm_comm_delegated(comm))
-        return nm_refuse(comm, "MPI_Psend_init");
-    return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag,
-                           nm_xl(comm), info, request);
-}
-
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                      void *baseptr, MPI_Win *win)
 {

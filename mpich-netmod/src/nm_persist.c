@@ -15,11 +15,13 @@
  * the handle stays, the entry becomes inactive.  Without table entries
  * every call goes straight to MPICH after one test of a counter.
  */
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "nm_internal.h"
 
-enum { PK_SEND, PK_SSEND, PK_BSEND, PK_RSEND, PK_RECV };
+enum { PK_SEND, PK_SSEND, PK_BSEND, PK_RSEND, PK_RECV, PK_PSEND, PK_PRECV };
 
 typedef struct nm_pers {
     MPI_Request handle; /* the user's: never started by MPICH */
@@ -32,6 +34,12 @@ typedef struct nm_pers {
     int own_type; /* dt is our duplicate */
     int peer, tag;
     MPI_Comm comm;
+    /* partitioned: the whole buffer is one message on the shadow record,
+     * sent once every partition is ready; until then `inner` is a gate
+     * (a generalized request that never completes by itself) */
+    MPI_Comm shadow;
+    int parts, nready;
+    unsigned char *ready;
     struct nm_pers *next; /* hash chain, or the list of freed active ones */
 } nm_pers_t;
 
@@ -69,6 +77,7 @@ static void pdestroy(nm_pers_t *e)
 {
     if (e->own_type)
         PMPI_Type_free(&e->dt);
+    free(e->ready);
     free(e);
     pers_live--;
 }
@@ -162,6 +171,29 @@ static int pers_init(int kind, const void *buf, int count, MPI_Datatype dt,
     return MPI_SUCCESS;
 }
 
+static int gate_query(void *extra, MPI_Status *st)
+{
+    (void)extra;
+    if (st != MPI_STATUS_IGNORE) {
+        PMPI_Status_set_elements_x(st, MPI_BYTE, 0);
+        PMPI_Status_set_cancelled(st, 0);
+    }
+    return MPI_SUCCESS;
+}
+
+static int gate_free(void *extra)
+{
+    (void)extra;
+    return MPI_SUCCESS;
+}
+
+static int gate_cancel(void *extra, int complete)
+{
+    (void)extra;
+    (void)complete;
+    return MPI_SUCCESS;
+}
+
 static int pers_start(nm_pers_t *e)
 {
     if (e->active) /* MPI: starting an active request is erroneous */
@@ -183,6 +215,16 @@ static int pers_start(nm_pers_t *e)
     case PK_RSEND:
         rc = MPI_Irsend(e->buf, e->count, e->dt, e->peer, e->tag, e->comm,
                         &e->inner);
+        break;
+    case PK_PSEND:
+        e->nready = 0;
+        memset(e->ready, 0, (size_t)e->parts);
+        rc = MPI_Grequest_start(gate_query, gate_free, gate_cancel, NULL,
+                                &e->inner);
+        break;
+    case PK_PRECV:
+        rc = MPI_Irecv(e->buf, e->count * e->parts, e->dt, e->peer, e->tag,
+                       e->shadow, &e->inner);
         break;
     default:
         rc = MPI_Irecv(e->buf, e->count, e->dt, e->peer, e->tag, e->comm,
@@ -214,6 +256,127 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag,
     if (!DELEG(comm, source))
         return PMPI_Recv_init(buf, count, dt, source, tag, nm_xl(comm), req);
     return pers_init(PK_RECV, buf, count, dt, source, tag, comm, req);
+}
+
+/* ---------------- partitioned ---------------- */
+
+static int part_init(int kind, const void *buf, int parts, MPI_Count count,
+                     MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                     MPI_Request *req)
+{
+    if (parts < 1 || count < 0)
+        return nm_error(comm, parts < 1 ? MPI_ERR_ARG : MPI_ERR_COUNT);
+    if (count * parts > INT_MAX)
+        return nm_refuse(comm, kind == PK_PSEND
+                                   ? "MPI_Psend_init of more than INT_MAX "
+                                     "elements"
+                                   : "MPI_Precv_init of more than INT_MAX "
+                                     "elements");
+    MPI_Comm sh = nm_comm_shadow(comm);
+    unsigned char *ready = calloc((size_t)parts, 1);
+    if (sh == MPI_COMM_NULL || !ready) {
+        free(ready);
+        return nm_error(comm, MPI_ERR_NO_MEM);
+    }
+    int rc = pers_init(kind, buf, (int)count, dt, peer, tag, comm, req);
+    if (rc != MPI_SUCCESS) {
+        free(ready);
+        return rc;
+    }
+    nm_pers_t *e = pfind(*req);
+    e->shadow = sh;
+    e->parts = parts;
+    e->ready = ready;
+    return MPI_SUCCESS;
+}
+
+int MPI_Psend_init(const void *buf, int partitions, MPI_Count count,
+                   MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                   MPI_Info info, MPI_Request *req)
+{
+    if (!DELEG(comm, dest))
+        return PMPI_Psend_init(buf, partitions, count, dt, dest, tag,
+                               nm_xl(comm), info, req);
+    return part_init(PK_PSEND, buf, partitions, count, dt, dest, tag, comm,
+                     req);
+}
+
+int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype dt,
+                   int source, int tag, MPI_Comm comm, MPI_Info info,
+                   MPI_Request *req)
+{
+    if (!DELEG(comm, source))
+        return PMPI_Precv_init(buf, partitions, count, dt, source, tag,
+                               nm_xl(comm), info, req);
+    return part_init(PK_PRECV, buf, partitions, count, dt, source, tag, comm,
+                     req);
+}
+
+/* One partition is ready; with the last one the message goes. */
+static int part_ready(nm_pers_t *e, int part)
+{
+    if (e->kind != PK_PSEND || !e->active)
+        return nm_error(e->comm, MPI_ERR_REQUEST);
+    if (part < 0 || part >= e->parts || e->ready[part])
+        return nm_error(e->comm, MPI_ERR_ARG);
+    e->ready[part] = 1;
+    if (++e->nready < e->parts)
+        return MPI_SUCCESS;
+    MPI_Request send;
+    int rc = MPI_Isend(e->buf, e->count * e->parts, e->dt, e->peer, e->tag,
+                       e->shadow, &send);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    PMPI_Grequest_complete(e->inner);
+    PMPI_Request_free(&e->inner);
+    e->inner = send;
+    return MPI_SUCCESS;
+}
+
+int MPI_Pready(int partition, MPI_Request req)
+{
+    nm_pers_t *e;
+    if (!pers_live || !(e = pfind(req)))
+        return PMPI_Pready(partition, req);
+    return part_ready(e, partition);
+}
+
+int MPI_Pready_range(int lo, int hi, MPI_Request req)
+{
+    nm_pers_t *e;
+    if (!pers_live || !(e = pfind(req)))
+        return PMPI_Pready_range(lo, hi, req);
+    int rc = MPI_SUCCESS;
+    for (int p = lo; p <= hi && rc == MPI_SUCCESS; p++)
+        rc = part_ready(e, p);
+    return rc;
+}
+
+int MPI_Pready_list(int n, int parts[], MPI_Request req)
+{
+    nm_pers_t *e;
+    if (!pers_live || !(e = pfind(req)))
+        return PMPI_Pready_list(n, parts, req);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+        rc = part_ready(e, parts[i]);
+    return rc;
+}
+
+/* A partition has arrived once the whole message has (conservative:
+ * the message travels in one piece). */
+int MPI_Parrived(MPI_Request req, int partition, int *flag)
+{
+    nm_pers_t *e;
+    if (!pers_live || !(e = pfind(req)))
+        return PMPI_Parrived(req, partition, flag);
+    if (e->kind != PK_PRECV || partition < 0 || partition >= e->parts)
+        return nm_error(e->comm, MPI_ERR_ARG);
+    if (!e->active) {
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
+    return nm_greq_get_status(e->inner, flag, MPI_STATUS_IGNORE);
 }
 
 int MPI_Start(MPI_Request *req)
@@ -462,10 +625,11 @@ void nm_pers_finalize(void)
         int flag = 0;
         PMPI_Test(&e->inner, &flag, MPI_STATUS_IGNORE);
         if (!flag) {
-            /* a freed receive nobody sent to: cancelled (a freed send is
-             * held by the delegatee and completes by itself) */
+            /* a freed receive nobody sent to is cancelled; whatever still
+             * runs then (an unmatched synchronous send: erroneous) is left
+             * behind rather than waited for */
             PMPI_Cancel(&e->inner);
-            PMPI_Wait(&e->inner, MPI_STATUS_IGNORE);
+            PMPI_Test(&e->inner, &flag, MPI_STATUS_IGNORE);
         }
         pdestroy(e);
     }

@@ -630,6 +630,51 @@ static void t_large_count(void)
         "(_replace)/Mrecv/Imrecv _c and Get_count_c");
 }
 
+/* Partitioned: 4 x 16 sent, 2 x 32 received, partitions readied out of
+ * order with Pready_list/_range/Pready, Parrived, beside a regular message
+ * on the same tag (which it must not match); three rounds. */
+static void t_partitioned(void)
+{
+    int out[64], in[64], reg = rank, got = -1, flag;
+    MPI_Request q[2];
+    MPI_Status st[2];
+    MPI_Precv_init(in, 2, 32, MPI_INT, prev, 500, MPI_COMM_WORLD, MPI_INFO_NULL,
+                   &q[0]);
+    MPI_Psend_init(out, 4, 16, MPI_INT, next, 500, MPI_COMM_WORLD,
+                   MPI_INFO_NULL, &q[1]);
+    for (int it = 0; it < 3; it++) {
+        for (int i = 0; i < 64; i++)
+            out[i] = -2, in[i] = -1;
+        MPI_Send(&reg, 1, MPI_INT, next, 500, MPI_COMM_WORLD);
+        MPI_Startall(2, q);
+        MPI_Test(&q[1], &flag, &st[1]);
+        CHECK(!flag, "partitioned send complete before any Pready");
+        int l[2] = {3, 2};
+        for (int i = 32; i < 64; i++)
+            out[i] = rank * 1000 + it * 100 + i;
+        MPI_Pready_list(2, l, q[1]);
+        for (int i = 0; i < 32; i++)
+            out[i] = rank * 1000 + it * 100 + i;
+        MPI_Pready_range(0, 0, q[1]);
+        MPI_Pready(1, q[1]);
+        flag = 0;
+        while (!flag)
+            MPI_Parrived(q[0], 1, &flag);
+        MPI_Waitall(2, q, st);
+        CHECK(q[0] != MPI_REQUEST_NULL && q[1] != MPI_REQUEST_NULL,
+              "partitioned handles freed");
+        for (int i = 0; i < 64; i++)
+            CHECK(in[i] == prev * 1000 + it * 100 + i, "round %d elem %d = %d",
+                  it, i, in[i]);
+        MPI_Recv(&got, 1, MPI_INT, prev, 500, MPI_COMM_WORLD, &st[0]);
+        CHECK(got == prev, "regular message on the partitioned tag: %d", got);
+    }
+    MPI_Request_free(&q[0]);
+    MPI_Request_free(&q[1]);
+    say("partitioned send/receive (Pready, Pready_range, Pready_list, "
+        "Parrived) beside a regular message on the same tag");
+}
+
 /* Under the shim: a count above INT_MAX on a delegated communicator is
  * refused before any buffer is touched. */
 static void t_refuse(void)
@@ -674,6 +719,7 @@ int main(int argc, char **argv)
     t_errors();
     t_isendrecv();
     t_large_count();
+    t_partitioned();
     if (argc > 1 && strcmp(argv[1], "--refuse") == 0)
         t_refuse();
     MPI_Comm_free(&selfc);
