@@ -148,6 +148,8 @@ int nm_msg_ours(MPI_Message m); /* taken by MPI_Mprobe on a delegated comm */
 
 /* ---- persistent requests (nm_persist.c) ---- */
 void nm_pers_finalize(void);
+MPI_Errhandler nm_quiet_begin(void); /* world: MPI_ERRORS_RETURN for now */
+void nm_quiet_end(MPI_Errhandler saved);
 
 /* ---- Isendrecv, _c bindings (nm_sendrecv.c) ---- */
 int nm_pair_running(MPI_Request request); /* a running Isendrecv request */

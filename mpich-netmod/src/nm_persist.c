@@ -82,9 +82,30 @@ static void pdestroy(nm_pers_t *e)
     pers_live--;
 }
 
+/* Completion calls the shim makes for itself (freed requests, the halves
+ * of an Isendrecv) must not raise errors through the application's world
+ * handler: the error belongs to a freed request, or is raised once by the
+ * request the application waits for. */
+MPI_Errhandler nm_quiet_begin(void)
+{
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh);
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    return eh;
+}
+
+void nm_quiet_end(MPI_Errhandler eh)
+{
+    if (eh == MPI_ERRHANDLER_NULL)
+        return;
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+    PMPI_Errhandler_free(&eh);
+}
+
 /* Freed active requests whose operation has ended go away. */
 static void sweep(void)
 {
+    MPI_Errhandler eh = nm_quiet_begin();
     for (nm_pers_t **pp = &zombies; *pp;) {
         nm_pers_t *e = *pp;
         int flag = 0;
@@ -96,6 +117,7 @@ static void sweep(void)
             pp = &e->next;
         }
     }
+    nm_quiet_end(eh);
 }
 
 static int tag_ub(void)
@@ -619,6 +641,7 @@ int MPI_Testsome(int n, MPI_Request r[], int *outcount, int idx[],
  * the table goes (active requests at MPI_Finalize are erroneous). */
 void nm_pers_finalize(void)
 {
+    MPI_Errhandler eh = nm_quiet_begin();
     while (zombies) {
         nm_pers_t *e = zombies;
         zombies = e->next;
@@ -633,6 +656,7 @@ void nm_pers_finalize(void)
         }
         pdestroy(e);
     }
+    nm_quiet_end(eh);
     for (int b = 0; b < PT_BUCKETS; b++)
         while (bucket[b]) {
             nm_pers_t *e = bucket[b];

@@ -63,6 +63,7 @@ static void pair_end(nm_pair_t *p)
 /* Complete what has ended (wait: block until both have). */
 static void pair_step(nm_pair_t *p, int wait)
 {
+    MPI_Errhandler eh = nm_quiet_begin();
     for (int i = 0; i < 2; i++) {
         if (p->rq[i] == MPI_REQUEST_NULL)
             continue;
@@ -74,6 +75,7 @@ static void pair_step(nm_pair_t *p, int wait)
         if (rc != MPI_SUCCESS)
             p->rq[i] = MPI_REQUEST_NULL;
     }
+    nm_quiet_end(eh);
     if (!p->done && p->rq[0] == MPI_REQUEST_NULL &&
         p->rq[1] == MPI_REQUEST_NULL)
         pair_end(p);
