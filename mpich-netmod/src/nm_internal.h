@@ -153,6 +153,7 @@ void nm_quiet_end(MPI_Errhandler saved);
 
 /* ---- Isendrecv, _c bindings (nm_sendrecv.c) ---- */
 int nm_pair_running(MPI_Request request); /* a running Isendrecv request */
+void nm_pair_progress(MPI_Request request);
 
 /* ---- delegatee (nm_deleg.c) ---- */
 void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)

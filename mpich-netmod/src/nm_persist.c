@@ -479,6 +479,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
     nm_pers_t *e;
     if (pers_live && (e = pfind(req)) != NULL && e->active)
         req = e->inner;
+    nm_pair_progress(req);
     return nm_greq_get_status(req, flag, st);
 }
 

@@ -469,6 +469,9 @@ static void t_isendrecv(void)
     MPI_Start(&ps);
     MPI_Isendrecv(out, SMALL, MPI_INT, next, 300, in, SMALL, MPI_INT, prev, 300,
                   MPI_COMM_WORLD, &rq[0]);
+    int done = 0;
+    while (!done) /* Request_get_status alone must move it */
+        MPI_Request_get_status(rq[0], &done, MPI_STATUS_IGNORE);
     MPI_Waitall(2, rq, st);
     MPI_Wait(&ps, MPI_STATUS_IGNORE);
     MPI_Request_free(&ps);
