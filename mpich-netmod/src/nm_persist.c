@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * nm_persist.c: persistent point-to-point requests on delegated
- * communicators, and the Wait/Test/Start/Cancel/Request_free wrappers that
- * serve them (and keep freed running delegated requests alive).
+ * nm_persist.c: persistent and partitioned point-to-point requests on
+ * delegated communicators, and the Wait/Test/Start/Cancel/Request_free
+ * wrappers that serve them (and keep freed running delegated requests
+ * alive).
  *
  * A persistent request on a delegated communicator is a table entry (the
  * arguments) keyed by the user's handle, which is a real MPICH persistent
