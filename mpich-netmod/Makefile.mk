@@ -10,6 +10,7 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mp
 	mpich-netmod/tests/test_netmod_kill.sh \
 	mpich-netmod/tests/test_netmod_threads.sh \
 	mpich-netmod/tests/test_netmod_pip.sh \
+	mpich-netmod/tests/test_netmod_persist.sh \
 	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp
 
 if BUILD_MPICH_NETMOD
@@ -22,6 +23,8 @@ mpich_netmod_libmpideleg_la_SOURCES = \
 	mpich-netmod/src/nm_client.c \
 	mpich-netmod/src/nm_deleg.c \
 	mpich-netmod/src/nm_p2p.c \
+	mpich-netmod/src/nm_persist.c \
+	mpich-netmod/src/nm_sendrecv.c \
 	mpich-netmod/src/nm_pass.c
 NM_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpich-netmod/include \
 	-I$(top_srcdir)/delegation/include
@@ -32,14 +35,17 @@ mpich_netmod_libmpideleg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_internal.h mpich-netmod/src/nm_init.c \
 	mpich-netmod/src/nm_client.c mpich-netmod/src/nm_deleg.c \
-	mpich-netmod/src/nm_p2p.c mpich-netmod/tests/nm_suite.c \
+	mpich-netmod/src/nm_p2p.c mpich-netmod/src/nm_persist.c \
+	mpich-netmod/src/nm_sendrecv.c \
+	mpich-netmod/tests/nm_suite.c mpich-netmod/tests/nm_persist.c \
 	mpich-netmod/tests/nm_jacobi.c mpich-netmod/tests/nm_threads.c \
 	mpich-netmod/bench/nm_bench.c
 
 # Test programs: plain MPI programs (not linked with the shim; the scripts
 # preload it), and the suite once more linked with it (the link form).
 check_PROGRAMS += mpich-netmod/tests/nm_suite mpich-netmod/tests/nm_suite_linked \
-	mpich-netmod/tests/nm_jacobi mpich-netmod/tests/nm_threads
+	mpich-netmod/tests/nm_jacobi mpich-netmod/tests/nm_threads \
+	mpich-netmod/tests/nm_persist
 mpich_netmod_tests_nm_suite_SOURCES = mpich-netmod/tests/nm_suite.c
 mpich_netmod_tests_nm_suite_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_tests_nm_suite_LDADD = $(MPI_LIBS) -ldl
@@ -49,6 +55,10 @@ mpich_netmod_tests_nm_suite_linked_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_tests_nm_suite_linked_LDADD = mpich-netmod/libmpideleg.la \
 	$(MPI_LIBS) -ldl
 mpich_netmod_tests_nm_suite_linked_LDFLAGS = $(AM_LDFLAGS) -no-install
+mpich_netmod_tests_nm_persist_SOURCES = mpich-netmod/tests/nm_persist.c
+mpich_netmod_tests_nm_persist_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_tests_nm_persist_LDADD = $(MPI_LIBS) -ldl
+mpich_netmod_tests_nm_persist_LDFLAGS = $(AM_LDFLAGS) -no-install
 mpich_netmod_tests_nm_jacobi_SOURCES = mpich-netmod/tests/nm_jacobi.c
 mpich_netmod_tests_nm_jacobi_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_tests_nm_jacobi_LDADD = $(MPI_LIBS) -lm
@@ -62,7 +72,8 @@ TESTS += mpich-netmod/tests/test_netmod_suite.sh \
 	mpich-netmod/tests/test_netmod_errors.sh \
 	mpich-netmod/tests/test_netmod_kill.sh \
 	mpich-netmod/tests/test_netmod_threads.sh \
-	mpich-netmod/tests/test_netmod_mpich.sh
+	mpich-netmod/tests/test_netmod_mpich.sh \
+	mpich-netmod/tests/test_netmod_persist.sh
 
 # The PiP form: mpideleg-pip runs each delegatee group as PiP tasks of one
 # process (needs libpip); the test and bench programs are linked with the

@@ -207,6 +207,29 @@ int nm_error(MPI_Comm comm, int code)
     return code;
 }
 
+/* MPICH raises the errors of a completion call on a generalized request
+ * (every delegated request) through the handler of the real
+ * MPI_COMM_WORLD, which the application cannot reach: its MPI_COMM_WORLD
+ * is the client communicator.  The two keep the same handler, as they are
+ * one communicator without the shim. */
+static int set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
+{
+    int rc = PMPI_Comm_set_errhandler(nm_xl(comm), eh);
+    if (rc == MPI_SUCCESS && nm_active && comm == MPI_COMM_WORLD)
+        rc = PMPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+    return rc;
+}
+
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
+{
+    return set_errhandler(comm, eh);
+}
+
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler eh)
+{
+    return set_errhandler(comm, eh);
+}
+
 /* MPICH 4.0 garbles the strings of error codes added to predefined classes
  * (MPI_Add_error_code), so the reason goes to stderr, once per call name,
  * and the caller gets the plain class. */
@@ -376,6 +399,7 @@ int nm_comm_register(MPI_Comm nc)
         return rc;
     }
     p->handle = nc;
+    p->shadow = MPI_COMM_NULL;
     pthread_mutex_lock(&comm_lock);
     p->next = comms;
     comms = p;
@@ -383,6 +407,47 @@ int nm_comm_register(MPI_Comm nc)
     nm_log("communicator %#x: %d ranks, %s, ctx %u", (unsigned)nc, p->size,
            p->delegated ? "delegated" : "direct", p->ctx);
     return MPI_SUCCESS;
+}
+
+/* Partitioned messages of a delegated communicator must match only
+ * partitioned receives: they travel on a record with the same members and
+ * context id | bit 31 (ids are allocated from 1 upwards), under a private
+ * handle that takes the communicator's error handler.  Local: no member
+ * needs to agree on anything. */
+MPI_Comm nm_comm_shadow(MPI_Comm comm)
+{
+    nm_comm_t *c = nm_comm_find(comm), *p;
+    if (!c || !c->delegated)
+        return MPI_COMM_NULL;
+    if (c->shadow != MPI_COMM_NULL)
+        return c->shadow;
+    MPI_Comm h;
+    MPI_Errhandler eh;
+    if (PMPI_Comm_dup(MPI_COMM_SELF, &h) != MPI_SUCCESS)
+        return MPI_COMM_NULL;
+    p = calloc(1, sizeof *p);
+    int *w = malloc(sizeof(int) * (size_t)c->size);
+    if (!p || !w) {
+        free(p);
+        free(w);
+        PMPI_Comm_free(&h);
+        return MPI_COMM_NULL;
+    }
+    if (PMPI_Comm_get_errhandler(nm_xl(comm), &eh) == MPI_SUCCESS) {
+        PMPI_Comm_set_errhandler(h, eh);
+        PMPI_Errhandler_free(&eh);
+    }
+    memcpy(w, c->world, sizeof(int) * (size_t)c->size);
+    *p = (nm_comm_t){.handle = h,
+                     .delegated = 1,
+                     .ctx = c->ctx | 0x80000000u,
+                     .size = c->size,
+                     .world = w,
+                     .shadow = MPI_COMM_NULL,
+                     .next = comms};
+    comms = p;
+    c->shadow = h;
+    return h;
 }
 
 void nm_comm_forget(MPI_Comm c)
@@ -415,8 +480,17 @@ static int nm_setup(void)
     PMPI_Comm_rank(MPI_COMM_WORLD, &nm_lay.world_rank);
     if (disabled())
         return MPI_SUCCESS;
-    if (read_layout() < 0)
-        return PMPI_Abort(MPI_COMM_WORLD, 2), MPI_ERR_ARG;
+    /* Every rank learns whether any rank failed (the reason is printed by
+     * the ranks that did); then all end with status 2 through
+     * MPI_Finalize: an abort would race the launcher's forwarding of that
+     * line, and a rank left alone in the next collective would hang. */
+    int bad = read_layout() < 0, anybad = 0;
+    if (PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) !=
+            MPI_SUCCESS ||
+        anybad) {
+        PMPI_Finalize();
+        exit(2);
+    }
     int rc = PMPI_Comm_dup(MPI_COMM_WORLD, &setup_comm);
     MPI_Comm part;
     if (rc == MPI_SUCCESS)
@@ -453,6 +527,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int MPI_Finalize(void)
 {
     if (nm_active) {
+        nm_pers_finalize();
         nm_client_stop();
         nm_active = 0;
         while (comms)

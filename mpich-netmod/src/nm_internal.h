@@ -104,7 +104,8 @@ typedef struct nm_comm {
     int delegated;
     uint32_t ctx;
     int size;
-    int *world; /* comm rank -> world rank */
+    int *world;      /* comm rank -> world rank */
+    MPI_Comm shadow; /* partitioned traffic (nm_comm_shadow), or NULL */
     struct nm_comm *next;
 } nm_comm_t;
 
@@ -123,6 +124,7 @@ int nm_comm_delegated(MPI_Comm c);
 int nm_comm_register(MPI_Comm newcomm);
 void nm_comm_forget(MPI_Comm c);
 int nm_comm_rank_of_world(const nm_comm_t *c, int world);
+MPI_Comm nm_comm_shadow(MPI_Comm c); /* same members, a context of its own */
 
 /* ---- errors (nm_init.c) ---- */
 int nm_error(MPI_Comm comm, int code);
@@ -142,6 +144,20 @@ int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy);
 uint64_t nm_rec_off(const nm_rec_t *r);
 void nm_rec_nap(nm_rec_t *r, long ns);
 extern dlg_policy_t nm_policy_blocking, nm_policy_nonblocking;
+
+/* ---- point-to-point (nm_p2p.c) ---- */
+int nm_greq_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int nm_greq_running(MPI_Request request);
+int nm_msg_ours(MPI_Message m); /* taken by MPI_Mprobe on a delegated comm */
+
+/* ---- persistent requests (nm_persist.c) ---- */
+void nm_pers_finalize(void);
+MPI_Errhandler nm_quiet_begin(void); /* world: MPI_ERRORS_RETURN for now */
+void nm_quiet_end(MPI_Errhandler saved);
+
+/* ---- Isendrecv, _c bindings (nm_sendrecv.c) ---- */
+int nm_pair_running(MPI_Request request); /* a running Isendrecv request */
+void nm_pair_progress(MPI_Request request);
 
 /* ---- delegatee (nm_deleg.c) ---- */
 void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)

@@ -48,7 +48,7 @@ static struct {
 /* Tables of this file (Mprobe messages, request handles): any thread. */
 static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int is_our_msg(MPI_Message m)
+int nm_msg_ours(MPI_Message m)
 {
     int v = (int)m;
     if (v < NM_MSG_BASE || v >= NM_MSG_BASE + NM_MSG_MAX)
@@ -574,7 +574,16 @@ static nm_op_t *rq_find(MPI_Request h)
     return op;
 }
 
-int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+/* A delegated request the delegatee may still write to (MPI_Request_free
+ * in nm_persist.c keeps it until it completes). */
+int nm_greq_running(MPI_Request h)
+{
+    nm_op_t *op = h != MPI_REQUEST_NULL ? rq_find(h) : NULL;
+    return op && !op->finished;
+}
+
+/* MPI_Request_get_status (nm_persist.c) after mapping persistent handles. */
+int nm_greq_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     nm_op_t *op = request != MPI_REQUEST_NULL ? rq_find(request) : NULL;
     if (op && !op->finished &&
@@ -937,7 +946,7 @@ static int mrecv_start(void *buf, int count, MPI_Datatype dt,
 int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
               MPI_Status *status)
 {
-    if (!message || !is_our_msg(*message))
+    if (!message || !nm_msg_ours(*message))
         return PMPI_Mrecv(buf, count, dt, message, status);
     nm_op_t *op;
     int rc = mrecv_start(buf, count, dt, message, &op);
@@ -955,34 +964,11 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
 int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
                MPI_Request *req)
 {
-    if (!message || !is_our_msg(*message))
+    if (!message || !nm_msg_ours(*message))
         return PMPI_Imrecv(buf, count, dt, message, req);
     nm_op_t *op;
     int rc = mrecv_start(buf, count, dt, message, &op);
     if (rc == MPI_SUCCESS)
         rc = to_greq(op, req);
     return nm_error(MPI_COMM_WORLD, rc);
-}
-
-/* Isendrecv (MPI 4) is not delegated yet. */
-int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                  int dest, int sendtag, void *recvbuf, int recvcount,
-                  MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
-                  MPI_Request *request)
-{
-    if (nm_comm_delegated(comm))
-        return nm_refuse(comm, "MPI_Isendrecv");
-    return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
-                          recvcount, recvtype, source, recvtag, nm_xl(comm),
-                          request);
-}
-
-int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
-                          int sendtag, int source, int recvtag, MPI_Comm comm,
-                          MPI_Request *request)
-{
-    if (nm_comm_delegated(comm))
-        return nm_refuse(comm, "MPI_Isendrecv_replace");
-    return PMPI_Isendrecv_replace(buf, count, dt, dest, sendtag, source,
-                                  recvtag, nm_xl(comm), request);
 }
