@@ -31,6 +31,7 @@ static pid_t deleg_pid;
 static int deleg_world;
 static atomic_int deleg_dead;
 static nm_bell_t *bell;
+static int (*turn_fn)(void); /* PiP form: our delegatee's turn */
 #define NM_ASYNC_MAX 256
 static dlg_ticket_t async_t[NM_ASYNC_MAX];
 static unsigned async_head, async_n;
@@ -44,7 +45,8 @@ void nm_bell_ring(nm_bell_t *b)
     if (!b)
         return;
     atomic_fetch_add_explicit(&b->seq, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(&b->sleeping, memory_order_seq_cst))
+    if (!atomic_load_explicit(&b->short_naps, memory_order_relaxed) &&
+        atomic_load_explicit(&b->sleeping, memory_order_seq_cst))
         syscall(SYS_futex, &b->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
@@ -76,6 +78,11 @@ int nm_client_start(MPI_Comm wcomm)
     if (bar) {
         *bar = 0;
         bell = nm_bell_open(bar + 1);
+        /* same address space (PiP tasks of one process): we may run our
+         * delegatee's work ourselves while we wait for it */
+        if (bell && bell->pid == (int32_t)getpid() &&
+            !getenv("MPIDELEG_NO_TURNS"))
+            turn_fn = (int (*)(void))(uintptr_t)atomic_load(&bell->turn);
     }
     int e = dlg_region_open(spec, &region);
     if (e == 0)
@@ -149,6 +156,11 @@ void nm_rec_put(nm_rec_t *r)
     pthread_mutex_unlock(&cl_lock);
 }
 
+int nm_turn(void)
+{
+    return turn_fn ? turn_fn() : -1;
+}
+
 uint64_t nm_rec_off(const nm_rec_t *r)
 {
     return (uint64_t)((const char *)r - (const char *)dlg_region_base(region));
@@ -211,6 +223,8 @@ int nm_post(unsigned op, nm_rec_t *r)
     dlg_ticket_t t;
     pthread_mutex_lock(&cl_lock);
     int e = submit(op, r, &t);
+    if (e == 0 && turn_fn)
+        turn_fn(); /* usually serves the request at once */
     if (e == 0)
         e = dlg_wait(client, t, DLG_POLICY_DEFAULT, &res, NULL, NULL);
     pthread_mutex_unlock(&cl_lock);
@@ -237,6 +251,8 @@ int nm_post_async(unsigned op, nm_rec_t *r)
     pthread_mutex_unlock(&cl_lock);
     if (e < 0)
         return post_failed(e);
+    if (turn_fn)
+        turn_fn(); /* PiP form: the operation starts now, on this thread */
     return MPI_SUCCESS;
 }
 
@@ -279,6 +295,8 @@ int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy)
         }
         if (policy == DLG_POLICY_POLL ||
             (policy == DLG_POLICY_ADAPTIVE && t - t0 < spin)) {
+            if (turn_fn)
+                turn_fn();
             if ((++i & 63) == 0)
                 sched_yield();
             continue;

@@ -95,9 +95,11 @@ static struct {
     uint64_t zsends, drecvs; /* sends without a copy, receives in place */
     uint64_t next_id;
     int idle_adaptive;
-    int any_same;      /* some client shares our address space */
-    nm_bell_t *bell;   /* ours */
-    nm_bell_t **bells; /* every delegatee's, by dcomm rank */
+    atomic_int more;      /* the loop goes on (set by every turn) */
+    atomic_int may_sleep; /* nothing in flight (set by every turn) */
+    int any_same;         /* some client shares our address space */
+    nm_bell_t *bell;      /* ours */
+    nm_bell_t **bells;    /* every delegatee's, by dcomm rank */
 } D;
 
 static void complete(nm_rec_t *r)
@@ -476,6 +478,32 @@ static int progress_incoming(void)
     }
 }
 
+/* One turn of the delegatee's work, by whoever takes the turn lock: the
+ * delegatee's own thread or, in the PiP form, a client thread of the same
+ * address space waiting for its operation (no switch to the delegatee's
+ * thread on the critical path).  Returns the work done, -1 when another
+ * thread has the turn. */
+static int deleg_turn(void)
+{
+    if (atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
+        return -1;
+    int rc = dlg_delegatee_progress(D.dg);
+    if (rc < 0)
+        fatal("delegation ring", -rc);
+    int n = rc + progress_sends() + progress_incoming() + progress_recvs();
+    /* what the delegatee's own loop needs to know, read under the lock */
+    atomic_store_explicit(&D.more,
+                          D.nfin < D.ncl || D.nout > 0 || D.pend || D.in,
+                          memory_order_relaxed);
+    /* never sleep while sends are in flight: their protocol (rendezvous
+     * replies) needs our progress, and nobody rings for it */
+    atomic_store_explicit(&D.may_sleep,
+                          D.nfin < D.ncl && D.nout == 0 && !D.in && !D.pend,
+                          memory_order_relaxed);
+    atomic_store_explicit(&D.bell->busy, 0, memory_order_release);
+    return n;
+}
+
 /* ------------------------------------------------------------------ */
 /* Handlers (run from dlg_delegatee_progress)                          */
 /* ------------------------------------------------------------------ */
@@ -491,6 +519,8 @@ static int64_t h_hello(dlg_req_t *req, void *ctx)
     D.cl[s].pid = (pid_t)r->arg;
     D.cl[s].same = D.cl[s].pid == getpid();
     D.any_same |= D.cl[s].same;
+    if (D.any_same)
+        atomic_store(&D.bell->short_naps, 1);
     D.cl[s].world = r->peer;
     if (r->peer >= 0 && r->peer < nm_lay.world_size)
         D.slot_of_world[r->peer] = s;
@@ -686,6 +716,8 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     D.bell = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, bfd, 0);
     if (D.bell == MAP_FAILED)
         fatal("doorbell", errno);
+    D.bell->pid = (int32_t)getpid();
+    atomic_store(&D.bell->turn, (uint64_t)(uintptr_t)deleg_turn);
     char bspec[32], *all = malloc((size_t)nd * sizeof bspec);
     D.bells = calloc((size_t)nd, sizeof *D.bells);
     if (!all || !D.bells)
@@ -713,15 +745,15 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     struct timespec t_idle = {0, 0};
     unsigned idle_rounds = 0;
     uint64_t spin = dlg_spin_bound_ns();
-    while (D.nfin < D.ncl || D.nout > 0 || D.pend || D.in) {
-        rc = dlg_delegatee_progress(D.dg);
-        if (rc < 0)
-            fatal("delegation ring", -rc);
-        int n = rc + progress_sends() + progress_incoming() + progress_recvs();
-        if (n) {
+    atomic_store(&D.more, 1);
+    while (atomic_load_explicit(&D.more, memory_order_relaxed)) {
+        int n = deleg_turn();
+        if (n > 0) {
             idle_rounds = 0;
             continue;
         }
+        /* n < 0: a client thread of ours runs the turn: as good as idle
+         * for this thread */
         /* Nothing to do: yield for a while (poll: always); then sleep on
          * the doorbell, which clients and other delegatees ring after
          * handing us work; the timeout bounds what a missed ring (an MPI
@@ -742,15 +774,10 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
         }
         uint32_t seq = atomic_load_explicit(&D.bell->seq, memory_order_seq_cst);
         atomic_store_explicit(&D.bell->sleeping, 1, memory_order_seq_cst);
-        rc = dlg_delegatee_progress(D.dg);
-        if (rc < 0)
-            fatal("delegation ring", -rc);
-        /* never while sends are in flight: their protocol (rendezvous
-         * replies) needs our progress, and nobody rings for it */
-        if (rc + progress_sends() + progress_incoming() + progress_recvs() ==
-                0 &&
-            D.nfin < D.ncl && D.nout == 0 && !D.in) {
-            struct timespec to = {0, 2000000};
+        if (deleg_turn() == 0 &&
+            atomic_load_explicit(&D.may_sleep, memory_order_relaxed)) {
+            /* short naps when our clients run turns (nobody wakes us) */
+            struct timespec to = {0, D.any_same ? 50000 : 2000000};
             syscall(SYS_futex, &D.bell->seq, FUTEX_WAIT, seq, &to, NULL, 0);
             D.sleeps++;
         }

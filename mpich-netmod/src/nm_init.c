@@ -512,14 +512,28 @@ static int nm_setup(void)
     return nm_comm_register(nm_app_world);
 }
 
+/* The PiP form (mpideleg-pip sets MPIDELEG_PIP): a delegatee's MPICH is
+ * also driven by client threads of its process (one at a time, under the
+ * turn lock), so every rank asks for at least MPI_THREAD_SERIALIZED. */
+static int pip_form(void)
+{
+    const char *s = getenv("MPIDELEG_PIP");
+    return s && *s && strcmp(s, "0") != 0 && !disabled();
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
-    int rc = PMPI_Init(argc, argv);
+    int provided;
+    int rc = pip_form() ? PMPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED,
+                                           &provided)
+                        : PMPI_Init(argc, argv);
     return rc == MPI_SUCCESS ? nm_setup() : rc;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    if (pip_form() && required < MPI_THREAD_SERIALIZED)
+        required = MPI_THREAD_SERIALIZED;
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     return rc == MPI_SUCCESS ? nm_setup() : rc;
 }

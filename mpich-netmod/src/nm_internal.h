@@ -84,6 +84,17 @@ typedef struct {
 typedef struct {
     _Atomic uint32_t seq;
     _Atomic uint32_t sleeping;
+    /* PiP form: one turn of the delegatee's work can be run by any thread
+     * of its address space (a client waiting for it): `turn` is the
+     * function's address, valid where getpid() == pid; `busy` is the lock
+     * of a turn. */
+    _Atomic uint32_t busy;
+    int32_t pid;
+    _Atomic uint64_t turn;
+    /* set when the delegatee's clients run turns: its thread naps in short
+     * slices and is never woken (a wake would cost a system call on every
+     * message, and the waiting client does the work anyway) */
+    _Atomic uint32_t short_naps;
 } nm_bell_t;
 
 void nm_bell_ring(nm_bell_t *b);
@@ -143,6 +154,7 @@ int nm_post_async(unsigned op, nm_rec_t *r);
 int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy);
 uint64_t nm_rec_off(const nm_rec_t *r);
 void nm_rec_nap(nm_rec_t *r, long ns);
+int nm_turn(void); /* PiP form: run a turn of our delegatee's work */
 extern dlg_policy_t nm_policy_blocking, nm_policy_nonblocking;
 
 /* ---- point-to-point (nm_p2p.c) ---- */

@@ -488,11 +488,12 @@ static int g_poll(void *extra, MPI_Status *st)
     nm_op_t *op = extra;
     if (op->finished)
         return MPI_SUCCESS;
+    if (!atomic_load_explicit(&op->rec->done, memory_order_acquire) &&
+        nm_turn() < 0)
+        sched_yield();
     if (atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
         op_finish(op);
         PMPI_Grequest_complete(op->greq);
-    } else {
-        sched_yield();
     }
     return MPI_SUCCESS;
 }
@@ -518,6 +519,7 @@ static int g_wait(int count, void **states, double timeout, MPI_Status *st)
                 break;
             }
             poke();
+            nm_turn();
             if (pol == DLG_POLICY_BLOCK ||
                 (pol == DLG_POLICY_ADAPTIVE &&
                  (PMPI_Wtime() - t0) * 1e9 > (double)spin))
@@ -889,6 +891,7 @@ static int probe_loop(MPI_Comm comm, int source, int tag, int take,
         if (rc != MPI_SUCCESS || flag)
             return nm_error(comm, rc);
         poke();
+        nm_turn();
         if ((++k & 3) == 0)
             sched_yield();
     }

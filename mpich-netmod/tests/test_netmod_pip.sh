@@ -35,6 +35,13 @@ else
 fi
 nm_pip pipb 4 MPIDELEG_BOARD_SIZE=2 MPIDELEG_BOARDS_PER_DELEGATEE=2 "$pip" "$sp"
 nm_same direct3 pipb
+# MPI_THREAD_MULTIPLE: 4 threads per rank, all of them running turns of
+# their delegatee's work while they wait
+t=$top/mpich-netmod/tests/nm_threads
+tp=$top/mpich-netmod/tests/nm_threads_pip
+nm_run tdirect3 3 direct "$t" 30
+nm_pip tpipb 4 MPIDELEG_BOARD_SIZE=2 MPIDELEG_BOARDS_PER_DELEGATEE=2 "$pip" "$tp" 30
+nm_same tdirect3 tpipb
 nm_run jdirect2 2 direct "$j" 64 100
 nm_pip jpipa 4 MPIDELEG_BOARD_SIZE=1 "$pip" "$jp" 64 100
 nm_same jdirect2 jpipa

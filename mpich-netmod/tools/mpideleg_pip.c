@@ -190,7 +190,7 @@ int main(int argc, char **argv)
     size_t nenv = 0;
     while (environ[nenv])
         nenv++;
-    env = calloc(nenv + 2, sizeof *env);
+    env = calloc(nenv + 3, sizeof *env);
     if (!peer || !status || !env)
         die("%s", "out of memory");
     for (int i = 0; i < ntasks; i++) {
@@ -198,9 +198,11 @@ int main(int argc, char **argv)
         snprintf(id, sizeof id, "PMI_ID=%ld", first + i);
         size_t k = 0;
         for (size_t j = 0; j < nenv; j++)
-            if (strncmp(environ[j], "PMI_ID=", 7))
+            if (strncmp(environ[j], "PMI_ID=", 7) &&
+                strncmp(environ[j], "MPIDELEG_PIP=", 13))
                 env[k++] = environ[j];
         env[k++] = id;
+        env[k++] = (char *)"MPIDELEG_PIP=1"; /* the shim: PiP form */
         env[k] = NULL;
         int tid = i;
         e = pip_spawn(argv[1], argv + 1, env, PIP_CPUCORE_ASIS, &tid, NULL,
