@@ -38,6 +38,7 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_p2p.c mpich-netmod/src/nm_persist.c \
 	mpich-netmod/src/nm_sendrecv.c \
 	mpich-netmod/tests/nm_suite.c mpich-netmod/tests/nm_persist.c \
+	mpich-netmod/tests/nm_check.h \
 	mpich-netmod/tests/nm_jacobi.c mpich-netmod/tests/nm_threads.c \
 	mpich-netmod/bench/nm_bench.c
 
@@ -46,7 +47,8 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 check_PROGRAMS += mpich-netmod/tests/nm_suite mpich-netmod/tests/nm_suite_linked \
 	mpich-netmod/tests/nm_jacobi mpich-netmod/tests/nm_threads \
 	mpich-netmod/tests/nm_persist
-mpich_netmod_tests_nm_suite_SOURCES = mpich-netmod/tests/nm_suite.c
+mpich_netmod_tests_nm_suite_SOURCES = mpich-netmod/tests/nm_suite.c \
+	mpich-netmod/tests/nm_check.h
 mpich_netmod_tests_nm_suite_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_tests_nm_suite_LDADD = $(MPI_LIBS) -ldl
 mpich_netmod_tests_nm_suite_LDFLAGS = $(AM_LDFLAGS) -no-install
@@ -55,7 +57,8 @@ mpich_netmod_tests_nm_suite_linked_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_tests_nm_suite_linked_LDADD = mpich-netmod/libmpideleg.la \
 	$(MPI_LIBS) -ldl
 mpich_netmod_tests_nm_suite_linked_LDFLAGS = $(AM_LDFLAGS) -no-install
-mpich_netmod_tests_nm_persist_SOURCES = mpich-netmod/tests/nm_persist.c
+mpich_netmod_tests_nm_persist_SOURCES = mpich-netmod/tests/nm_persist.c \
+	mpich-netmod/tests/nm_check.h
 mpich_netmod_tests_nm_persist_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_tests_nm_persist_LDADD = $(MPI_LIBS) -ldl
 mpich_netmod_tests_nm_persist_LDFLAGS = $(AM_LDFLAGS) -no-install

@@ -155,6 +155,7 @@ int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy);
 uint64_t nm_rec_off(const nm_rec_t *r);
 void nm_rec_nap(nm_rec_t *r, long ns);
 int nm_turn(void); /* PiP form: run a turn of our delegatee's work */
+int nm_tag_ub(void); /* MPI_TAG_UB of the world */
 extern dlg_policy_t nm_policy_blocking, nm_policy_nonblocking;
 
 /* ---- point-to-point (nm_p2p.c) ---- */

@@ -74,7 +74,7 @@ static void poke(void)
                 MPI_STATUS_IGNORE);
 }
 
-static int tag_ub(void)
+int nm_tag_ub(void)
 {
     static atomic_int ub;
     int u = atomic_load_explicit(&ub, memory_order_relaxed);
@@ -305,7 +305,7 @@ enum { NM_SEND_STD = 0, NM_SEND_SYNC = 1, NM_SEND_BUFFERED = 2 };
 static int send_start(const void *buf, int count, MPI_Datatype dt, int dest,
                       int tag, nm_comm_t *c, int mode, nm_op_t **out)
 {
-    if (tag < 0 || tag > tag_ub())
+    if (tag < 0 || tag > nm_tag_ub())
         return MPI_ERR_TAG;
     if (dest < 0 || dest >= c->size)
         return MPI_ERR_RANK;
@@ -363,7 +363,7 @@ static int recv_start(void *buf, int count, MPI_Datatype dt, int source,
                       nm_op_t **out)
 {
     if (!msgid) {
-        if (tag != MPI_ANY_TAG && (tag < 0 || tag > tag_ub()))
+        if (tag != MPI_ANY_TAG && (tag < 0 || tag > nm_tag_ub()))
             return MPI_ERR_TAG;
         if (source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
             return MPI_ERR_RANK;
@@ -829,7 +829,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
 static int probe_once(nm_comm_t *c, int source, int tag, int take, int *flag,
                       MPI_Message *msg, MPI_Status *status)
 {
-    if (tag != MPI_ANY_TAG && (tag < 0 || tag > tag_ub()))
+    if (tag != MPI_ANY_TAG && (tag < 0 || tag > nm_tag_ub()))
         return MPI_ERR_TAG;
     if (source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
         return MPI_ERR_RANK;

@@ -147,19 +147,6 @@ static void sweep(void)
     pthread_mutex_unlock(&pt_lock);
 }
 
-static int tag_ub(void)
-{
-    static atomic_int ub;
-    int u = atomic_load_explicit(&ub, memory_order_relaxed);
-    if (!u) {
-        int *v, flag = 0;
-        PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag);
-        u = flag ? *v : 32767;
-        atomic_store_explicit(&ub, u, memory_order_relaxed);
-    }
-    return u;
-}
-
 /* MPI_*_init on a delegated communicator: check the arguments as MPICH
  * does at init, keep them, hand out a never-started MPICH request. */
 static int pers_init(int kind, const void *buf, int count, MPI_Datatype dt,
@@ -172,7 +159,7 @@ static int pers_init(int kind, const void *buf, int count, MPI_Datatype dt,
     else if (!(any_ok && peer == MPI_ANY_SOURCE) &&
              (peer < 0 || peer >= c->size))
         rc = MPI_ERR_RANK;
-    else if (!(any_ok && tag == MPI_ANY_TAG) && (tag < 0 || tag > tag_ub()))
+    else if (!(any_ok && tag == MPI_ANY_TAG) && (tag < 0 || tag > nm_tag_ub()))
         rc = MPI_ERR_TAG;
     else if (dt == MPI_DATATYPE_NULL)
         rc = MPI_ERR_TYPE;

@@ -51,3 +51,20 @@ nm_same() {
         nm_fail=1
     fi
 }
+
+# nm_expect_fail NAME PATTERN NP CMD...: the run must end (not time out)
+# with a non-zero status and PATTERN on stderr (mpi-run options from
+# NM_RUN_OPTS).
+nm_expect_fail() {
+    name=$1 pat=$2 np=$3
+    shift 3
+    "$MPI_RUN" $NM_RUN_OPTS -n "$np" -t 60 "$@" >"$NM_TMP/$name.out" 2>"$NM_TMP/$name.err"
+    rc=$?
+    if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then
+        echo "FAIL $name: status $rc"; nm_fail=1
+    elif ! grep -q "$pat" "$NM_TMP/$name.err"; then
+        echo "FAIL $name: no '$pat' in:"; head -5 "$NM_TMP/$name.err"; nm_fail=1
+    else
+        echo "ok $name: $(grep -m1 "$pat" "$NM_TMP/$name.err")"
+    fi
+}

@@ -20,30 +20,7 @@ static int rank, size, next, prev;
 static int deleg;      /* MPI_COMM_WORLD is delegated by libmpideleg */
 static MPI_Comm selfc; /* a communicator inside one board: MPICH direct */
 
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "FAIL rank %d line %d: ", rank, __LINE__);         \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fputc('\n', stderr);                                               \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                      \
-        }                                                                      \
-    } while (0)
-
-static void say(const char *what)
-{
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("ok %s\n", what);
-    fflush(stdout);
-}
-
-static int class_of(int rc)
-{
-    int c;
-    MPI_Error_class(rc, &c);
-    return c;
-}
+#include "nm_check.h"
 
 static int count_of(const MPI_Status *st, MPI_Datatype dt)
 {

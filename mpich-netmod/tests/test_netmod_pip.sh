@@ -26,7 +26,9 @@ jp=$top/mpich-netmod/tests/nm_jacobi_pip
 nm_pip() {
     name=$1 np=$2
     shift 2
-    NM_RUN_OPTS=-P nm_run "$name" "$np" direct env "$@"
+    NM_RUN_OPTS=-P
+    nm_run "$name" "$np" direct env "$@"
+    NM_RUN_OPTS=
 }
 nm_run direct2 2 direct "$s"
 nm_run direct3 3 direct "$s"
@@ -52,21 +54,9 @@ nm_run jdirect2 2 direct "$j" 64 100
 nm_pip jpipa 4 MPIDELEG_BOARD_SIZE=1 "$pip" "$jp" 64 100
 nm_same jdirect2 jpipa
 # refusals: one line, non-zero status, no hang
-expect_fail() { # NAME PATTERN MPI-RUN-OPTION ENV... PROG
-    name=$1 pat=$2 opt=$3
-    shift 3
-    [ "$opt" = -P ] || opt=
-    "$MPI_RUN" $opt -n 2 -t 60 env "$@" >"$NM_TMP/$name.out" 2>"$NM_TMP/$name.err"
-    rc=$?
-    if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then
-        echo "FAIL $name: status $rc"; nm_fail=1
-    elif ! grep -q "$pat" "$NM_TMP/$name.err"; then
-        echo "FAIL $name: no '$pat' in:"; head -5 "$NM_TMP/$name.err"; nm_fail=1
-    else
-        echo "ok $name: $(grep -m1 "$pat" "$NM_TMP/$name.err")"
-    fi
-}
-expect_fail mode 'PIP_MODE=process: MPICH (UCX) initialises in thread-mode tasks only' -P PIP_MODE=process "$pip" "$sp"
-expect_fail nomain "'main' is not exported: link the program with -rdynamic" -P "$pip" "$s"
-expect_fail noport 'PMI_ID is not set: run under mpiexec -pmi-port' none "$pip" "$sp"
+NM_RUN_OPTS=-P
+nm_expect_fail mode 'PIP_MODE=process: MPICH (UCX) initialises in thread-mode tasks only' 2 env PIP_MODE=process "$pip" "$sp"
+nm_expect_fail nomain "'main' is not exported: link the program with -rdynamic" 2 "$pip" "$s"
+NM_RUN_OPTS=
+nm_expect_fail noport 'PMI_ID is not set: run under mpiexec -pmi-port' 2 "$pip" "$sp"
 exit $nm_fail
