@@ -158,6 +158,8 @@ static int read_layout(void)
         env_policy("MPIDELEG_POLICY_NONBLOCKING", DLG_POLICY_ADAPTIVE,
                    &nm_policy_nonblocking))
         return -1;
+    if (nm_coll_env() < 0)
+        return -1;
     nm_lay.group = nm_lay.board_size * nm_lay.boards_per_deleg + 1;
     if (nm_lay.world_size < 2 || nm_lay.world_size % nm_lay.group == 1) {
         fprintf(stderr,
@@ -406,7 +408,7 @@ int nm_comm_register(MPI_Comm nc)
     pthread_mutex_unlock(&comm_lock);
     nm_log("communicator %#x: %d ranks, %s, ctx %u", (unsigned)nc, p->size,
            p->delegated ? "delegated" : "direct", p->ctx);
-    return MPI_SUCCESS;
+    return p->delegated ? nm_coll_register(p) : MPI_SUCCESS;
 }
 
 /* Partitioned messages of a delegated communicator must match only
@@ -416,11 +418,21 @@ int nm_comm_register(MPI_Comm nc)
  * needs to agree on anything. */
 MPI_Comm nm_comm_shadow(MPI_Comm comm)
 {
-    nm_comm_t *c = nm_comm_find(comm), *p;
+    nm_comm_t *c = nm_comm_find(comm);
     if (!c || !c->delegated)
         return MPI_COMM_NULL;
-    if (c->shadow != MPI_COMM_NULL)
-        return c->shadow;
+    if (c->shadow == MPI_COMM_NULL)
+        c->shadow = nm_comm_alias(c, 0x80000000u);
+    return c->shadow;
+}
+
+/* A record with the members of c and the context id c->ctx | bit under a
+ * private handle (a duplicate of MPI_COMM_SELF) that takes c's error
+ * handler.  Bit 31: partitioned traffic; bit 30: the inter-board messages
+ * of collectives (nm_coll.c).  Local: no member needs to agree. */
+MPI_Comm nm_comm_alias(nm_comm_t *c, uint32_t bit)
+{
+    nm_comm_t *p;
     MPI_Comm h;
     MPI_Errhandler eh;
     if (PMPI_Comm_dup(MPI_COMM_SELF, &h) != MPI_SUCCESS)
@@ -433,20 +445,21 @@ MPI_Comm nm_comm_shadow(MPI_Comm comm)
         PMPI_Comm_free(&h);
         return MPI_COMM_NULL;
     }
-    if (PMPI_Comm_get_errhandler(nm_xl(comm), &eh) == MPI_SUCCESS) {
+    if (PMPI_Comm_get_errhandler(c->handle, &eh) == MPI_SUCCESS) {
         PMPI_Comm_set_errhandler(h, eh);
         PMPI_Errhandler_free(&eh);
     }
     memcpy(w, c->world, sizeof(int) * (size_t)c->size);
     *p = (nm_comm_t){.handle = h,
                      .delegated = 1,
-                     .ctx = c->ctx | 0x80000000u,
+                     .ctx = c->ctx | bit,
                      .size = c->size,
                      .world = w,
-                     .shadow = MPI_COMM_NULL,
-                     .next = comms};
+                     .shadow = MPI_COMM_NULL};
+    pthread_mutex_lock(&comm_lock);
+    p->next = comms;
     comms = p;
-    c->shadow = h;
+    pthread_mutex_unlock(&comm_lock);
     return h;
 }
 
@@ -465,6 +478,7 @@ void nm_comm_forget(MPI_Comm c)
     }
     pthread_mutex_unlock(&comm_lock);
     if (p) {
+        nm_coll_forget(p);
         free(p->world);
         free(p);
     }
@@ -542,6 +556,7 @@ int MPI_Finalize(void)
 {
     if (nm_active) {
         nm_pers_finalize();
+        nm_coll_finalize();
         nm_client_stop();
         nm_active = 0;
         while (comms)

@@ -117,6 +117,7 @@ typedef struct nm_comm {
     int size;
     int *world;      /* comm rank -> world rank */
     MPI_Comm shadow; /* partitioned traffic (nm_comm_shadow), or NULL */
+    void *coll;      /* hierarchical collectives (nm_coll.c), or NULL */
     struct nm_comm *next;
 } nm_comm_t;
 
@@ -136,6 +137,8 @@ int nm_comm_register(MPI_Comm newcomm);
 void nm_comm_forget(MPI_Comm c);
 int nm_comm_rank_of_world(const nm_comm_t *c, int world);
 MPI_Comm nm_comm_shadow(MPI_Comm c); /* same members, a context of its own */
+/* a private handle with c's members and context id | bit (delegated) */
+MPI_Comm nm_comm_alias(nm_comm_t *c, uint32_t bit);
 
 /* ---- errors (nm_init.c) ---- */
 int nm_error(MPI_Comm comm, int code);
@@ -154,7 +157,7 @@ int nm_post_async(unsigned op, nm_rec_t *r);
 int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy);
 uint64_t nm_rec_off(const nm_rec_t *r);
 void nm_rec_nap(nm_rec_t *r, long ns);
-int nm_turn(void); /* PiP form: run a turn of our delegatee's work */
+int nm_turn(void);   /* PiP form: run a turn of our delegatee's work */
 int nm_tag_ub(void); /* MPI_TAG_UB of the world */
 extern dlg_policy_t nm_policy_blocking, nm_policy_nonblocking;
 
@@ -171,6 +174,14 @@ void nm_quiet_end(MPI_Errhandler saved);
 /* ---- Isendrecv, _c bindings (nm_sendrecv.c) ---- */
 int nm_pair_running(MPI_Request request); /* a running Isendrecv request */
 void nm_pair_progress(MPI_Request request);
+
+/* ---- collectives (nm_coll.c) ---- */
+extern int nm_coll_hier; /* MPIDELEG_COLL=hier */
+int nm_coll_env(void);   /* read MPIDELEG_COLL; -1 (message printed) if bad */
+int nm_coll_register(nm_comm_t *c); /* collective over c's members */
+void nm_coll_forget(nm_comm_t *c);
+void nm_coll_progress(void); /* move running nonblocking collectives */
+void nm_coll_finalize(void);
 
 /* ---- delegatee (nm_deleg.c) ---- */
 void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)

@@ -37,14 +37,6 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
     return PMPI_Comm_set_attr(nm_xl(comm), comm_keyval, attribute_val);
 }
 
-int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  MPI_Comm comm)
-{
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                          recvtype, nm_xl(comm));
-}
-
 int MPI_Allgather_init(const void *sendbuf, int sendcount,
                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
@@ -73,26 +65,12 @@ int MPI_Allgatherv_init(const void *sendbuf, int sendcount,
                                 request);
 }
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, nm_xl(comm));
-}
-
 int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count,
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                        MPI_Info info, MPI_Request *request)
 {
     return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op,
                                nm_xl(comm), info, request);
-}
-
-int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                 MPI_Comm comm)
-{
-    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                         recvtype, nm_xl(comm));
 }
 
 int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -143,20 +121,9 @@ int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[],
                                info, request);
 }
 
-int MPI_Barrier(MPI_Comm comm)
-{
-    return PMPI_Barrier(nm_xl(comm));
-}
-
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return PMPI_Barrier_init(nm_xl(comm), info, request);
-}
-
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
-              MPI_Comm comm)
-{
-    return PMPI_Bcast(buffer, count, datatype, root, nm_xl(comm));
 }
 
 int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,
@@ -215,36 +182,12 @@ int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                              request);
 }
 
-int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                   MPI_Comm comm, MPI_Request *request)
-{
-    return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                           recvtype, nm_xl(comm), request);
-}
-
 int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, const int recvcounts[], const int displs[],
                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                             displs, recvtype, nm_xl(comm), request);
-}
-
-int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
-                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                   MPI_Request *request)
-{
-    return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, nm_xl(comm),
-                           request);
-}
-
-int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  MPI_Comm comm, MPI_Request *request)
-{
-    return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                          recvtype, nm_xl(comm), request);
 }
 
 int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
@@ -265,17 +208,6 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
     return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                            recvcounts, rdispls, recvtypes, nm_xl(comm),
                            request);
-}
-
-int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
-{
-    return PMPI_Ibarrier(nm_xl(comm), request);
-}
-
-int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
-               MPI_Comm comm, MPI_Request *request)
-{
-    return PMPI_Ibcast(buffer, count, datatype, root, nm_xl(comm), request);
 }
 
 int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
@@ -353,14 +285,6 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
     return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes,
                                     recvbuf, recvcounts, rdispls, recvtypes,
                                     nm_xl(comm), request);
-}
-
-int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
-                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                MPI_Request *request)
-{
-    return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root,
-                        nm_xl(comm), request);
 }
 
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
@@ -507,13 +431,6 @@ int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
     return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes,
                                         recvbuf, recvcounts, rdispls, recvtypes,
                                         nm_xl(comm), info, request);
-}
-
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
-               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
-{
-    return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root,
-                       nm_xl(comm));
 }
 
 int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count,

@@ -6,7 +6,8 @@
 # replaces the application's MPI_COMM_WORLD by the client communicator
 # (nm_xl) and calls the PMPI entry.  Calls matching REFUSE would refuse
 # delegated communicators with MPI_ERR_UNSUPPORTED_OPERATION.  Calls
-# implemented by hand (nm_p2p.c, nm_init.c, nm_persist.c, nm_sendrecv.c)
+# implemented by hand (nm_p2p.c, nm_init.c, nm_persist.c, nm_sendrecv.c,
+# nm_coll.c)
 # are skipped.
 #   tools/gen-pass.py /usr/include/x86_64-linux-gnu/mpich/mpi_proto.h > src/nm_pass.c
 import re, sys
@@ -25,7 +26,10 @@ MPI_Irsend_c MPI_Ibsend_c MPI_Recv_c MPI_Irecv_c MPI_Send_init_c
 MPI_Ssend_init_c MPI_Rsend_init_c MPI_Bsend_init_c MPI_Recv_init_c
 MPI_Sendrecv_c MPI_Sendrecv_replace_c MPI_Isendrecv_c
 MPI_Isendrecv_replace_c MPI_Comm_set_errhandler MPI_Errhandler_set
-MPI_Psend_init MPI_Precv_init""".split())
+MPI_Psend_init MPI_Precv_init
+MPI_Barrier MPI_Bcast MPI_Reduce MPI_Allreduce MPI_Allgather MPI_Alltoall
+MPI_Ibarrier MPI_Ibcast MPI_Ireduce MPI_Iallreduce MPI_Iallgather
+MPI_Ialltoall""".split())
 # Refused on delegated communicators (none at present).
 REFUSE = re.compile(r"^$")
 

@@ -1,0 +1,978 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * nm_coll.c: collectives.  MPIDELEG_COLL=direct (the default) hands every
+ * collective to MPICH on the client communicator.  MPIDELEG_COLL=hier runs
+ * Barrier, Bcast, Reduce, Allreduce, Allgather, Alltoall and their
+ * nonblocking forms on a delegated communicator (members on more than one
+ * board) hierarchically: inside a board straight with MPICH on a
+ * board-local communicator, between boards as delegated messages on a
+ * private context of the communicator (bit 30), which the delegatees
+ * carry and progress by themselves.  Every other case goes to MPICH:
+ * communicators inside one board, reductions with user-defined operations
+ * or derived datatypes, and all other collectives.
+ *
+ * One operation is at most three phases:
+ *   1. a nonblocking MPICH collective on the board (posted at the call),
+ *   2. messages between boards (receives posted at the call, sends when
+ *      phase 1 has ended) and the combination of what arrived,
+ *   3. a nonblocking MPICH collective on the board.
+ * MPICH matches nonblocking collectives on a communicator in the order
+ * they are posted, which must be the same on every member.  Phase 1 runs
+ * on one board communicator, phase 3 on another, and phase-3 operations
+ * are posted in the order the collectives were called (a later one waits
+ * for the earlier ones), so every member posts in the same order whatever
+ * the timing.  Nonblocking forms are generalized requests whose phases
+ * move when any Wait/Test call (or a blocking collective) runs; a wait on
+ * one of them moves all, so any completion order works.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nm_internal.h"
+
+int nm_coll_hier;
+
+enum { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_ALLGATHER, K_ALLTOALL };
+
+/* Per delegated communicator (under hier). */
+typedef struct ccomm {
+    int size, rank;
+    int nb;      /* boards among the members */
+    int myb;     /* my board (index in 0..nb-1, by lowest member) */
+    int *board;  /* comm rank -> board index */
+    int *nmem;   /* board -> member count */
+    int **mem;   /* board -> its members' comm ranks, ascending */
+    int brank;   /* my rank on my board communicators */
+    MPI_Comm b1; /* phase 1 */
+    MPI_Comm b3; /* phase 3 */
+    MPI_Comm alias;
+    uint32_t seq;                /* collectives started */
+    uint32_t p3_issued, p3_done; /* phase-3 order */
+    int refs;                    /* the communicator + running operations */
+} ccomm_t;
+
+typedef struct coll {
+    int kind;
+    ccomm_t *cc;
+    MPI_Comm comm; /* the application's handle (errors) */
+    int tag;
+    int phase;
+    int p3; /* position in the phase-3 order, -1: no phase 3 */
+    MPI_Request r1, r3;
+    MPI_Request *ir; /* phase 2 */
+    int nir;
+    int err, leak;
+    atomic_int done;
+    /* arguments */
+    const void *sbuf;
+    void *rbuf;
+    int scount, rcount, root;
+    MPI_Datatype stype, rtype;
+    int own_stype, own_rtype;
+    MPI_Op op;
+    /* work space */
+    char *tmp; /* reductions: nb partials of `bytes`; alltoall: copy */
+    size_t bytes;
+    int *cnt, *dsp;      /* board-collective counts and displacements */
+    MPI_Datatype *btype; /* allgather: each board's blocks in rbuf */
+    int nb;
+    MPI_Request greq;
+    int is_greq;
+    struct coll *next;
+} coll_t;
+
+/* Running operations, the phase-3 counters and reference counts: any
+ * thread; progress is taken with trylock, so a thread that finds it busy
+ * just looks again. */
+static pthread_mutex_t co_lock = PTHREAD_MUTEX_INITIALIZER;
+static coll_t *running;
+static atomic_int nrunning;
+static atomic_ulong n_hier;
+static MPI_Comm self_comm = MPI_COMM_NULL; /* copies of any datatype */
+
+int nm_coll_env(void)
+{
+    const char *s = getenv("MPIDELEG_COLL");
+    nm_coll_hier = 0;
+    if (!s || !*s || strcmp(s, "direct") == 0)
+        return 0;
+    if (strcmp(s, "hier") == 0) {
+        nm_coll_hier = 1;
+        return 0;
+    }
+    fprintf(stderr, "mpideleg: MPIDELEG_COLL='%s' must be direct or hier\n", s);
+    return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Communicators                                                       */
+/* ------------------------------------------------------------------ */
+
+static void ccomm_free(ccomm_t *cc)
+{
+    if (cc->b1 != MPI_COMM_NULL)
+        PMPI_Comm_free(&cc->b1);
+    if (cc->b3 != MPI_COMM_NULL)
+        PMPI_Comm_free(&cc->b3);
+    if (cc->alias != MPI_COMM_NULL) {
+        nm_comm_forget(cc->alias);
+        PMPI_Comm_free(&cc->alias);
+    }
+    if (cc->mem)
+        for (int b = 0; b < cc->nb; b++)
+            free(cc->mem[b]);
+    free(cc->mem);
+    free(cc->nmem);
+    free(cc->board);
+    free(cc);
+}
+
+/* co_lock held */
+static void ccomm_unref(ccomm_t *cc)
+{
+    if (--cc->refs == 0)
+        ccomm_free(cc);
+}
+
+/* Boards, leaders and the board communicators of a new delegated
+ * communicator (every member calls it: the split is collective). */
+int nm_coll_register(nm_comm_t *c)
+{
+    if (!nm_coll_hier)
+        return MPI_SUCCESS;
+    ccomm_t *cc = calloc(1, sizeof *cc);
+    if (!cc)
+        return MPI_ERR_NO_MEM;
+    cc->b1 = cc->b3 = cc->alias = MPI_COMM_NULL;
+    cc->size = c->size;
+    PMPI_Comm_rank(c->handle, &cc->rank);
+    cc->board = malloc(sizeof(int) * (size_t)c->size);
+    cc->nmem = calloc((size_t)c->size, sizeof(int));
+    int *gb = malloc(sizeof(int) * (size_t)c->size); /* global board ids */
+    int rc = MPI_ERR_NO_MEM;
+    if (!cc->board || !cc->nmem || !gb)
+        goto fail;
+    for (int i = 0; i < c->size; i++) {
+        int g = nm_board_of(c->world[i]), b;
+        for (b = 0; b < cc->nb && gb[b] != g; b++)
+            ;
+        if (b == cc->nb)
+            gb[cc->nb++] = g;
+        cc->board[i] = b;
+        cc->nmem[b]++;
+    }
+    cc->mem = calloc((size_t)cc->nb, sizeof *cc->mem);
+    if (!cc->mem)
+        goto fail;
+    for (int b = 0; b < cc->nb; b++) {
+        cc->mem[b] = malloc(sizeof(int) * (size_t)cc->nmem[b]);
+        if (!cc->mem[b])
+            goto fail;
+        cc->nmem[b] = 0;
+    }
+    for (int i = 0; i < c->size; i++) {
+        int b = cc->board[i];
+        cc->mem[b][cc->nmem[b]++] = i;
+    }
+    cc->myb = cc->board[cc->rank];
+    for (int i = 0; i < cc->nmem[cc->myb]; i++)
+        if (cc->mem[cc->myb][i] == cc->rank)
+            cc->brank = i;
+    rc = PMPI_Comm_split(c->handle, cc->myb, cc->rank, &cc->b1);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_dup(cc->b1, &cc->b3);
+    if (rc != MPI_SUCCESS)
+        goto fail;
+    PMPI_Comm_set_errhandler(cc->b1, MPI_ERRORS_RETURN);
+    PMPI_Comm_set_errhandler(cc->b3, MPI_ERRORS_RETURN);
+    cc->alias = nm_comm_alias(c, 0x40000000u);
+    if (cc->alias == MPI_COMM_NULL) {
+        rc = MPI_ERR_NO_MEM;
+        goto fail;
+    }
+    PMPI_Comm_set_errhandler(cc->alias, MPI_ERRORS_RETURN);
+    pthread_mutex_lock(&co_lock);
+    if (self_comm == MPI_COMM_NULL)
+        rc = PMPI_Comm_dup(MPI_COMM_SELF, &self_comm);
+    pthread_mutex_unlock(&co_lock);
+    if (rc != MPI_SUCCESS)
+        goto fail;
+    free(gb);
+    cc->refs = 1;
+    c->coll = cc;
+    nm_log("communicator %#x: %d boards, board %d of %d members, rank %d "
+           "there",
+           (unsigned)c->handle, cc->nb, cc->myb, cc->nmem[cc->myb], cc->brank);
+    return MPI_SUCCESS;
+fail:
+    free(gb);
+    ccomm_free(cc);
+    return rc;
+}
+
+void nm_coll_forget(nm_comm_t *c)
+{
+    ccomm_t *cc = c->coll;
+    if (!cc)
+        return;
+    c->coll = NULL;
+    pthread_mutex_lock(&co_lock);
+    ccomm_unref(cc);
+    pthread_mutex_unlock(&co_lock);
+}
+
+void nm_coll_finalize(void)
+{
+    nm_log("collectives: %lu hierarchical", (unsigned long)n_hier);
+    if (self_comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&self_comm);
+}
+
+/* The hierarchical state of comm, or NULL: MPICH's collective then. */
+static ccomm_t *hier_of(MPI_Comm comm)
+{
+    if (!nm_coll_hier || !nm_active)
+        return NULL;
+    nm_comm_t *c = nm_comm_find(comm);
+    return c && c->delegated ? c->coll : NULL;
+}
+
+/* Reductions the leaders can combine with MPI_Reduce_local: predefined
+ * operations on predefined datatypes.  Both are the same on every member
+ * (MPI), so all members take the same path. */
+static int reducible(MPI_Datatype dt, MPI_Op op, int count)
+{
+    static const MPI_Op ops[] = {MPI_MAX,  MPI_MIN,  MPI_SUM,    MPI_PROD,
+                                 MPI_LAND, MPI_BAND, MPI_LOR,    MPI_BOR,
+                                 MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC};
+    int ok = 0, ni, na, nd, comb;
+    for (unsigned i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        ok |= op == ops[i];
+    if (!ok || count < 0 || dt == MPI_DATATYPE_NULL)
+        return 0;
+    if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+        return 0;
+    return comb == MPI_COMBINER_NAMED;
+}
+
+/* ------------------------------------------------------------------ */
+/* Operations                                                          */
+/* ------------------------------------------------------------------ */
+
+static MPI_Aint extent_of(MPI_Datatype dt)
+{
+    MPI_Aint lb, ext;
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    return ext;
+}
+
+/* A nonblocking operation keeps the datatypes past the call (the
+ * application may free its own). */
+static int keep_type(MPI_Datatype *dt)
+{
+    int ni, na, nd, comb;
+    PMPI_Type_get_envelope(*dt, &ni, &na, &nd, &comb);
+    if (comb == MPI_COMBINER_NAMED)
+        return 0;
+    return PMPI_Type_dup(*dt, dt) == MPI_SUCCESS;
+}
+
+static coll_t *coll_new(ccomm_t *cc, MPI_Comm comm, int kind)
+{
+    coll_t *x = calloc(1, sizeof *x);
+    if (!x)
+        return NULL;
+    x->kind = kind;
+    x->cc = cc;
+    x->nb = cc->nb;
+    x->comm = comm;
+    x->r1 = x->r3 = MPI_REQUEST_NULL;
+    x->p3 = -1;
+    x->stype = x->rtype = MPI_DATATYPE_NULL;
+    x->greq = MPI_REQUEST_NULL;
+    return x;
+}
+
+static void coll_free(coll_t *x)
+{
+    if (x->leak)
+        return; /* after an error: requests may still use it */
+    if (x->btype) {
+        for (int b = 0; b < x->nb; b++)
+            if (x->btype[b] != MPI_DATATYPE_NULL)
+                PMPI_Type_free(&x->btype[b]);
+        free(x->btype);
+    }
+    if (x->own_stype)
+        PMPI_Type_free(&x->stype);
+    if (x->own_rtype)
+        PMPI_Type_free(&x->rtype);
+    free(x->tmp);
+    free(x->cnt);
+    free(x->dsp);
+    free(x->ir);
+    free(x);
+}
+
+/* co_lock held: a phase-2 request slot */
+static MPI_Request *ir_slot(coll_t *x)
+{
+    return &x->ir[x->nir++];
+}
+
+static int leader(const ccomm_t *cc, int b)
+{
+    return cc->mem[b][0];
+}
+
+static char *at(const void *buf, int i, int count, MPI_Datatype dt)
+{
+    return (char *)(uintptr_t)buf + (MPI_Aint)i * count * extent_of(dt);
+}
+
+/* Phase 3 of each kind, or none (p3 stays -1). */
+static int has_phase3(const coll_t *x)
+{
+    if (x->cc->nmem[x->cc->myb] < 2)
+        return 0;
+    return x->kind == K_BARRIER || x->kind == K_BCAST ||
+           x->kind == K_ALLREDUCE || x->kind == K_ALLGATHER;
+}
+
+/* The board's root of a rooted collective: the root on its board, the
+ * leader (board rank 0) elsewhere. */
+static int broot(const coll_t *x)
+{
+    const ccomm_t *cc = x->cc;
+    if (cc->board[x->root] != cc->myb)
+        return 0;
+    for (int i = 0; i < cc->nmem[cc->myb]; i++)
+        if (cc->mem[cc->myb][i] == x->root)
+            return i;
+    return 0;
+}
+
+/* co_lock held: post phase 1 and the early parts of phase 2. */
+static int start(coll_t *x)
+{
+    ccomm_t *cc = x->cc;
+    int me = cc->rank, lead = cc->brank == 0, rc = MPI_SUCCESS;
+    int nbm = cc->nmem[cc->myb];
+    x->tag = (int)(cc->seq++ % 30000u) + 1;
+    if (has_phase3(x))
+        x->p3 = (int)cc->p3_issued++;
+    /* at most one message to and one from every other rank */
+    x->ir = malloc(sizeof(MPI_Request) * 2 * (size_t)cc->size);
+    if (!x->ir)
+        return MPI_ERR_NO_MEM;
+    switch (x->kind) {
+    case K_BARRIER:
+        if (nbm > 1)
+            rc = PMPI_Ibarrier(cc->b1, &x->r1);
+        for (int b = 0; lead && b < cc->nb && rc == MPI_SUCCESS; b++)
+            if (b != cc->myb)
+                rc = MPI_Irecv(NULL, 0, MPI_BYTE, leader(cc, b), x->tag,
+                               cc->alias, ir_slot(x));
+        break;
+    case K_BCAST:
+        if (me == x->root) {
+            for (int b = 0; b < cc->nb && rc == MPI_SUCCESS; b++)
+                if (b != cc->myb)
+                    rc = MPI_Isend(x->rbuf, x->rcount, x->rtype, leader(cc, b),
+                                   x->tag, cc->alias, ir_slot(x));
+        } else if (lead && cc->board[x->root] != cc->myb) {
+            rc = MPI_Irecv(x->rbuf, x->rcount, x->rtype, x->root, x->tag,
+                           cc->alias, ir_slot(x));
+        }
+        break;
+    case K_REDUCE:
+    case K_ALLREDUCE: {
+        int rb = x->kind == K_REDUCE ? cc->board[x->root] : -1;
+        int gets = x->kind == K_REDUCE ? me == x->root : lead;
+        int part = x->kind == K_REDUCE ? broot(x) : 0;
+        x->bytes = (size_t)x->rcount * (size_t)extent_of(x->rtype);
+        x->tmp = malloc(x->bytes * (size_t)cc->nb + 1);
+        if (!x->tmp)
+            return MPI_ERR_NO_MEM;
+        /* the board's partial: into rbuf at the root of a reduce and at
+         * the leaders of an allreduce, into our slot of tmp at the other
+         * leaders of a reduce */
+        void *into = NULL;
+        if (cc->brank == part)
+            into = gets ? x->rbuf : x->tmp + x->bytes * (size_t)cc->myb;
+        const void *from = x->sbuf;
+        if (from == MPI_IN_PLACE && cc->brank != part)
+            from = x->rbuf; /* allreduce in place, not at the root */
+        rc = PMPI_Ireduce(from, into, x->rcount, x->rtype, x->op, part, cc->b1,
+                          &x->r1);
+        for (int b = 0; gets && b < cc->nb && rc == MPI_SUCCESS; b++)
+            if (b != cc->myb && b != rb)
+                rc = MPI_Irecv(x->tmp + x->bytes * (size_t)b, x->rcount,
+                               x->rtype, leader(cc, b), x->tag, cc->alias,
+                               ir_slot(x));
+        break;
+    }
+    case K_ALLGATHER: {
+        x->cnt = malloc(sizeof(int) * (size_t)nbm);
+        x->dsp = malloc(sizeof(int) * (size_t)nbm);
+        if (!x->cnt || !x->dsp)
+            return MPI_ERR_NO_MEM;
+        for (int i = 0; i < nbm; i++) {
+            x->cnt[i] = x->rcount;
+            x->dsp[i] = cc->mem[cc->myb][i] * x->rcount;
+        }
+        const void *from = x->sbuf;
+        int scount = x->scount;
+        MPI_Datatype stype = x->stype;
+        if (from == MPI_IN_PLACE && !lead) {
+            from = at(x->rbuf, me, x->rcount, x->rtype);
+            scount = x->rcount;
+            stype = x->rtype;
+        }
+        rc = PMPI_Igatherv(from, scount, stype, x->rbuf, x->cnt, x->dsp,
+                           x->rtype, 0, cc->b1, &x->r1);
+        if (!lead || rc != MPI_SUCCESS)
+            break;
+        /* each board's blocks, where they go in rbuf */
+        x->btype = malloc(sizeof(MPI_Datatype) * (size_t)cc->nb);
+        int *d = malloc(sizeof(int) * (size_t)cc->size);
+        if (!x->btype || !d) {
+            free(d);
+            return MPI_ERR_NO_MEM;
+        }
+        for (int b = 0; b < cc->nb; b++)
+            x->btype[b] = MPI_DATATYPE_NULL;
+        for (int b = 0; b < cc->nb && rc == MPI_SUCCESS; b++) {
+            for (int i = 0; i < cc->nmem[b]; i++)
+                d[i] = cc->mem[b][i] * x->rcount;
+            rc = PMPI_Type_create_indexed_block(cc->nmem[b], x->rcount, d,
+                                                x->rtype, &x->btype[b]);
+            if (rc == MPI_SUCCESS)
+                rc = PMPI_Type_commit(&x->btype[b]);
+        }
+        free(d);
+        for (int b = 0; b < cc->nb && rc == MPI_SUCCESS; b++)
+            if (b != cc->myb)
+                rc = MPI_Irecv(x->rbuf, 1, x->btype[b], leader(cc, b), x->tag,
+                               cc->alias, ir_slot(x));
+        break;
+    }
+    case K_ALLTOALL: {
+        const void *from = x->sbuf;
+        int scount = x->scount;
+        MPI_Datatype stype = x->stype;
+        if (from == MPI_IN_PLACE) {
+            /* send from a copy of rbuf (any datatype) */
+            MPI_Aint tlb, text, ext = extent_of(x->rtype);
+            int n = cc->size * x->rcount;
+            PMPI_Type_get_true_extent(x->rtype, &tlb, &text);
+            x->bytes = n ? (size_t)((MPI_Aint)(n - 1) * ext + text) : 0;
+            x->tmp = malloc(x->bytes + 1);
+            if (!x->tmp)
+                return MPI_ERR_NO_MEM;
+            char *base = x->tmp - tlb;
+            rc = PMPI_Sendrecv(x->rbuf, n, x->rtype, 0, 0, base, n, x->rtype, 0,
+                               0, self_comm, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS)
+                return rc;
+            from = base;
+            scount = x->rcount;
+            stype = x->rtype;
+            x->sbuf = from;
+            x->scount = scount;
+            x->stype = stype;
+            x->own_stype = 0;
+        }
+        int *sd = malloc(sizeof(int) * 4 * (size_t)nbm);
+        if (!sd)
+            return MPI_ERR_NO_MEM;
+        x->cnt = sd; /* scounts, sdispls, rcounts, rdispls */
+        for (int i = 0; i < nbm; i++) {
+            int r = cc->mem[cc->myb][i];
+            sd[i] = scount;
+            sd[nbm + i] = r * scount;
+            sd[2 * nbm + i] = x->rcount;
+            sd[3 * nbm + i] = r * x->rcount;
+        }
+        rc = PMPI_Ialltoallv(from, sd, sd + nbm, stype, x->rbuf, sd + 2 * nbm,
+                             sd + 3 * nbm, x->rtype, cc->b1, &x->r1);
+        for (int j = 0; j < cc->size && rc == MPI_SUCCESS; j++) {
+            if (cc->board[j] == cc->myb)
+                continue;
+            rc = MPI_Irecv(at(x->rbuf, j, x->rcount, x->rtype), x->rcount,
+                           x->rtype, j, x->tag, cc->alias, ir_slot(x));
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Isend(at(from, j, scount, stype), scount, stype, j,
+                               x->tag, cc->alias, ir_slot(x));
+        }
+        break;
+    }
+    }
+    return rc;
+}
+
+/* co_lock held: phase 1 has ended: the sends between boards. */
+static int after1(coll_t *x)
+{
+    ccomm_t *cc = x->cc;
+    int lead = cc->brank == 0, rc = MPI_SUCCESS;
+    switch (x->kind) {
+    case K_BARRIER:
+        for (int b = 0; lead && b < cc->nb && rc == MPI_SUCCESS; b++)
+            if (b != cc->myb)
+                rc = MPI_Isend(NULL, 0, MPI_BYTE, leader(cc, b), x->tag,
+                               cc->alias, ir_slot(x));
+        break;
+    case K_REDUCE:
+        if (lead && cc->board[x->root] != cc->myb)
+            rc = MPI_Isend(x->tmp + x->bytes * (size_t)cc->myb, x->rcount,
+                           x->rtype, x->root, x->tag, cc->alias, ir_slot(x));
+        break;
+    case K_ALLREDUCE:
+        if (!lead)
+            break;
+        /* send a copy: rbuf takes the result while the sends may run */
+        memcpy(x->tmp + x->bytes * (size_t)cc->myb, x->rbuf, x->bytes);
+        for (int b = 0; b < cc->nb && rc == MPI_SUCCESS; b++)
+            if (b != cc->myb)
+                rc = MPI_Isend(x->tmp + x->bytes * (size_t)cc->myb, x->rcount,
+                               x->rtype, leader(cc, b), x->tag, cc->alias,
+                               ir_slot(x));
+        break;
+    case K_ALLGATHER:
+        for (int b = 0; lead && b < cc->nb && rc == MPI_SUCCESS; b++)
+            if (b != cc->myb)
+                rc = MPI_Isend(x->rbuf, 1, x->btype[cc->myb], leader(cc, b),
+                               x->tag, cc->alias, ir_slot(x));
+        break;
+    }
+    return rc;
+}
+
+/* co_lock held: phase 2 has ended: combine.  Every leader combines the
+ * partials in board order, so all get the same bits. */
+static int after2(coll_t *x)
+{
+    ccomm_t *cc = x->cc;
+    int rc = MPI_SUCCESS;
+    if (x->kind == K_REDUCE && cc->rank == x->root) {
+        int rb = cc->myb;
+        for (int b = cc->nb - 1; b >= 0 && rc == MPI_SUCCESS; b--)
+            if (b != rb)
+                rc = PMPI_Reduce_local(x->tmp + x->bytes * (size_t)b, x->rbuf,
+                                       x->rcount, x->rtype, x->op);
+    } else if (x->kind == K_ALLREDUCE && cc->brank == 0 && x->bytes) {
+        int last = cc->nb - 1;
+        memcpy(x->rbuf, x->tmp + x->bytes * (size_t)last, x->bytes);
+        for (int b = last - 1; b >= 0 && rc == MPI_SUCCESS; b--)
+            rc = PMPI_Reduce_local(x->tmp + x->bytes * (size_t)b, x->rbuf,
+                                   x->rcount, x->rtype, x->op);
+    }
+    return rc;
+}
+
+static int post3(coll_t *x)
+{
+    ccomm_t *cc = x->cc;
+    switch (x->kind) {
+    case K_BARRIER:
+        return PMPI_Ibarrier(cc->b3, &x->r3);
+    case K_BCAST:
+        return PMPI_Ibcast(x->rbuf, x->rcount, x->rtype, broot(x), cc->b3,
+                           &x->r3);
+    case K_ALLREDUCE:
+        return PMPI_Ibcast(x->rbuf, x->rcount, x->rtype, 0, cc->b3, &x->r3);
+    case K_ALLGATHER:
+        return PMPI_Ibcast(x->rbuf, cc->size * x->rcount, x->rtype, 0, cc->b3,
+                           &x->r3);
+    }
+    return MPI_SUCCESS;
+}
+
+enum { PH1, PH2, PH3, PH3RUN, PHDONE };
+
+static int test1(MPI_Request *r, int *rc)
+{
+    int flag = 1;
+    if (*r != MPI_REQUEST_NULL)
+        *rc = PMPI_Test(r, &flag, MPI_STATUS_IGNORE);
+    return flag;
+}
+
+/* co_lock held: move x as far as it goes; 1 when it has ended.  After an
+ * error the operation still takes its phase-3 turn (without posting), so
+ * the collectives behind it keep their order. */
+static int step(coll_t *x)
+{
+    int rc = MPI_SUCCESS, flag;
+    while (x->phase != PHDONE) {
+        switch (x->phase) {
+        case PH1:
+            if (!test1(&x->r1, &rc))
+                return 0;
+            if (rc == MPI_SUCCESS)
+                rc = after1(x);
+            x->phase = PH2;
+            break;
+        case PH2:
+            flag = 1;
+            if (x->nir) {
+                /* (through a variable: GCC takes the constant for an
+                 * array of size 0) */
+                MPI_Status *volatile none = MPI_STATUSES_IGNORE;
+                rc = PMPI_Testall(x->nir, x->ir, &flag, none);
+                if (rc == MPI_ERR_IN_STATUS)
+                    rc = MPI_ERR_OTHER;
+            }
+            if (rc == MPI_SUCCESS && !flag)
+                return 0;
+            if (rc == MPI_SUCCESS)
+                rc = after2(x);
+            x->phase = PH3;
+            break;
+        case PH3:
+            if (x->p3 < 0) {
+                x->phase = PHDONE;
+                break;
+            }
+            if ((int)x->cc->p3_done != x->p3)
+                return 0; /* an earlier collective posts first */
+            if (x->err == MPI_SUCCESS)
+                rc = post3(x);
+            x->cc->p3_done++;
+            x->phase = x->err == MPI_SUCCESS ? PH3RUN : PHDONE;
+            break;
+        case PH3RUN:
+            if (!test1(&x->r3, &rc))
+                return 0;
+            x->phase = PHDONE;
+            break;
+        }
+        if (rc != MPI_SUCCESS) {
+            if (x->err == MPI_SUCCESS)
+                x->err = rc;
+            rc = MPI_SUCCESS;
+            x->leak = 1; /* requests may still use the work space */
+            if (x->phase != PHDONE && x->phase != PH3RUN)
+                x->phase = PH3;
+            else
+                x->phase = PHDONE;
+        }
+    }
+    return 1;
+}
+
+/* co_lock held: x has ended: off the list. */
+static void finish(coll_t *x)
+{
+    for (coll_t **pp = &running; *pp; pp = &(*pp)->next)
+        if (*pp == x) {
+            *pp = x->next;
+            break;
+        }
+    nrunning--;
+    ccomm_unref(x->cc);
+    x->cc = NULL;
+    atomic_store_explicit(&x->done, 1, memory_order_release);
+    if (x->is_greq)
+        PMPI_Grequest_complete(x->greq);
+}
+
+/* Move every running collective (any thread; a busy lock means another
+ * thread is at it). */
+void nm_coll_progress(void)
+{
+    if (!atomic_load_explicit(&nrunning, memory_order_relaxed))
+        return;
+    if (pthread_mutex_trylock(&co_lock) != 0)
+        return;
+    for (coll_t *x = running, *nx; x; x = nx) {
+        nx = x->next;
+        if (step(x))
+            finish(x);
+    }
+    pthread_mutex_unlock(&co_lock);
+}
+
+static int is_done(coll_t *x)
+{
+    return atomic_load_explicit(&x->done, memory_order_acquire);
+}
+
+static void wait_done(coll_t *x)
+{
+    unsigned k = 0;
+    while (!is_done(x)) {
+        nm_coll_progress();
+        if (!is_done(x)) {
+            nm_turn();
+            if ((++k & 7) == 0)
+                sched_yield();
+        }
+    }
+}
+
+/* ---------------- generalized requests ---------------- */
+
+static int c_query(void *extra, MPI_Status *st)
+{
+    coll_t *x = extra;
+    if (st != MPI_STATUS_IGNORE) {
+        st->MPI_SOURCE = MPI_ANY_SOURCE;
+        st->MPI_TAG = MPI_ANY_TAG;
+        PMPI_Status_set_elements_x(st, MPI_BYTE, 0);
+        PMPI_Status_set_cancelled(st, 0);
+    }
+    return x->err;
+}
+
+static int c_free(void *extra)
+{
+    coll_free(extra);
+    return MPI_SUCCESS;
+}
+
+static int c_cancel(void *extra, int complete)
+{
+    (void)extra;
+    (void)complete;
+    return MPI_SUCCESS; /* erroneous for collectives; nothing to do */
+}
+
+static int c_poll(void *extra, MPI_Status *st)
+{
+    (void)extra;
+    (void)st;
+    nm_coll_progress();
+    return MPI_SUCCESS;
+}
+
+static int c_wait(int count, void **states, double timeout, MPI_Status *st)
+{
+    (void)timeout;
+    (void)st;
+    for (int i = 0; i < count; i++)
+        wait_done(states[i]);
+    return MPI_SUCCESS;
+}
+
+/* Start x (blocking when req is NULL); the error goes through comm's
+ * handler. */
+static int run(coll_t *x, MPI_Request *req)
+{
+    int rc = MPI_SUCCESS;
+    if (req) {
+        /* the datatypes outlive the call */
+        if (x->stype != MPI_DATATYPE_NULL)
+            x->own_stype = keep_type(&x->stype);
+        if (x->rtype != MPI_DATATYPE_NULL)
+            x->own_rtype = keep_type(&x->rtype);
+        rc = MPIX_Grequest_start(c_query, c_free, c_cancel, c_poll, c_wait, x,
+                                 &x->greq);
+        if (rc != MPI_SUCCESS) {
+            MPI_Comm comm = x->comm;
+            coll_free(x);
+            return nm_error(comm, rc);
+        }
+        x->is_greq = 1;
+    }
+    MPI_Comm comm = x->comm;
+    atomic_fetch_add_explicit(&n_hier, 1, memory_order_relaxed);
+    pthread_mutex_lock(&co_lock);
+    x->cc->refs++;
+    rc = start(x);
+    if (rc != MPI_SUCCESS && x->err == MPI_SUCCESS)
+        x->err = rc;
+    x->next = running;
+    running = x;
+    nrunning++;
+    if (x->err != MPI_SUCCESS) {
+        x->leak = 1;
+        x->phase = PH3; /* gives its phase-3 turn up when it comes */
+    }
+    if (step(x))
+        finish(x);
+    pthread_mutex_unlock(&co_lock);
+    if (req) {
+        *req = x->greq;
+        return MPI_SUCCESS;
+    }
+    wait_done(x);
+    rc = x->err;
+    coll_free(x);
+    return nm_error(comm, rc);
+}
+
+/* ------------------------------------------------------------------ */
+/* Bindings                                                            */
+/* ------------------------------------------------------------------ */
+
+static int barrier(MPI_Comm comm, MPI_Request *req)
+{
+    ccomm_t *cc = hier_of(comm);
+    if (!cc)
+        return req ? PMPI_Ibarrier(nm_xl(comm), req)
+                   : PMPI_Barrier(nm_xl(comm));
+    coll_t *x = coll_new(cc, comm, K_BARRIER);
+    return x ? run(x, req) : nm_error(comm, MPI_ERR_NO_MEM);
+}
+
+int MPI_Barrier(MPI_Comm comm)
+{
+    return barrier(comm, NULL);
+}
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
+{
+    return barrier(comm, req);
+}
+
+static int bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                 MPI_Request *req)
+{
+    ccomm_t *cc = hier_of(comm);
+    if (cc &&
+        (count < 0 || dt == MPI_DATATYPE_NULL || root < 0 || root >= cc->size))
+        cc = NULL; /* MPICH reports the error */
+    if (!cc)
+        return req ? PMPI_Ibcast(buf, count, dt, root, nm_xl(comm), req)
+                   : PMPI_Bcast(buf, count, dt, root, nm_xl(comm));
+    coll_t *x = coll_new(cc, comm, K_BCAST);
+    if (!x)
+        return nm_error(comm, MPI_ERR_NO_MEM);
+    x->rbuf = buf;
+    x->rcount = count;
+    x->rtype = dt;
+    x->root = root;
+    return run(x, req);
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    return bcast(buf, count, dt, root, comm, NULL);
+}
+
+int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+               MPI_Request *req)
+{
+    return bcast(buf, count, dt, root, comm, req);
+}
+
+static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                  MPI_Op op, int root, MPI_Comm comm, MPI_Request *req)
+{
+    ccomm_t *cc = hier_of(comm);
+    int all = root < 0;
+    if (cc && (!reducible(dt, op, count) || (!all && root >= cc->size)))
+        cc = NULL;
+    if (!cc) {
+        MPI_Comm c = nm_xl(comm);
+        if (all)
+            return req ? PMPI_Iallreduce(sbuf, rbuf, count, dt, op, c, req)
+                       : PMPI_Allreduce(sbuf, rbuf, count, dt, op, c);
+        return req ? PMPI_Ireduce(sbuf, rbuf, count, dt, op, root, c, req)
+                   : PMPI_Reduce(sbuf, rbuf, count, dt, op, root, c);
+    }
+    coll_t *x = coll_new(cc, comm, all ? K_ALLREDUCE : K_REDUCE);
+    if (!x)
+        return nm_error(comm, MPI_ERR_NO_MEM);
+    x->sbuf = sbuf;
+    x->rbuf = rbuf;
+    x->rcount = count;
+    x->rtype = dt;
+    x->op = op;
+    x->root = all ? 0 : root;
+    return run(x, req);
+}
+
+int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+               MPI_Op op, int root, MPI_Comm comm)
+{
+    if (root < 0) /* MPICH reports it */
+        return PMPI_Reduce(sbuf, rbuf, count, dt, op, root, nm_xl(comm));
+    return reduce(sbuf, rbuf, count, dt, op, root, comm, NULL);
+}
+
+int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                MPI_Op op, int root, MPI_Comm comm, MPI_Request *req)
+{
+    if (root < 0)
+        return PMPI_Ireduce(sbuf, rbuf, count, dt, op, root, nm_xl(comm), req);
+    return reduce(sbuf, rbuf, count, dt, op, root, comm, req);
+}
+
+int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                  MPI_Op op, MPI_Comm comm)
+{
+    return reduce(sbuf, rbuf, count, dt, op, -1, comm, NULL);
+}
+
+int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                   MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    return reduce(sbuf, rbuf, count, dt, op, -1, comm, req);
+}
+
+static int gather_all(int kind, const void *sbuf, int scount,
+                      MPI_Datatype stype, void *rbuf, int rcount,
+                      MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+    ccomm_t *cc = hier_of(comm);
+    if (cc && (scount < 0 || rcount < 0 || rtype == MPI_DATATYPE_NULL ||
+               (sbuf != MPI_IN_PLACE && stype == MPI_DATATYPE_NULL)))
+        cc = NULL;
+    if (!cc) {
+        MPI_Comm c = nm_xl(comm);
+        if (kind == K_ALLGATHER)
+            return req ? PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount,
+                                         rtype, c, req)
+                       : PMPI_Allgather(sbuf, scount, stype, rbuf, rcount,
+                                        rtype, c);
+        return req ? PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, c,
+                                    req)
+                   : PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, c);
+    }
+    coll_t *x = coll_new(cc, comm, kind);
+    if (!x)
+        return nm_error(comm, MPI_ERR_NO_MEM);
+    x->sbuf = sbuf;
+    x->scount = scount;
+    x->stype = sbuf == MPI_IN_PLACE ? MPI_DATATYPE_NULL : stype;
+    x->rbuf = rbuf;
+    x->rcount = rcount;
+    x->rtype = rtype;
+    return run(x, req);
+}
+
+int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                  int rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+    return gather_all(K_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype,
+                      comm, NULL);
+}
+
+int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                   int rcount, MPI_Datatype rtype, MPI_Comm comm,
+                   MPI_Request *req)
+{
+    return gather_all(K_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype,
+                      comm, req);
+}
+
+int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                 int rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+    return gather_all(K_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype,
+                      comm, NULL);
+}
+
+int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                  int rcount, MPI_Datatype rtype, MPI_Comm comm,
+                  MPI_Request *req)
+{
+    return gather_all(K_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype,
+                      comm, req);
+}
