@@ -11,6 +11,7 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mp
 	mpich-netmod/tests/test_netmod_threads.sh \
 	mpich-netmod/tests/test_netmod_pip.sh \
 	mpich-netmod/tests/test_netmod_persist.sh \
+	mpich-netmod/tests/test_netmod_coll.sh \
 	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp
 
 if BUILD_MPICH_NETMOD
@@ -39,7 +40,7 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_p2p.c mpich-netmod/src/nm_persist.c \
 	mpich-netmod/src/nm_sendrecv.c mpich-netmod/src/nm_coll.c \
 	mpich-netmod/tests/nm_suite.c mpich-netmod/tests/nm_persist.c \
-	mpich-netmod/tests/nm_check.h \
+	mpich-netmod/tests/nm_check.h mpich-netmod/tests/nm_coll.c \
 	mpich-netmod/tests/nm_jacobi.c mpich-netmod/tests/nm_threads.c \
 	mpich-netmod/bench/nm_bench.c
 
@@ -47,7 +48,12 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 # preload it), and the suite once more linked with it (the link form).
 check_PROGRAMS += mpich-netmod/tests/nm_suite mpich-netmod/tests/nm_suite_linked \
 	mpich-netmod/tests/nm_jacobi mpich-netmod/tests/nm_threads \
-	mpich-netmod/tests/nm_persist
+	mpich-netmod/tests/nm_persist mpich-netmod/tests/nm_coll
+mpich_netmod_tests_nm_coll_SOURCES = mpich-netmod/tests/nm_coll.c \
+	mpich-netmod/tests/nm_check.h
+mpich_netmod_tests_nm_coll_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_tests_nm_coll_LDADD = $(MPI_LIBS)
+mpich_netmod_tests_nm_coll_LDFLAGS = $(AM_LDFLAGS) -no-install
 mpich_netmod_tests_nm_suite_SOURCES = mpich-netmod/tests/nm_suite.c \
 	mpich-netmod/tests/nm_check.h
 mpich_netmod_tests_nm_suite_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
@@ -77,7 +83,8 @@ TESTS += mpich-netmod/tests/test_netmod_suite.sh \
 	mpich-netmod/tests/test_netmod_kill.sh \
 	mpich-netmod/tests/test_netmod_threads.sh \
 	mpich-netmod/tests/test_netmod_mpich.sh \
-	mpich-netmod/tests/test_netmod_persist.sh
+	mpich-netmod/tests/test_netmod_persist.sh \
+	mpich-netmod/tests/test_netmod_coll.sh
 
 # The PiP form: mpideleg-pip runs each delegatee group as PiP tasks of one
 # process (needs libpip); the test and bench programs are linked with the
