@@ -12,7 +12,8 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mp
 	mpich-netmod/tests/test_netmod_pip.sh \
 	mpich-netmod/tests/test_netmod_persist.sh \
 	mpich-netmod/tests/test_netmod_coll.sh \
-	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp
+	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp \
+	mpich-netmod/bench/run-coll-bench.sh
 
 if BUILD_MPICH_NETMOD
 lib_LTLIBRARIES += mpich-netmod/libmpideleg.la
@@ -42,7 +43,7 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/tests/nm_suite.c mpich-netmod/tests/nm_persist.c \
 	mpich-netmod/tests/nm_check.h mpich-netmod/tests/nm_coll.c \
 	mpich-netmod/tests/nm_jacobi.c mpich-netmod/tests/nm_threads.c \
-	mpich-netmod/bench/nm_bench.c
+	mpich-netmod/bench/nm_bench.c mpich-netmod/bench/nm_coll_bench.c
 
 # Test programs: plain MPI programs (not linked with the shim; the scripts
 # preload it), and the suite once more linked with it (the link form).
@@ -132,6 +133,17 @@ bench-netmod: mpich-netmod/bench/nm_bench mpich-netmod/libmpideleg.la $(NM_PIP_B
 	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-bench.sh \
 	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench
 BENCH_TARGETS += bench-netmod
+# Collectives: MPICH, the shim with MPIDELEG_COLL=direct and =hier
+# (make bench-netmod-coll; part of make bench).
+noinst_PROGRAMS += mpich-netmod/bench/nm_coll_bench
+mpich_netmod_bench_nm_coll_bench_SOURCES = mpich-netmod/bench/nm_coll_bench.c
+mpich_netmod_bench_nm_coll_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_bench_nm_coll_bench_LDADD = $(MPI_LIBS)
+mpich_netmod_bench_nm_coll_bench_LDFLAGS = $(AM_LDFLAGS) -no-install
+bench-netmod-coll: mpich-netmod/bench/nm_coll_bench mpich-netmod/libmpideleg.la
+	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-coll-bench.sh \
+	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench
+BENCH_TARGETS += bench-netmod-coll
 CLEANFILES += mpich-netmod/bench/results/*.csv mpich-netmod/bench/results/*.svg
 endif
-.PHONY: bench-netmod
+.PHONY: bench-netmod bench-netmod-coll
