@@ -287,6 +287,7 @@ int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy)
     uint64_t spin = policy == DLG_POLICY_ADAPTIVE ? dlg_spin_bound_ns() : 0;
     unsigned i = 0;
     while (!atomic_load_explicit(&r->done, memory_order_acquire)) {
+        nm_coll_progress(); /* nonblocking collectives move meanwhile */
         uint64_t t = now_ns();
         if (t > check) {
             if (!deleg_alive())

@@ -488,6 +488,7 @@ static int g_poll(void *extra, MPI_Status *st)
     nm_op_t *op = extra;
     if (op->finished)
         return MPI_SUCCESS;
+    nm_coll_progress(); /* nonblocking collectives move meanwhile */
     if (!atomic_load_explicit(&op->rec->done, memory_order_acquire) &&
         nm_turn() < 0)
         sched_yield();
@@ -520,6 +521,7 @@ static int g_wait(int count, void **states, double timeout, MPI_Status *st)
             }
             poke();
             nm_turn();
+            nm_coll_progress(); /* nonblocking collectives move meanwhile */
             if (pol == DLG_POLICY_BLOCK ||
                 (pol == DLG_POLICY_ADAPTIVE &&
                  (PMPI_Wtime() - t0) * 1e9 > (double)spin))

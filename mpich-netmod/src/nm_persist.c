@@ -497,6 +497,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
     if (pers_live && (e = pfind(req)) != NULL && e->active)
         req = e->inner;
     nm_pair_progress(req);
+    nm_coll_progress(); /* (no poll function runs here either) */
     return nm_greq_get_status(req, flag, st);
 }
 

@@ -411,6 +411,39 @@ static void t_nonblocking(MPI_Comm c, MPI_Comm other, const char *name)
     }
 }
 
+/* A nonblocking collective moves while a member waits in a blocking or
+ * nonblocking receive for a rank that waits for the collective. */
+static void t_progress(void)
+{
+    for (int how = 0; how < 2 && size > 1; how++) {
+        int v = 0, x = rank + 1, sum = 0;
+        MPI_Request rq, rr;
+        if (how == 0)
+            MPI_Ibarrier(MPI_COMM_WORLD, &rq);
+        else
+            MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq);
+        if (rank == 0) {
+            if (how == 0) {
+                MPI_Recv(&v, 1, MPI_INT, 1, 9, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
+            } else {
+                MPI_Irecv(&v, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, &rr);
+                MPI_Wait(&rr, MPI_STATUS_IGNORE);
+            }
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+            CHECK(v == 5, "message after the collective: %d", v);
+        } else {
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+            if (rank == 1) {
+                v = 5;
+                MPI_Send(&v, 1, MPI_INT, 0, 9, MPI_COMM_WORLD);
+            }
+        }
+        CHECK(how == 0 || sum == size * (size + 1) / 2, "iallreduce %d", sum);
+    }
+    say("nonblocking collectives move while a member waits for a message");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -426,6 +459,7 @@ int main(int argc, char **argv)
     MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &pair);
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &evod);
 
+    t_progress();
     t_blocking(MPI_COMM_WORLD, "world");
     t_blocking(rev, "reversed split");
     t_blocking(inter, "interleaved split");

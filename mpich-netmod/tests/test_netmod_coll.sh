@@ -4,6 +4,7 @@
 # the shim in layouts a and b, with the hierarchical collectives
 # (MPIDELEG_COLL=hier) and with MPICH's (=direct); rank 0's transcripts
 # must be the same, and the hierarchical runs must have taken their path.
+# The suite, the threads test and the Jacobi solver also run under hier.
 . "${abs_top_srcdir:-.}/mpich-netmod/tests/nm_common.sh"
 p=$top/mpich-netmod/tests/nm_coll
 NM_TIMEOUT=${NM_TIMEOUT:-150}
@@ -33,6 +34,21 @@ for r in cdira cdirb; do
         echo "FAIL $r: hierarchical collectives under MPIDELEG_COLL=direct"; nm_fail=1
     fi
 done
+# the other programs under MPIDELEG_COLL=hier: the point-to-point suite
+# (layout b), MPI_THREAD_MULTIPLE with concurrent communicator creation
+# (layout b) and the Jacobi solver's Allreduce and Gather (layout a)
+s=$top/mpich-netmod/tests/nm_suite
+t=$top/mpich-netmod/tests/nm_threads
+j=$top/mpich-netmod/tests/nm_jacobi
+nm_run sdirect3 3 direct "$s"
+nm_run shierb 4 b env MPIDELEG_COLL=hier "$s"
+nm_same sdirect3 shierb
+nm_run tdirect3 3 direct "$t" 30
+nm_run thierb 4 b env MPIDELEG_COLL=hier "$t" 30
+nm_same tdirect3 thierb
+nm_run jdirect2 2 direct "$j" 64 100
+nm_run jhiera 4 a env MPIDELEG_COLL=hier "$j" 64 100
+nm_same jdirect2 jhiera
 # a bad value ends the job at MPI_Init with a one-line reason
 nm_expect_fail badcoll "MPIDELEG_COLL='tree' must be direct or hier" 4 env LD_PRELOAD="$NM_LIB" MPIDELEG_BOARD_SIZE=1 MPIDELEG_COLL=tree "$p"
 exit $nm_fail
