@@ -9,7 +9,7 @@
  * of REPS repetitions.  bytes: per rank (Bcast, Reduce, Allreduce: the
  * buffer; Allgather: each rank's contribution; Alltoall: each block).
  * Reductions are MPI_SUM on doubles.  Progress goes to stderr.
- *   nm_coll_bench [-q] [-r REPS]
+ *   nm_coll_bench [-q] [-r REPS] [-c COLLECTIVE]   (-c: only that one)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -17,6 +17,7 @@
 #include <string.h>
 
 static int rank, size, reps = 5, quick;
+static const char *only;
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -74,6 +75,8 @@ int main(int argc, char **argv)
             quick = 1;
         else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
+            only = argv[++i];
     }
     if (reps < 1)
         reps = 1;
@@ -86,6 +89,8 @@ int main(int argc, char **argv)
     memset(s, 1, cap);
     memset(r, 0, cap);
     for (int w = BARRIER; w <= IALLREDUCE; w++) {
+        if (only && strcmp(only, names[w]) != 0)
+            continue;
         for (unsigned k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
             int bytes = w == BARRIER ? 0 : sizes[k];
             if (w == BARRIER && k > 0)

@@ -742,11 +742,14 @@ static int c_cancel(void *extra, int complete)
     return MPI_SUCCESS; /* erroneous for collectives; nothing to do */
 }
 
+/* MPICH's Wait on a generalized request calls this in a loop: give the
+ * processes we wait for the CPU (as delegated requests do). */
 static int c_poll(void *extra, MPI_Status *st)
 {
-    (void)extra;
     (void)st;
     nm_coll_progress();
+    if (!is_done(extra) && nm_turn() < 0)
+        sched_yield();
     return MPI_SUCCESS;
 }
 
