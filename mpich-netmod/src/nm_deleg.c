@@ -758,19 +758,50 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
          * the doorbell, which clients and other delegatees ring after
          * handing us work; the timeout bounds what a missed ring (an MPI
          * message not yet visible) can cost. */
-        if (!D.idle_adaptive || ++idle_rounds < 64) {
-            sched_yield();
+        /* PiP form: a client that waits runs the turns itself; this
+         * thread only keeps transfers going while nobody waits, so it naps
+         * at once and leaves the cores to the clients (it only yields while
+         * sends are in flight and no client runs a turn) */
+        if (D.any_same) {
+            int waiters = atomic_load_explicit(&D.bell->waiters,
+                                               memory_order_relaxed) > 0;
+            if (n < 0 || waiters ||
+                atomic_load_explicit(&D.may_sleep, memory_order_relaxed)) {
+                /* nap long while a client spins in a wait: it runs the
+                 * turns, and each wake of ours would take a core from it */
+                struct timespec to = {0, waiters ? 200000 : 50000};
+                uint32_t seq =
+                    atomic_load_explicit(&D.bell->seq, memory_order_seq_cst);
+                atomic_store_explicit(&D.bell->sleeping, 1,
+                                      memory_order_seq_cst);
+                /* rings come only while no client waits: look again */
+                if (waiters || deleg_turn() <= 0) {
+                    syscall(SYS_futex, &D.bell->seq, FUTEX_WAIT, seq, &to, NULL,
+                            0);
+                    D.sleeps++;
+                }
+                atomic_store_explicit(&D.bell->sleeping, 0,
+                                      memory_order_relaxed);
+            } else {
+                sched_yield();
+            }
             continue;
         }
-        if (idle_rounds == 64)
-            clock_gettime(CLOCK_MONOTONIC, &t_idle);
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        long ns = (now.tv_sec - t_idle.tv_sec) * 1000000000L +
-                  (now.tv_nsec - t_idle.tv_nsec);
-        if (ns < (long)spin) {
-            sched_yield();
-            continue;
+        {
+            if (!D.idle_adaptive || ++idle_rounds < 64) {
+                sched_yield();
+                continue;
+            }
+            if (idle_rounds == 64)
+                clock_gettime(CLOCK_MONOTONIC, &t_idle);
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            long ns = (now.tv_sec - t_idle.tv_sec) * 1000000000L +
+                      (now.tv_nsec - t_idle.tv_nsec);
+            if (ns < (long)spin) {
+                sched_yield();
+                continue;
+            }
         }
         uint32_t seq = atomic_load_explicit(&D.bell->seq, memory_order_seq_cst);
         atomic_store_explicit(&D.bell->sleeping, 1, memory_order_seq_cst);
@@ -784,13 +815,19 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
         atomic_store_explicit(&D.bell->sleeping, 0, memory_order_relaxed);
         idle_rounds = 0;
     }
+    /* keep the turn lock from now on: a client thread still in a wait may
+     * try a turn, and our MPI (THREAD_SERIALIZED in the PiP form) is ours
+     * again */
+    while (atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
+        sched_yield();
     nm_log("delegatee done (%llu sleeps, %llu sends without a copy, %llu "
            "receives filled in place)",
            (unsigned long long)D.sleeps, (unsigned long long)D.zsends,
            (unsigned long long)D.drecvs);
     PMPI_Barrier(dcomm); /* nobody rings a doorbell that is gone */
     for (int i = 0; i < nd; i++)
-        munmap(D.bells[i], 4096);
+        if (i != D.me || !D.any_same) /* our clients' turns look at it */
+            munmap(D.bells[i], 4096);
     free(D.bells);
     close(bfd);
     dlg_delegatee_destroy(D.dg);

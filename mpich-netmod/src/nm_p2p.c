@@ -508,6 +508,7 @@ static int g_wait(int count, void **states, double timeout, MPI_Status *st)
     (void)st;
     dlg_policy_t pol = nm_policy_nonblocking;
     uint64_t spin = pol == DLG_POLICY_ADAPTIVE ? dlg_spin_bound_ns() : 0;
+    int spinning = 0; /* nm_wait_enter() */
     for (int i = 0; i < count; i++) {
         nm_op_t *op = states[i];
         unsigned k = 0;
@@ -518,16 +519,30 @@ static int g_wait(int count, void **states, double timeout, MPI_Status *st)
                 PMPI_Grequest_complete(op->greq);
                 break;
             }
-            poke();
-            nm_turn();
+            if ((k++ & 3) == 0)
+                poke(); /* MPICH's own progress costs more than a turn */
             if (pol == DLG_POLICY_BLOCK ||
                 (pol == DLG_POLICY_ADAPTIVE &&
-                 (PMPI_Wtime() - t0) * 1e9 > (double)spin))
+                 (PMPI_Wtime() - t0) * 1e9 > (double)spin)) {
+                if (spinning) {
+                    nm_wait_leave();
+                    spinning = 0;
+                }
+                nm_turn();
                 nm_rec_nap(op->rec, 200000);
-            else if ((++k & 15) == 0)
+                continue;
+            }
+            if (!spinning) {
+                nm_wait_enter();
+                spinning = 1;
+            }
+            nm_turn();
+            if ((k & 15) == 0)
                 sched_yield();
         }
     }
+    if (spinning)
+        nm_wait_leave();
     return MPI_SUCCESS;
 }
 
@@ -885,11 +900,14 @@ static int probe_loop(MPI_Comm comm, int source, int tag, int take,
 {
     nm_comm_t *c = nm_comm_find(comm);
     unsigned k = 0;
+    nm_wait_enter();
     for (;;) {
         int flag = 0;
         int rc = probe_once(c, source, tag, take, &flag, msg, status);
-        if (rc != MPI_SUCCESS || flag)
+        if (rc != MPI_SUCCESS || flag) {
+            nm_wait_leave();
             return nm_error(comm, rc);
+        }
         poke();
         nm_turn();
         if ((++k & 3) == 0)
