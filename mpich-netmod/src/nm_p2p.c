@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,7 @@ typedef struct nm_op {
     MPI_Count count;
     long bs_need;          /* attached-buffer bytes held (buffered send) */
     struct nm_op *bs_next; /* list of ops holding buffer space */
+    int on_stack;          /* a blocking call's: not freed by op_free */
 } nm_op_t;
 
 /* Client-side table of messages taken by MPI_Mprobe/MPI_Improbe. */
@@ -89,17 +91,33 @@ int nm_tag_ub(void)
 
 /* Predefined types without holes are sent from the user's buffer as they
  * are; everything else is packed (typemap order) first. */
+static _Atomic uint64_t dt_known[64]; /* named types: handle, size, layout */
+
 static int dt_info(MPI_Datatype dt, int *size, int *contig)
 {
     int ni, na, nd, comb;
     MPI_Aint lb, ext;
     if (dt == MPI_DATATYPE_NULL)
         return MPI_ERR_TYPE;
+    /* a named type never goes away: three MPI calls once, a table look
+     * on every later message */
+    unsigned h = ((uint32_t)dt * 2654435761u) >> 26;
+    uint64_t e = atomic_load_explicit(&dt_known[h], memory_order_relaxed);
+    if (e && (uint32_t)e == (uint32_t)dt) {
+        *size = (int)(e >> 33);
+        *contig = (int)(e >> 32) & 1;
+        return MPI_SUCCESS;
+    }
     if (PMPI_Type_size(dt, size) != MPI_SUCCESS)
         return MPI_ERR_TYPE;
     PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb);
     PMPI_Type_get_extent(dt, &lb, &ext);
     *contig = comb == MPI_COMBINER_NAMED && lb == 0 && ext == *size;
+    if (comb == MPI_COMBINER_NAMED && *size >= 0)
+        atomic_store_explicit(&dt_known[h],
+                              (uint64_t)*size << 33 |
+                                  (uint64_t)(*contig != 0) << 32 | (uint32_t)dt,
+                              memory_order_relaxed);
     return MPI_SUCCESS;
 }
 
@@ -263,35 +281,39 @@ static void op_free(nm_op_t *op)
     if (op->own_type)
         PMPI_Type_free(&op->udt);
     free(op->tmp);
-    free(op);
+    if (!op->on_stack)
+        free(op);
 }
 
+/* *out: NULL, or a zeroed operation of the caller (on its stack, for a
+ * blocking call that ends before returning). */
 static int op_new(nm_comm_t *c, void *buf, int count, MPI_Datatype dt,
                   nm_op_t **out)
 {
-    nm_op_t *op = calloc(1, sizeof *op);
-    if (!op)
+    nm_op_t *op = *out;
+    if (op)
+        op->on_stack = 1;
+    else if (!(op = calloc(1, sizeof *op)))
         return MPI_ERR_NO_MEM;
+#define OP_FAIL(code)                                                          \
+    do {                                                                       \
+        if (!op->on_stack)                                                     \
+            free(op);                                                          \
+        return code;                                                           \
+    } while (0)
     int rc = dt_info(dt, &op->usize, &op->contig);
-    if (rc != MPI_SUCCESS) {
-        free(op);
-        return rc;
-    }
-    if (count < 0) {
-        free(op);
-        return MPI_ERR_COUNT;
-    }
+    if (rc != MPI_SUCCESS)
+        OP_FAIL(rc);
+    if (count < 0)
+        OP_FAIL(MPI_ERR_COUNT);
     /* MPI_BOTTOM is a valid base for derived types with absolute
      * addresses; for predefined ones it is the null buffer MPICH refuses. */
-    if (!buf && count > 0 && op->usize > 0 && op->contig) {
-        free(op);
-        return MPI_ERR_BUFFER;
-    }
+    if (!buf && count > 0 && op->usize > 0 && op->contig)
+        OP_FAIL(MPI_ERR_BUFFER);
     op->rec = nm_rec_get();
-    if (!op->rec) {
-        free(op);
-        return MPI_ERR_NO_MEM;
-    }
+    if (!op->rec)
+        OP_FAIL(MPI_ERR_NO_MEM);
+#undef OP_FAIL
     op->c = c;
     op->ubuf = buf;
     op->ucount = count;
@@ -309,7 +331,7 @@ static int send_start(const void *buf, int count, MPI_Datatype dt, int dest,
         return MPI_ERR_TAG;
     if (dest < 0 || dest >= c->size)
         return MPI_ERR_RANK;
-    nm_op_t *op;
+    nm_op_t *op = *out;
     int rc = op_new(c, (void *)(uintptr_t)buf, count, dt, &op);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -368,7 +390,7 @@ static int recv_start(void *buf, int count, MPI_Datatype dt, int source,
         if (source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
             return MPI_ERR_RANK;
     }
-    nm_op_t *op;
+    nm_op_t *op = *out;
     int rc = op_new(c, buf, count, dt, &op);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -646,10 +668,9 @@ static int to_greq(nm_op_t *op, MPI_Request *req)
 /* ---------------- sends ---------------- */
 
 static int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest,
-                         int tag, MPI_Comm comm, int mode)
+                         int tag, nm_comm_t *c, MPI_Comm comm, int mode)
 {
-    nm_comm_t *c = nm_comm_find(comm);
-    nm_op_t *op;
+    nm_op_t st = {0}, *op = &st;
     int rc = send_start(buf, count, dt, dest, tag, c, mode, &op);
     if (rc == MPI_SUCCESS) {
         rc = op_wait(op, nm_policy_blocking);
@@ -661,11 +682,10 @@ static int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest,
 }
 
 static int send_nonblocking(const void *buf, int count, MPI_Datatype dt,
-                            int dest, int tag, MPI_Comm comm, int mode,
-                            MPI_Request *req)
+                            int dest, int tag, nm_comm_t *c, MPI_Comm comm,
+                            int mode, MPI_Request *req)
 {
-    nm_comm_t *c = nm_comm_find(comm);
-    nm_op_t *op;
+    nm_op_t *op = NULL;
     int rc = send_start(buf, count, dt, dest, tag, c, mode, &op);
     if (rc == MPI_SUCCESS)
         rc = to_greq(op, req);
@@ -674,13 +694,23 @@ static int send_nonblocking(const void *buf, int count, MPI_Datatype dt,
 
 #define DELEGATED(comm, peer)                                                  \
     (nm_comm_delegated(comm) && (peer) != MPI_PROC_NULL)
+/* the communicator's record when the call to peer is delegated, else NULL
+ * (one lookup for the test and the call) */
+static nm_comm_t *deleg_comm(MPI_Comm comm, int peer)
+{
+    if (peer == MPI_PROC_NULL)
+        return NULL;
+    nm_comm_t *c = nm_comm_find(comm);
+    return c && c->delegated ? c : NULL;
+}
 
 int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
              MPI_Comm comm)
 {
-    if (!DELEGATED(comm, dest))
+    nm_comm_t *c = deleg_comm(comm, dest);
+    if (!c)
         return PMPI_Send(buf, count, dt, dest, tag, nm_xl(comm));
-    return send_blocking(buf, count, dt, dest, tag, comm, 0);
+    return send_blocking(buf, count, dt, dest, tag, c, comm, 0);
 }
 
 /* Ready and buffered sends complete once the delegatee holds the data, as
@@ -688,58 +718,66 @@ int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
               MPI_Comm comm)
 {
-    if (!DELEGATED(comm, dest))
+    nm_comm_t *c = deleg_comm(comm, dest);
+    if (!c)
         return PMPI_Rsend(buf, count, dt, dest, tag, nm_xl(comm));
-    return send_blocking(buf, count, dt, dest, tag, comm, 0);
+    return send_blocking(buf, count, dt, dest, tag, c, comm, 0);
 }
 
 int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
               MPI_Comm comm)
 {
-    if (!DELEGATED(comm, dest))
+    nm_comm_t *c = deleg_comm(comm, dest);
+    if (!c)
         return PMPI_Bsend(buf, count, dt, dest, tag, nm_xl(comm));
-    return send_blocking(buf, count, dt, dest, tag, comm, NM_SEND_BUFFERED);
+    return send_blocking(buf, count, dt, dest, tag, c, comm, NM_SEND_BUFFERED);
 }
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
               MPI_Comm comm)
 {
-    if (!DELEGATED(comm, dest))
+    nm_comm_t *c = deleg_comm(comm, dest);
+    if (!c)
         return PMPI_Ssend(buf, count, dt, dest, tag, nm_xl(comm));
-    return send_blocking(buf, count, dt, dest, tag, comm, NM_SEND_SYNC);
+    return send_blocking(buf, count, dt, dest, tag, c, comm, NM_SEND_SYNC);
 }
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
               MPI_Comm comm, MPI_Request *req)
 {
-    if (!DELEGATED(comm, dest))
+    nm_comm_t *c = deleg_comm(comm, dest);
+    if (!c)
         return PMPI_Isend(buf, count, dt, dest, tag, nm_xl(comm), req);
-    return send_nonblocking(buf, count, dt, dest, tag, comm, 0, req);
+    return send_nonblocking(buf, count, dt, dest, tag, c, comm, 0, req);
 }
 
 int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                MPI_Comm comm, MPI_Request *req)
 {
-    if (!DELEGATED(comm, dest))
+    nm_comm_t *c = deleg_comm(comm, dest);
+    if (!c)
         return PMPI_Irsend(buf, count, dt, dest, tag, nm_xl(comm), req);
-    return send_nonblocking(buf, count, dt, dest, tag, comm, 0, req);
+    return send_nonblocking(buf, count, dt, dest, tag, c, comm, 0, req);
 }
 
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                MPI_Comm comm, MPI_Request *req)
 {
-    if (!DELEGATED(comm, dest))
+    nm_comm_t *c = deleg_comm(comm, dest);
+    if (!c)
         return PMPI_Ibsend(buf, count, dt, dest, tag, nm_xl(comm), req);
-    return send_nonblocking(buf, count, dt, dest, tag, comm, NM_SEND_BUFFERED,
-                            req);
+    return send_nonblocking(buf, count, dt, dest, tag, c, comm,
+                            NM_SEND_BUFFERED, req);
 }
 
 int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                MPI_Comm comm, MPI_Request *req)
 {
-    if (!DELEGATED(comm, dest))
+    nm_comm_t *c = deleg_comm(comm, dest);
+    if (!c)
         return PMPI_Issend(buf, count, dt, dest, tag, nm_xl(comm), req);
-    return send_nonblocking(buf, count, dt, dest, tag, comm, NM_SEND_SYNC, req);
+    return send_nonblocking(buf, count, dt, dest, tag, c, comm, NM_SEND_SYNC,
+                            req);
 }
 
 /* ---------------- receives ---------------- */
@@ -747,11 +785,11 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
              MPI_Comm comm, MPI_Status *status)
 {
-    if (!DELEGATED(comm, source))
+    nm_comm_t *c = deleg_comm(comm, source);
+    if (!c)
         return PMPI_Recv(buf, count, dt, source, tag, nm_xl(comm), status);
-    nm_op_t *op;
-    int rc =
-        recv_start(buf, count, dt, source, tag, nm_comm_find(comm), 0, 0, &op);
+    nm_op_t st = {0}, *op = &st;
+    int rc = recv_start(buf, count, dt, source, tag, c, 0, 0, &op);
     if (rc == MPI_SUCCESS) {
         rc = op_wait(op, nm_policy_blocking);
         if (rc == MPI_SUCCESS) {
@@ -766,11 +804,11 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
 int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
               MPI_Comm comm, MPI_Request *req)
 {
-    if (!DELEGATED(comm, source))
+    nm_comm_t *c = deleg_comm(comm, source);
+    if (!c)
         return PMPI_Irecv(buf, count, dt, source, tag, nm_xl(comm), req);
-    nm_op_t *op;
-    int rc =
-        recv_start(buf, count, dt, source, tag, nm_comm_find(comm), 0, 0, &op);
+    nm_op_t *op = NULL;
+    int rc = recv_start(buf, count, dt, source, tag, c, 0, 0, &op);
     if (rc == MPI_SUCCESS)
         rc = to_greq(op, req);
     return nm_error(comm, rc);
@@ -969,7 +1007,7 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
 {
     if (!message || !nm_msg_ours(*message))
         return PMPI_Mrecv(buf, count, dt, message, status);
-    nm_op_t *op;
+    nm_op_t st = {0}, *op = &st;
     int rc = mrecv_start(buf, count, dt, message, &op);
     if (rc == MPI_SUCCESS) {
         rc = op_wait(op, nm_policy_blocking);
@@ -987,7 +1025,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
 {
     if (!message || !nm_msg_ours(*message))
         return PMPI_Imrecv(buf, count, dt, message, req);
-    nm_op_t *op;
+    nm_op_t *op = NULL;
     int rc = mrecv_start(buf, count, dt, message, &op);
     if (rc == MPI_SUCCESS)
         rc = to_greq(op, req);
