@@ -11,6 +11,7 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mp
 	mpich-netmod/tests/test_netmod_threads.sh \
 	mpich-netmod/tests/test_netmod_pip.sh \
 	mpich-netmod/tests/test_netmod_persist.sh \
+	mpich-netmod/tests/test_netmod_progress.sh \
 	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp
 
 if BUILD_MPICH_NETMOD
@@ -38,7 +39,7 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_p2p.c mpich-netmod/src/nm_persist.c \
 	mpich-netmod/src/nm_sendrecv.c \
 	mpich-netmod/tests/nm_suite.c mpich-netmod/tests/nm_persist.c \
-	mpich-netmod/tests/nm_check.h \
+	mpich-netmod/tests/nm_check.h mpich-netmod/tests/nm_progress.c \
 	mpich-netmod/tests/nm_jacobi.c mpich-netmod/tests/nm_threads.c \
 	mpich-netmod/bench/nm_bench.c
 
@@ -46,7 +47,7 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 # preload it), and the suite once more linked with it (the link form).
 check_PROGRAMS += mpich-netmod/tests/nm_suite mpich-netmod/tests/nm_suite_linked \
 	mpich-netmod/tests/nm_jacobi mpich-netmod/tests/nm_threads \
-	mpich-netmod/tests/nm_persist
+	mpich-netmod/tests/nm_persist mpich-netmod/tests/nm_progress
 mpich_netmod_tests_nm_suite_SOURCES = mpich-netmod/tests/nm_suite.c \
 	mpich-netmod/tests/nm_check.h
 mpich_netmod_tests_nm_suite_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
@@ -62,6 +63,11 @@ mpich_netmod_tests_nm_persist_SOURCES = mpich-netmod/tests/nm_persist.c \
 mpich_netmod_tests_nm_persist_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_tests_nm_persist_LDADD = $(MPI_LIBS) -ldl
 mpich_netmod_tests_nm_persist_LDFLAGS = $(AM_LDFLAGS) -no-install
+mpich_netmod_tests_nm_progress_SOURCES = mpich-netmod/tests/nm_progress.c \
+	mpich-netmod/tests/nm_check.h
+mpich_netmod_tests_nm_progress_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_tests_nm_progress_LDADD = $(MPI_LIBS)
+mpich_netmod_tests_nm_progress_LDFLAGS = $(AM_LDFLAGS) -no-install
 mpich_netmod_tests_nm_jacobi_SOURCES = mpich-netmod/tests/nm_jacobi.c
 mpich_netmod_tests_nm_jacobi_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_tests_nm_jacobi_LDADD = $(MPI_LIBS) -lm
@@ -76,7 +82,8 @@ TESTS += mpich-netmod/tests/test_netmod_suite.sh \
 	mpich-netmod/tests/test_netmod_kill.sh \
 	mpich-netmod/tests/test_netmod_threads.sh \
 	mpich-netmod/tests/test_netmod_mpich.sh \
-	mpich-netmod/tests/test_netmod_persist.sh
+	mpich-netmod/tests/test_netmod_persist.sh \
+	mpich-netmod/tests/test_netmod_progress.sh
 
 # The PiP form: mpideleg-pip runs each delegatee group as PiP tasks of one
 # process (needs libpip); the test and bench programs are linked with the

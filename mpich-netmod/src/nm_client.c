@@ -296,7 +296,9 @@ void nm_wait_leave(void)
 }
 
 /* Wait until the delegatee completes r.  Never spins without yielding;
- * checks every ~20 ms that the delegatee lives. */
+ * checks every ~20 ms that the delegatee lives.  Runs MPICH's progress
+ * engine at every yield and before every sleep (MPI's progress rule: the
+ * rank we wait for may need our MPICH operations to move first). */
 int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy)
 {
     if (policy == DLG_POLICY_DEFAULT)
@@ -328,14 +330,17 @@ int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy)
                 }
                 turn_fn();
             }
-            if ((++i & 63) == 0)
+            if ((++i & 63) == 0) {
+                nm_mpi_progress();
                 sched_yield();
+            }
             continue;
         }
         if (counted) {
             nm_wait_leave();
             counted = 0;
         }
+        nm_mpi_progress();
         atomic_store_explicit(&r->waiting, 1, memory_order_relaxed);
         atomic_thread_fence(memory_order_seq_cst);
         if (!atomic_load_explicit(&r->done, memory_order_acquire)) {

@@ -160,7 +160,8 @@ void nm_rec_nap(nm_rec_t *r, long ns);
 int nm_turn(void);        /* PiP form: run a turn of our delegatee's work */
 void nm_wait_enter(void); /* PiP form: this thread spins running turns */
 void nm_wait_leave(void);
-int nm_tag_ub(void); /* MPI_TAG_UB of the world */
+int nm_tag_ub(void);        /* MPI_TAG_UB of the world */
+void nm_mpi_progress(void); /* one pass of MPICH's progress engine */
 extern dlg_policy_t nm_policy_blocking, nm_policy_nonblocking;
 
 /* ---- point-to-point (nm_p2p.c) ---- */

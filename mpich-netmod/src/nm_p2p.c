@@ -71,9 +71,7 @@ static void msg_release(int slot)
 /* Poke MPICH's progress engine (requests of the direct path). */
 static void poke(void)
 {
-    int flag;
-    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag,
-                MPI_STATUS_IGNORE);
+    nm_mpi_progress();
 }
 
 int nm_tag_ub(void)
@@ -504,15 +502,23 @@ static int g_free(void *extra)
     return MPI_SUCCESS;
 }
 
+/* MPICH's MPI_Wait on a generalized request with a poll function calls
+ * only that function until the request completes, without running its
+ * progress engine: the poll function runs it (MPI's progress rule), every
+ * 4th call as g_wait does. */
 static int g_poll(void *extra, MPI_Status *st)
 {
     (void)st;
+    static _Thread_local unsigned polls;
     nm_op_t *op = extra;
     if (op->finished)
         return MPI_SUCCESS;
-    if (!atomic_load_explicit(&op->rec->done, memory_order_acquire) &&
-        nm_turn() < 0)
-        sched_yield();
+    if (!atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
+        if ((polls++ & 3) == 0)
+            poke();
+        if (nm_turn() < 0)
+            sched_yield();
+    }
     if (atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
         op_finish(op);
         PMPI_Grequest_complete(op->greq);
