@@ -94,7 +94,12 @@ mpich_netmod_mpideleg_pip_SOURCES = mpich-netmod/tools/mpideleg_pip.c
 mpich_netmod_mpideleg_pip_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
 mpich_netmod_mpideleg_pip_LDADD = libpip/libpip.la
 check_PROGRAMS += mpich-netmod/tests/nm_suite_pip mpich-netmod/tests/nm_jacobi_pip \
-	mpich-netmod/tests/nm_threads_pip
+	mpich-netmod/tests/nm_threads_pip mpich-netmod/tests/nm_progress_pip
+mpich_netmod_tests_nm_progress_pip_SOURCES = mpich-netmod/tests/nm_progress.c
+mpich_netmod_tests_nm_progress_pip_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fPIE
+mpich_netmod_tests_nm_progress_pip_LDADD = mpich-netmod/libmpideleg.la \
+	$(MPI_LIBS)
+mpich_netmod_tests_nm_progress_pip_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-install
 mpich_netmod_tests_nm_threads_pip_SOURCES = mpich-netmod/tests/nm_threads.c
 mpich_netmod_tests_nm_threads_pip_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fPIE
 mpich_netmod_tests_nm_threads_pip_LDADD = mpich-netmod/libmpideleg.la \
