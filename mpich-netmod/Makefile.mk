@@ -11,6 +11,7 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mp
 	mpich-netmod/tests/test_netmod_threads.sh \
 	mpich-netmod/tests/test_netmod_pip.sh \
 	mpich-netmod/tests/test_netmod_persist.sh \
+	mpich-netmod/tests/test_netmod_progress.sh \
 	mpich-netmod/tests/test_netmod_coll.sh \
 	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp \
 	mpich-netmod/bench/run-coll-bench.sh
@@ -41,7 +42,8 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_p2p.c mpich-netmod/src/nm_persist.c \
 	mpich-netmod/src/nm_sendrecv.c mpich-netmod/src/nm_coll.c \
 	mpich-netmod/tests/nm_suite.c mpich-netmod/tests/nm_persist.c \
-	mpich-netmod/tests/nm_check.h mpich-netmod/tests/nm_coll.c \
+	mpich-netmod/tests/nm_check.h mpich-netmod/tests/nm_progress.c \
+	mpich-netmod/tests/nm_coll.c \
 	mpich-netmod/tests/nm_jacobi.c mpich-netmod/tests/nm_threads.c \
 	mpich-netmod/bench/nm_bench.c mpich-netmod/bench/nm_coll_bench.c
 
@@ -49,7 +51,8 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 # preload it), and the suite once more linked with it (the link form).
 check_PROGRAMS += mpich-netmod/tests/nm_suite mpich-netmod/tests/nm_suite_linked \
 	mpich-netmod/tests/nm_jacobi mpich-netmod/tests/nm_threads \
-	mpich-netmod/tests/nm_persist mpich-netmod/tests/nm_coll
+	mpich-netmod/tests/nm_persist mpich-netmod/tests/nm_progress \
+	mpich-netmod/tests/nm_coll
 mpich_netmod_tests_nm_coll_SOURCES = mpich-netmod/tests/nm_coll.c \
 	mpich-netmod/tests/nm_check.h
 mpich_netmod_tests_nm_coll_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
@@ -70,6 +73,11 @@ mpich_netmod_tests_nm_persist_SOURCES = mpich-netmod/tests/nm_persist.c \
 mpich_netmod_tests_nm_persist_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_tests_nm_persist_LDADD = $(MPI_LIBS) -ldl
 mpich_netmod_tests_nm_persist_LDFLAGS = $(AM_LDFLAGS) -no-install
+mpich_netmod_tests_nm_progress_SOURCES = mpich-netmod/tests/nm_progress.c \
+	mpich-netmod/tests/nm_check.h
+mpich_netmod_tests_nm_progress_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_tests_nm_progress_LDADD = $(MPI_LIBS)
+mpich_netmod_tests_nm_progress_LDFLAGS = $(AM_LDFLAGS) -no-install
 mpich_netmod_tests_nm_jacobi_SOURCES = mpich-netmod/tests/nm_jacobi.c
 mpich_netmod_tests_nm_jacobi_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_tests_nm_jacobi_LDADD = $(MPI_LIBS) -lm
@@ -85,6 +93,7 @@ TESTS += mpich-netmod/tests/test_netmod_suite.sh \
 	mpich-netmod/tests/test_netmod_threads.sh \
 	mpich-netmod/tests/test_netmod_mpich.sh \
 	mpich-netmod/tests/test_netmod_persist.sh \
+	mpich-netmod/tests/test_netmod_progress.sh \
 	mpich-netmod/tests/test_netmod_coll.sh
 
 # The PiP form: mpideleg-pip runs each delegatee group as PiP tasks of one
@@ -96,7 +105,13 @@ mpich_netmod_mpideleg_pip_SOURCES = mpich-netmod/tools/mpideleg_pip.c
 mpich_netmod_mpideleg_pip_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
 mpich_netmod_mpideleg_pip_LDADD = libpip/libpip.la
 check_PROGRAMS += mpich-netmod/tests/nm_suite_pip mpich-netmod/tests/nm_jacobi_pip \
-	mpich-netmod/tests/nm_threads_pip mpich-netmod/tests/nm_coll_pip
+	mpich-netmod/tests/nm_threads_pip mpich-netmod/tests/nm_progress_pip \
+	mpich-netmod/tests/nm_coll_pip
+mpich_netmod_tests_nm_progress_pip_SOURCES = mpich-netmod/tests/nm_progress.c
+mpich_netmod_tests_nm_progress_pip_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fPIE
+mpich_netmod_tests_nm_progress_pip_LDADD = mpich-netmod/libmpideleg.la \
+	$(MPI_LIBS)
+mpich_netmod_tests_nm_progress_pip_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-install
 mpich_netmod_tests_nm_coll_pip_SOURCES = mpich-netmod/tests/nm_coll.c
 mpich_netmod_tests_nm_coll_pip_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fPIE
 mpich_netmod_tests_nm_coll_pip_LDADD = mpich-netmod/libmpideleg.la \

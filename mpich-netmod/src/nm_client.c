@@ -44,9 +44,13 @@ void nm_bell_ring(nm_bell_t *b)
 {
     if (!b)
         return;
+    /* PiP form: while a client of that delegatee spins in a wait, it runs
+     * the turns: no ring (not even the cache line of the counter) */
+    if (atomic_load_explicit(&b->short_naps, memory_order_relaxed) &&
+        atomic_load_explicit(&b->waiters, memory_order_relaxed))
+        return;
     atomic_fetch_add_explicit(&b->seq, 1, memory_order_seq_cst);
-    if (!atomic_load_explicit(&b->short_naps, memory_order_relaxed) &&
-        atomic_load_explicit(&b->sleeping, memory_order_seq_cst))
+    if (atomic_load_explicit(&b->sleeping, memory_order_seq_cst))
         syscall(SYS_futex, &b->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
@@ -211,7 +215,7 @@ static int submit(unsigned op, nm_rec_t *r, dlg_ticket_t *t)
             sched_yield();
         }
     }
-    if (e == 0)
+    if (e == 0 && !turn_fn) /* PiP form: the caller runs a turn next */
         nm_bell_ring(bell);
     return e;
 }
@@ -277,38 +281,77 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* PiP form: the calling thread spins in a wait and runs turns (the
+ * delegatee's thread then naps long and nobody rings it); calls nest. */
+void nm_wait_enter(void)
+{
+    if (turn_fn)
+        atomic_fetch_add(&bell->waiters, 1);
+}
+
+void nm_wait_leave(void)
+{
+    if (turn_fn)
+        atomic_fetch_sub(&bell->waiters, 1);
+}
+
 /* Wait until the delegatee completes r.  Never spins without yielding;
- * checks every ~20 ms that the delegatee lives. */
+ * checks every ~20 ms that the delegatee lives.  Runs MPICH's progress
+ * engine at every yield and before every sleep (MPI's progress rule: the
+ * rank we wait for may need our MPICH operations to move first). */
 int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy)
 {
     if (policy == DLG_POLICY_DEFAULT)
         policy = DLG_POLICY_ADAPTIVE;
+    if (atomic_load_explicit(&r->done, memory_order_acquire))
+        return MPI_SUCCESS;
     uint64_t t0 = now_ns(), check = t0 + 20000000u;
     uint64_t spin = policy == DLG_POLICY_ADAPTIVE ? dlg_spin_bound_ns() : 0;
     unsigned i = 0;
+    int counted = 0; /* in bell->waiters */
+    uint64_t t = t0;
     while (!atomic_load_explicit(&r->done, memory_order_acquire)) {
         nm_coll_progress(); /* nonblocking collectives move meanwhile */
-        uint64_t t = now_ns();
+        if ((i & 15) == 0)
+            t = now_ns(); /* a clock read costs as much as a short turn */
         if (t > check) {
-            if (!deleg_alive())
+            if (!deleg_alive()) {
+                if (counted)
+                    nm_wait_leave();
                 return nm_code_deleg_dead;
+            }
             check = t + 20000000u;
         }
         if (policy == DLG_POLICY_POLL ||
             (policy == DLG_POLICY_ADAPTIVE && t - t0 < spin)) {
-            if (turn_fn)
+            if (turn_fn) {
+                if (!counted) {
+                    nm_wait_enter();
+                    counted = 1;
+                }
                 turn_fn();
-            if ((++i & 63) == 0)
+            }
+            if ((++i & 63) == 0) {
+                nm_mpi_progress();
                 sched_yield();
+            }
             continue;
         }
+        if (counted) {
+            nm_wait_leave();
+            counted = 0;
+        }
+        nm_mpi_progress();
         atomic_store_explicit(&r->waiting, 1, memory_order_relaxed);
         atomic_thread_fence(memory_order_seq_cst);
         if (!atomic_load_explicit(&r->done, memory_order_acquire)) {
             struct timespec to = {0, 20000000};
             syscall(SYS_futex, &r->done, FUTEX_WAIT, 0, &to, NULL, 0);
         }
+        i = 0; /* read the clock again */
     }
+    if (counted)
+        nm_wait_leave();
     return MPI_SUCCESS;
 }
 

@@ -98,8 +98,11 @@ static struct {
     atomic_int more;      /* the loop goes on (set by every turn) */
     atomic_int may_sleep; /* nothing in flight (set by every turn) */
     int any_same;         /* some client shares our address space */
-    nm_bell_t *bell;      /* ours */
-    nm_bell_t **bells;    /* every delegatee's, by dcomm rank */
+    MPI_Request *treq;    /* scratch of test_all() */
+    int *tidx, captest;
+    MPI_Status *tst;
+    nm_bell_t *bell;   /* ours */
+    nm_bell_t **bells; /* every delegatee's, by dcomm rank */
 } D;
 
 static void complete(nm_rec_t *r)
@@ -337,6 +340,47 @@ static void do_send(pend_t *p)
         complete(r);
 }
 
+/* Test n requests with one MPI call (one pass of MPI's progress instead
+ * of one per request); returns the number completed, their indices in
+ * D.tidx in descending order (so that removing them by moving the last
+ * entry into the hole stays right). */
+static int test_all(int n, MPI_Request (*get)(int i))
+{
+    if (n > D.captest) {
+        int cap = n < 64 ? 64 : 2 * n;
+        MPI_Request *r = realloc(D.treq, sizeof *r * (size_t)cap);
+        if (r)
+            D.treq = r;
+        int *x = realloc(D.tidx, sizeof *x * (size_t)cap);
+        if (x)
+            D.tidx = x;
+        MPI_Status *st = realloc(D.tst, sizeof *st * (size_t)cap);
+        if (st)
+            D.tst = st;
+        if (!r || !x || !st)
+            fatal("request array", ENOMEM);
+        D.captest = cap;
+    }
+    for (int i = 0; i < n; i++)
+        D.treq[i] = get(i);
+    int done = 0;
+    PMPI_Testsome(n, D.treq, &done, D.tidx, D.tst);
+    if (done == MPI_UNDEFINED)
+        return 0;
+    /* Testsome gives them in ascending order */
+    for (int i = 0, j = done - 1; i < j; i++, j--) {
+        int t = D.tidx[i];
+        D.tidx[i] = D.tidx[j];
+        D.tidx[j] = t;
+    }
+    return done;
+}
+
+static MPI_Request out_req(int i)
+{
+    return D.out[i].req;
+}
+
 static int progress_sends(void)
 {
     int n = 0;
@@ -349,22 +393,19 @@ static int progress_sends(void)
         free(p);
         n++;
     }
-    for (int i = 0; i < D.nout;) {
-        int flag = 0;
-        PMPI_Test(&D.out[i].req, &flag, MPI_STATUS_IGNORE);
-        if (flag) {
-            if (D.out[i].type != MPI_DATATYPE_NULL)
-                PMPI_Type_free(&D.out[i].type);
-            if (D.out[i].rec)
-                complete(D.out[i].rec);
-            free(D.out[i].blk);
-            D.out[i] = D.out[--D.nout];
-            n++;
-        } else {
-            i++;
-        }
+    if (D.nout == 0)
+        return n;
+    int done = test_all(D.nout, out_req);
+    for (int k = 0; k < done; k++) {
+        int i = D.tidx[k];
+        if (D.out[i].type != MPI_DATATYPE_NULL)
+            PMPI_Type_free(&D.out[i].type);
+        if (D.out[i].rec)
+            complete(D.out[i].rec);
+        free(D.out[i].blk);
+        D.out[i] = D.out[--D.nout];
     }
-    return n;
+    return n + done;
 }
 
 /* A split message whose destination shares our address space and has a
@@ -381,7 +422,10 @@ static int take_direct(nm_msg_t *m, int from_d)
     nm_post_t **pp = &c->posted;
     while (*pp && !match(&m->hdr, (*pp)->rec))
         pp = &(*pp)->next;
-    if (!*pp || ((*pp)->rec->flags & NM_F_INLINE))
+    /* a message longer than the buffer is staged: the receive gets what
+     * fits and MPI_ERR_TRUNCATE (MPI would fail the whole transfer) */
+    if (!*pp || ((*pp)->rec->flags & NM_F_INLINE) ||
+        m->hdr.size > (*pp)->rec->len)
         return 0;
     nm_post_t *p = *pp;
     *pp = p->next;
@@ -393,7 +437,6 @@ static int take_direct(nm_msg_t *m, int from_d)
     q->rec = p->rec;
     q->hdr = m->hdr;
     free(p);
-    /* a longer message than the buffer: MPI truncates and says so */
     PMPI_Irecv((void *)(uintptr_t)q->rec->addr, (int)q->rec->len, MPI_BYTE,
                from_d, m->hdr.ptag, D.pcomm, &q->req);
     q->next = D.in;
@@ -404,15 +447,34 @@ static int take_direct(nm_msg_t *m, int from_d)
     return 1;
 }
 
+static inq_t **in_arr; /* the receives being filled, for test_all() */
+static int in_cap;
+
+static MPI_Request in_req(int i)
+{
+    return in_arr[i]->req;
+}
+
 static int progress_recvs(void)
 {
-    int n = 0;
+    int n = 0, nin = 0;
+    for (inq_t *q = D.in; q; q = q->next) {
+        if (nin == in_cap) {
+            in_cap = in_cap ? 2 * in_cap : 64;
+            in_arr = realloc(in_arr, sizeof *in_arr * (size_t)in_cap);
+            if (!in_arr)
+                fatal("receive array", ENOMEM);
+        }
+        in_arr[nin++] = q;
+    }
+    if (nin == 0)
+        return 0;
+    int done = test_all(nin, in_req);
+    for (int k = 0; k < done; k++)
+        in_arr[D.tidx[k]]->req = MPI_REQUEST_NULL; /* done: unlink below */
     for (inq_t **qq = &D.in; *qq;) {
         inq_t *q = *qq;
-        int flag = 0;
-        MPI_Status st;
-        PMPI_Test(&q->req, &flag, &st);
-        if (!flag) {
+        if (q->req != MPI_REQUEST_NULL) {
             qq = &q->next;
             continue;
         }
@@ -752,12 +814,32 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
             idle_rounds = 0;
             continue;
         }
-        /* n < 0: a client thread of ours runs the turn: as good as idle
-         * for this thread */
+        /* PiP form: while a client thread spins in a wait (or runs the
+         * turn now), it does this thread's work: nap long, leaving the
+         * cores to the clients (each wake would take one from them).
+         * Nobody rings while a client waits; a ring after that ends the
+         * nap. */
+        if (D.any_same &&
+            (n < 0 ||
+             atomic_load_explicit(&D.bell->waiters, memory_order_relaxed))) {
+            uint32_t seq =
+                atomic_load_explicit(&D.bell->seq, memory_order_seq_cst);
+            atomic_store_explicit(&D.bell->sleeping, 1, memory_order_seq_cst);
+            if (atomic_load_explicit(&D.bell->waiters, memory_order_seq_cst) ||
+                deleg_turn() <= 0) {
+                struct timespec to = {0, 200000};
+                syscall(SYS_futex, &D.bell->seq, FUTEX_WAIT, seq, &to, NULL, 0);
+                D.sleeps++;
+            }
+            atomic_store_explicit(&D.bell->sleeping, 0, memory_order_relaxed);
+            idle_rounds = 0;
+            continue;
+        }
         /* Nothing to do: yield for a while (poll: always); then sleep on
          * the doorbell, which clients and other delegatees ring after
          * handing us work; the timeout bounds what a missed ring (an MPI
-         * message not yet visible) can cost. */
+         * message not yet visible) can cost.  Never while sends are in
+         * flight: their protocol needs our progress and nobody rings. */
         if (!D.idle_adaptive || ++idle_rounds < 64) {
             sched_yield();
             continue;
@@ -776,7 +858,8 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
         atomic_store_explicit(&D.bell->sleeping, 1, memory_order_seq_cst);
         if (deleg_turn() == 0 &&
             atomic_load_explicit(&D.may_sleep, memory_order_relaxed)) {
-            /* short naps when our clients run turns (nobody wakes us) */
+            /* PiP form: short naps (a client's turn may have taken work
+             * that a ring was meant for) */
             struct timespec to = {0, D.any_same ? 50000 : 2000000};
             syscall(SYS_futex, &D.bell->seq, FUTEX_WAIT, seq, &to, NULL, 0);
             D.sleeps++;
@@ -784,16 +867,27 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
         atomic_store_explicit(&D.bell->sleeping, 0, memory_order_relaxed);
         idle_rounds = 0;
     }
+    /* keep the turn lock from now on: a client thread still in a wait may
+     * try a turn, and our MPI (THREAD_SERIALIZED in the PiP form) is ours
+     * again */
+    while (atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
+        sched_yield();
     nm_log("delegatee done (%llu sleeps, %llu sends without a copy, %llu "
            "receives filled in place)",
            (unsigned long long)D.sleeps, (unsigned long long)D.zsends,
            (unsigned long long)D.drecvs);
     PMPI_Barrier(dcomm); /* nobody rings a doorbell that is gone */
     for (int i = 0; i < nd; i++)
-        munmap(D.bells[i], 4096);
+        if (i != D.me || !D.any_same) /* our clients' turns look at it */
+            munmap(D.bells[i], 4096);
     free(D.bells);
     close(bfd);
     dlg_delegatee_destroy(D.dg);
+    free(D.treq);
+    free(D.tidx);
+    free(D.tst);
+    free(in_arr);
+    free(D.out);
     dlg_region_close(D.region);
     PMPI_Comm_free(&wcomm);
     PMPI_Comm_free(&D.pcomm);

@@ -30,6 +30,25 @@ static int nclaimed, capclaimed;
 static atomic_int debug_on = -1;
 static MPI_Comm setup_comm = MPI_COMM_NULL;
 
+/* MPI's progress rule: a client that waits for a delegated operation must
+ * keep MPICH's own operations moving (nonblocking collectives, direct
+ * point-to-point), since another rank may need them before it can send
+ * what we wait for.  MPICH 4.0's ch4 answers a probe on a one-rank
+ * communicator (MPI_COMM_SELF) from its self queue without any progress,
+ * so the probe goes to the setup communicator (the whole real world, two
+ * ranks at least), on a tag nobody sends: it never matches, and an
+ * unmatched MPI_Iprobe runs one pass of MPICH's progress engine. */
+#define NM_TAG_PROGRESS 8 /* setup_comm: 7 carries the region spec */
+
+void nm_mpi_progress(void)
+{
+    if (setup_comm == MPI_COMM_NULL)
+        return;
+    int flag;
+    PMPI_Iprobe(MPI_ANY_SOURCE, NM_TAG_PROGRESS, setup_comm, &flag,
+                MPI_STATUS_IGNORE);
+}
+
 void nm_log(const char *fmt, ...)
 {
     int on = atomic_load_explicit(&debug_on, memory_order_relaxed);
@@ -523,6 +542,9 @@ static int nm_setup(void)
         PMPI_Abort(MPI_COMM_WORLD, 2);
     }
     PMPI_Comm_set_errhandler(nm_app_world, MPI_ERRORS_ARE_FATAL);
+    /* nm_mpi_progress() ignores what its probe returns (a dead delegatee
+     * is the client's own check) */
+    PMPI_Comm_set_errhandler(setup_comm, MPI_ERRORS_RETURN);
     return nm_comm_register(nm_app_world);
 }
 

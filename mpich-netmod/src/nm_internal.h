@@ -95,6 +95,9 @@ typedef struct {
      * slices and is never woken (a wake would cost a system call on every
      * message, and the waiting client does the work anyway) */
     _Atomic uint32_t short_naps;
+    /* PiP form: client threads spinning in a wait that run turns; while
+     * there are any, the delegatee's thread naps long */
+    _Atomic uint32_t waiters;
 } nm_bell_t;
 
 void nm_bell_ring(nm_bell_t *b);
@@ -157,8 +160,11 @@ int nm_post_async(unsigned op, nm_rec_t *r);
 int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy);
 uint64_t nm_rec_off(const nm_rec_t *r);
 void nm_rec_nap(nm_rec_t *r, long ns);
-int nm_turn(void);   /* PiP form: run a turn of our delegatee's work */
-int nm_tag_ub(void); /* MPI_TAG_UB of the world */
+int nm_turn(void);        /* PiP form: run a turn of our delegatee's work */
+void nm_wait_enter(void); /* PiP form: this thread spins running turns */
+void nm_wait_leave(void);
+int nm_tag_ub(void);        /* MPI_TAG_UB of the world */
+void nm_mpi_progress(void); /* one pass of MPICH's progress engine */
 extern dlg_policy_t nm_policy_blocking, nm_policy_nonblocking;
 
 /* ---- point-to-point (nm_p2p.c) ---- */

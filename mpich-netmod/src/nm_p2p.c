@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,7 @@ typedef struct nm_op {
     MPI_Count count;
     long bs_need;          /* attached-buffer bytes held (buffered send) */
     struct nm_op *bs_next; /* list of ops holding buffer space */
+    int on_stack;          /* a blocking call's: not freed by op_free */
 } nm_op_t;
 
 /* Client-side table of messages taken by MPI_Mprobe/MPI_Improbe. */
@@ -69,9 +71,7 @@ static void msg_release(int slot)
 /* Poke MPICH's progress engine (requests of the direct path). */
 static void poke(void)
 {
-    int flag;
-    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag,
-                MPI_STATUS_IGNORE);
+    nm_mpi_progress();
 }
 
 int nm_tag_ub(void)
@@ -89,17 +89,33 @@ int nm_tag_ub(void)
 
 /* Predefined types without holes are sent from the user's buffer as they
  * are; everything else is packed (typemap order) first. */
+static _Atomic uint64_t dt_known[64]; /* named types: handle, size, layout */
+
 static int dt_info(MPI_Datatype dt, int *size, int *contig)
 {
     int ni, na, nd, comb;
     MPI_Aint lb, ext;
     if (dt == MPI_DATATYPE_NULL)
         return MPI_ERR_TYPE;
+    /* a named type never goes away: three MPI calls once, a table look
+     * on every later message */
+    unsigned h = ((uint32_t)dt * 2654435761u) >> 26;
+    uint64_t e = atomic_load_explicit(&dt_known[h], memory_order_relaxed);
+    if (e && (uint32_t)e == (uint32_t)dt) {
+        *size = (int)(e >> 33);
+        *contig = (int)(e >> 32) & 1;
+        return MPI_SUCCESS;
+    }
     if (PMPI_Type_size(dt, size) != MPI_SUCCESS)
         return MPI_ERR_TYPE;
     PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb);
     PMPI_Type_get_extent(dt, &lb, &ext);
     *contig = comb == MPI_COMBINER_NAMED && lb == 0 && ext == *size;
+    if (comb == MPI_COMBINER_NAMED && *size >= 0)
+        atomic_store_explicit(&dt_known[h],
+                              (uint64_t)*size << 33 |
+                                  (uint64_t)(*contig != 0) << 32 | (uint32_t)dt,
+                              memory_order_relaxed);
     return MPI_SUCCESS;
 }
 
@@ -263,35 +279,39 @@ static void op_free(nm_op_t *op)
     if (op->own_type)
         PMPI_Type_free(&op->udt);
     free(op->tmp);
-    free(op);
+    if (!op->on_stack)
+        free(op);
 }
 
+/* *out: NULL, or a zeroed operation of the caller (on its stack, for a
+ * blocking call that ends before returning). */
 static int op_new(nm_comm_t *c, void *buf, int count, MPI_Datatype dt,
                   nm_op_t **out)
 {
-    nm_op_t *op = calloc(1, sizeof *op);
-    if (!op)
+    nm_op_t *op = *out;
+    if (op)
+        op->on_stack = 1;
+    else if (!(op = calloc(1, sizeof *op)))
         return MPI_ERR_NO_MEM;
+#define OP_FAIL(code)                                                          \
+    do {                                                                       \
+        if (!op->on_stack)                                                     \
+            free(op);                                                          \
+        return code;                                                           \
+    } while (0)
     int rc = dt_info(dt, &op->usize, &op->contig);
-    if (rc != MPI_SUCCESS) {
-        free(op);
-        return rc;
-    }
-    if (count < 0) {
-        free(op);
-        return MPI_ERR_COUNT;
-    }
+    if (rc != MPI_SUCCESS)
+        OP_FAIL(rc);
+    if (count < 0)
+        OP_FAIL(MPI_ERR_COUNT);
     /* MPI_BOTTOM is a valid base for derived types with absolute
      * addresses; for predefined ones it is the null buffer MPICH refuses. */
-    if (!buf && count > 0 && op->usize > 0 && op->contig) {
-        free(op);
-        return MPI_ERR_BUFFER;
-    }
+    if (!buf && count > 0 && op->usize > 0 && op->contig)
+        OP_FAIL(MPI_ERR_BUFFER);
     op->rec = nm_rec_get();
-    if (!op->rec) {
-        free(op);
-        return MPI_ERR_NO_MEM;
-    }
+    if (!op->rec)
+        OP_FAIL(MPI_ERR_NO_MEM);
+#undef OP_FAIL
     op->c = c;
     op->ubuf = buf;
     op->ucount = count;
@@ -309,7 +329,7 @@ static int send_start(const void *buf, int count, MPI_Datatype dt, int dest,
         return MPI_ERR_TAG;
     if (dest < 0 || dest >= c->size)
         return MPI_ERR_RANK;
-    nm_op_t *op;
+    nm_op_t *op = *out;
     int rc = op_new(c, (void *)(uintptr_t)buf, count, dt, &op);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -368,7 +388,7 @@ static int recv_start(void *buf, int count, MPI_Datatype dt, int source,
         if (source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
             return MPI_ERR_RANK;
     }
-    nm_op_t *op;
+    nm_op_t *op = *out;
     int rc = op_new(c, buf, count, dt, &op);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -482,16 +502,24 @@ static int g_free(void *extra)
     return MPI_SUCCESS;
 }
 
+/* MPICH's MPI_Wait on a generalized request with a poll function calls
+ * only that function until the request completes, without running its
+ * progress engine: the poll function runs it (MPI's progress rule), every
+ * 4th call as g_wait does. */
 static int g_poll(void *extra, MPI_Status *st)
 {
     (void)st;
+    static _Thread_local unsigned polls;
     nm_op_t *op = extra;
     if (op->finished)
         return MPI_SUCCESS;
     nm_coll_progress(); /* nonblocking collectives move meanwhile */
-    if (!atomic_load_explicit(&op->rec->done, memory_order_acquire) &&
-        nm_turn() < 0)
-        sched_yield();
+    if (!atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
+        if ((polls++ & 3) == 0)
+            poke();
+        if (nm_turn() < 0)
+            sched_yield();
+    }
     if (atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
         op_finish(op);
         PMPI_Grequest_complete(op->greq);
@@ -509,6 +537,7 @@ static int g_wait(int count, void **states, double timeout, MPI_Status *st)
     (void)st;
     dlg_policy_t pol = nm_policy_nonblocking;
     uint64_t spin = pol == DLG_POLICY_ADAPTIVE ? dlg_spin_bound_ns() : 0;
+    int spinning = 0; /* nm_wait_enter() */
     for (int i = 0; i < count; i++) {
         nm_op_t *op = states[i];
         unsigned k = 0;
@@ -519,17 +548,31 @@ static int g_wait(int count, void **states, double timeout, MPI_Status *st)
                 PMPI_Grequest_complete(op->greq);
                 break;
             }
-            poke();
-            nm_turn();
+            if ((k++ & 3) == 0)
+                poke(); /* MPICH's own progress costs more than a turn */
             nm_coll_progress(); /* nonblocking collectives move meanwhile */
             if (pol == DLG_POLICY_BLOCK ||
                 (pol == DLG_POLICY_ADAPTIVE &&
-                 (PMPI_Wtime() - t0) * 1e9 > (double)spin))
+                 (PMPI_Wtime() - t0) * 1e9 > (double)spin)) {
+                if (spinning) {
+                    nm_wait_leave();
+                    spinning = 0;
+                }
+                nm_turn();
                 nm_rec_nap(op->rec, 200000);
-            else if ((++k & 15) == 0)
+                continue;
+            }
+            if (!spinning) {
+                nm_wait_enter();
+                spinning = 1;
+            }
+            nm_turn();
+            if ((k & 15) == 0)
                 sched_yield();
         }
     }
+    if (spinning)
+        nm_wait_leave();
     return MPI_SUCCESS;
 }
 
@@ -633,10 +676,9 @@ static int to_greq(nm_op_t *op, MPI_Request *req)
 /* ---------------- sends ---------------- */
 
 static int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest,
-                         int tag, MPI_Comm comm, int mode)
+                         int tag, nm_comm_t *c, MPI_Comm comm, int mode)
 {
-    nm_comm_t *c = nm_comm_find(comm);
-    nm_op_t *op;
+    nm_op_t st = {0}, *op = &st;
     int rc = send_start(buf, count, dt, dest, tag, c, mode, &op);
     if (rc == MPI_SUCCESS) {
         rc = op_wait(op, nm_policy_blocking);
@@ -648,11 +690,10 @@ static int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest,
 }
 
 static int send_nonblocking(const void *buf, int count, MPI_Datatype dt,
-                            int dest, int tag, MPI_Comm comm, int mode,
-                            MPI_Request *req)
+                            int dest, int tag, nm_comm_t *c, MPI_Comm comm,
+                            int mode, MPI_Request *req)
 {
-    nm_comm_t *c = nm_comm_find(comm);
-    nm_op_t *op;
+    nm_op_t *op = NULL;
     int rc = send_start(buf, count, dt, dest, tag, c, mode, &op);
     if (rc == MPI_SUCCESS)
         rc = to_greq(op, req);
@@ -661,13 +702,23 @@ static int send_nonblocking(const void *buf, int count, MPI_Datatype dt,
 
 #define DELEGATED(comm, peer)                                                  \
     (nm_comm_delegated(comm) && (peer) != MPI_PROC_NULL)
+/* the communicator's record when the call to peer is delegated, else NULL
+ * (one lookup for the test and the call) */
+static nm_comm_t *deleg_comm(MPI_Comm comm, int peer)
+{
+    if (peer == MPI_PROC_NULL)
+        return NULL;
+    nm_comm_t *c = nm_comm_find(comm);
+    return c && c->delegated ? c : NULL;
+}
 
 int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
              MPI_Comm comm)
 {
-    if (!DELEGATED(comm, dest))
+    nm_comm_t *c = deleg_comm(comm, dest);
+    if (!c)
         return PMPI_Send(buf, count, dt, dest, tag, nm_xl(comm));
-    return send_blocking(buf, count, dt, dest, tag, comm, 0);
+    return send_blocking(buf, count, dt, dest, tag, c, comm, 0);
 }
 
 /* Ready and buffered sends complete once the delegatee holds the data, as
@@ -675,58 +726,66 @@ int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
               MPI_Comm comm)
 {
-    if (!DELEGATED(comm, dest))
+    nm_comm_t *c = deleg_comm(comm, dest);
+    if (!c)
         return PMPI_Rsend(buf, count, dt, dest, tag, nm_xl(comm));
-    return send_blocking(buf, count, dt, dest, tag, comm, 0);
+    return send_blocking(buf, count, dt, dest, tag, c, comm, 0);
 }
 
 int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
               MPI_Comm comm)
 {
-    if (!DELEGATED(comm, dest))
+    nm_comm_t *c = deleg_comm(comm, dest);
+    if (!c)
         return PMPI_Bsend(buf, count, dt, dest, tag, nm_xl(comm));
-    return send_blocking(buf, count, dt, dest, tag, comm, NM_SEND_BUFFERED);
+    return send_blocking(buf, count, dt, dest, tag, c, comm, NM_SEND_BUFFERED);
 }
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
               MPI_Comm comm)
 {
-    if (!DELEGATED(comm, dest))
+    nm_comm_t *c = deleg_comm(comm, dest);
+    if (!c)
         return PMPI_Ssend(buf, count, dt, dest, tag, nm_xl(comm));
-    return send_blocking(buf, count, dt, dest, tag, comm, NM_SEND_SYNC);
+    return send_blocking(buf, count, dt, dest, tag, c, comm, NM_SEND_SYNC);
 }
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
               MPI_Comm comm, MPI_Request *req)
 {
-    if (!DELEGATED(comm, dest))
+    nm_comm_t *c = deleg_comm(comm, dest);
+    if (!c)
         return PMPI_Isend(buf, count, dt, dest, tag, nm_xl(comm), req);
-    return send_nonblocking(buf, count, dt, dest, tag, comm, 0, req);
+    return send_nonblocking(buf, count, dt, dest, tag, c, comm, 0, req);
 }
 
 int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                MPI_Comm comm, MPI_Request *req)
 {
-    if (!DELEGATED(comm, dest))
+    nm_comm_t *c = deleg_comm(comm, dest);
+    if (!c)
         return PMPI_Irsend(buf, count, dt, dest, tag, nm_xl(comm), req);
-    return send_nonblocking(buf, count, dt, dest, tag, comm, 0, req);
+    return send_nonblocking(buf, count, dt, dest, tag, c, comm, 0, req);
 }
 
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                MPI_Comm comm, MPI_Request *req)
 {
-    if (!DELEGATED(comm, dest))
+    nm_comm_t *c = deleg_comm(comm, dest);
+    if (!c)
         return PMPI_Ibsend(buf, count, dt, dest, tag, nm_xl(comm), req);
-    return send_nonblocking(buf, count, dt, dest, tag, comm, NM_SEND_BUFFERED,
-                            req);
+    return send_nonblocking(buf, count, dt, dest, tag, c, comm,
+                            NM_SEND_BUFFERED, req);
 }
 
 int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                MPI_Comm comm, MPI_Request *req)
 {
-    if (!DELEGATED(comm, dest))
+    nm_comm_t *c = deleg_comm(comm, dest);
+    if (!c)
         return PMPI_Issend(buf, count, dt, dest, tag, nm_xl(comm), req);
-    return send_nonblocking(buf, count, dt, dest, tag, comm, NM_SEND_SYNC, req);
+    return send_nonblocking(buf, count, dt, dest, tag, c, comm, NM_SEND_SYNC,
+                            req);
 }
 
 /* ---------------- receives ---------------- */
@@ -734,11 +793,11 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
              MPI_Comm comm, MPI_Status *status)
 {
-    if (!DELEGATED(comm, source))
+    nm_comm_t *c = deleg_comm(comm, source);
+    if (!c)
         return PMPI_Recv(buf, count, dt, source, tag, nm_xl(comm), status);
-    nm_op_t *op;
-    int rc =
-        recv_start(buf, count, dt, source, tag, nm_comm_find(comm), 0, 0, &op);
+    nm_op_t st = {0}, *op = &st;
+    int rc = recv_start(buf, count, dt, source, tag, c, 0, 0, &op);
     if (rc == MPI_SUCCESS) {
         rc = op_wait(op, nm_policy_blocking);
         if (rc == MPI_SUCCESS) {
@@ -753,11 +812,11 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
 int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
               MPI_Comm comm, MPI_Request *req)
 {
-    if (!DELEGATED(comm, source))
+    nm_comm_t *c = deleg_comm(comm, source);
+    if (!c)
         return PMPI_Irecv(buf, count, dt, source, tag, nm_xl(comm), req);
-    nm_op_t *op;
-    int rc =
-        recv_start(buf, count, dt, source, tag, nm_comm_find(comm), 0, 0, &op);
+    nm_op_t *op = NULL;
+    int rc = recv_start(buf, count, dt, source, tag, c, 0, 0, &op);
     if (rc == MPI_SUCCESS)
         rc = to_greq(op, req);
     return nm_error(comm, rc);
@@ -887,11 +946,14 @@ static int probe_loop(MPI_Comm comm, int source, int tag, int take,
 {
     nm_comm_t *c = nm_comm_find(comm);
     unsigned k = 0;
+    nm_wait_enter();
     for (;;) {
         int flag = 0;
         int rc = probe_once(c, source, tag, take, &flag, msg, status);
-        if (rc != MPI_SUCCESS || flag)
+        if (rc != MPI_SUCCESS || flag) {
+            nm_wait_leave();
             return nm_error(comm, rc);
+        }
         poke();
         nm_turn();
         if ((++k & 3) == 0)
@@ -953,7 +1015,7 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
 {
     if (!message || !nm_msg_ours(*message))
         return PMPI_Mrecv(buf, count, dt, message, status);
-    nm_op_t *op;
+    nm_op_t st = {0}, *op = &st;
     int rc = mrecv_start(buf, count, dt, message, &op);
     if (rc == MPI_SUCCESS) {
         rc = op_wait(op, nm_policy_blocking);
@@ -971,7 +1033,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
 {
     if (!message || !nm_msg_ours(*message))
         return PMPI_Imrecv(buf, count, dt, message, req);
-    nm_op_t *op;
+    nm_op_t *op = NULL;
     int rc = mrecv_start(buf, count, dt, message, &op);
     if (rc == MPI_SUCCESS)
         rc = to_greq(op, req);

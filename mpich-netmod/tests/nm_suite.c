@@ -276,6 +276,13 @@ static void t_status_trunc(void)
         MPI_Send(d, 5, MPI_DOUBLE, 0, 11, MPI_COMM_WORLD);
         MPI_Send(d, 5, MPI_DOUBLE, 0, 12, MPI_COMM_WORLD);
         MPI_Send(d, 3, MPI_DOUBLE, 0, 13, MPI_COMM_WORLD);
+        /* a large message into a smaller buffer (payload path) */
+        int *big = malloc(sizeof(int) * 16384);
+        for (int i = 0; i < 16384; i++)
+            big[i] = i * 7 + 1;
+        MPI_Send(big, 16384, MPI_INT, 0, 14, MPI_COMM_WORLD);
+        MPI_Send(big, 16384, MPI_INT, 0, 15, MPI_COMM_WORLD);
+        free(big);
     } else if (rank == 0) {
         double d[5];
         MPI_Status st;
@@ -301,6 +308,17 @@ static void t_status_trunc(void)
         MPI_Wait(&rq, &st);
         MPI_Get_count(&st, MPI_DOUBLE, &n);
         CHECK(n == 3 && st.MPI_TAG == 13 && st.MPI_SOURCE == 1, "wait status");
+        /* (what a truncated receive leaves in the buffer is not defined) */
+        int *big = calloc(16384, sizeof(int));
+        rc = MPI_Recv(big, 8192, MPI_INT, 1, 14, MPI_COMM_WORLD, &st);
+        CHECK(class_of(rc) == MPI_ERR_TRUNCATE,
+              "large truncation gave class %d", class_of(rc));
+        CHECK(big[8192] == 0, "truncated receive wrote past its buffer");
+        rc = MPI_Recv(big, 16384, MPI_INT, 1, 15, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_INT, &n);
+        CHECK(rc == MPI_SUCCESS && n == 16384 && big[16383] == 16383 * 7 + 1,
+              "large message after a truncation");
+        free(big);
     }
     /* errors of bad arguments */
     int x = 0;

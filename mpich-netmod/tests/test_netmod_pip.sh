@@ -4,9 +4,9 @@
 # mode) of one process, each task an MPICH rank of its own, so the
 # delegatee reads and writes its clients' buffers in place.  The suite and
 # the Jacobi solver (linked with the shim, PIE, -rdynamic) must give the
-# same transcripts as directly with MPICH, in layouts a and b (and nm_coll
-# with MPIDELEG_COLL=hier in layout b); a refused
-# mode and a program that is not PIE end with a one-line reason.
+# same transcripts as directly with MPICH, in layouts a and b (and
+# nm_progress in layout a, nm_coll with MPIDELEG_COLL=hier in layout b); a
+# refused mode and a program that is not PIE end with a one-line reason.
 . "${abs_top_srcdir:-.}/mpich-netmod/tests/nm_common.sh"
 pip=$top/mpich-netmod/mpideleg-pip
 [ -x "$pip" ] || { echo "SKIP: mpideleg-pip not built (no libpip)"; exit 77; }
@@ -51,6 +51,13 @@ tp=$top/mpich-netmod/tests/nm_threads_pip
 nm_run tdirect3 3 direct "$t" 30
 nm_pip tpipb 4 MPIDELEG_BOARD_SIZE=2 MPIDELEG_BOARDS_PER_DELEGATEE=2 "$pip" "$tp" 30
 nm_same tdirect3 tpipb
+# MPI's progress rule: a client blocked on a delegated message keeps its
+# MPICH collective moving (nm_progress; the turns path of the waits)
+g=$top/mpich-netmod/tests/nm_progress
+gp=$top/mpich-netmod/tests/nm_progress_pip
+nm_run gdirect2 2 direct "$g"
+nm_pip gpipa 4 MPIDELEG_BOARD_SIZE=1 "$pip" "$gp"
+nm_same gdirect2 gpipa
 # hierarchical collectives (MPIDELEG_COLL=hier) in the PiP form, layout b
 c=$top/mpich-netmod/tests/nm_coll
 cp=$top/mpich-netmod/tests/nm_coll_pip
