@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * nm_coll.c: collectives.  MPIDELEG_COLL=direct (the default, chosen by
- * measurement: README section 5) hands every
- * collective to MPICH on the client communicator.  MPIDELEG_COLL=hier runs
+ * measurement: README section 5) hands every collective to MPICH on the
+ * client communicator.  MPIDELEG_COLL=hier runs
  * Barrier, Bcast, Reduce, Allreduce, Allgather, Alltoall and their
  * nonblocking forms on a delegated communicator (members on more than one
  * board) hierarchically: inside a board straight with MPICH on a
