@@ -82,22 +82,22 @@ typedef struct {
  * other delegatees map: bump `seq` after handing it work, and wake it with
  * a futex when `sleeping` is set (it then sleeps on `seq`). */
 typedef struct {
+    /* read by the clients and the other delegatees on every ring */
     _Atomic uint32_t seq;
     _Atomic uint32_t sleeping;
+    /* set when the delegatee's clients run turns (PiP form) */
+    _Atomic uint32_t short_naps;
+    /* PiP form: client threads spinning in a wait that run turns; while
+     * there are any, nobody rings and the delegatee's thread naps long */
+    _Atomic uint32_t waiters;
     /* PiP form: one turn of the delegatee's work can be run by any thread
      * of its address space (a client waiting for it): `turn` is the
      * function's address, valid where getpid() == pid; `busy` is the lock
-     * of a turn. */
-    _Atomic uint32_t busy;
+     * of a turn.  A cache line of their own: the lock is taken on every
+     * turn, the line above is read by other cores on every message. */
+    _Alignas(64) _Atomic uint32_t busy;
     int32_t pid;
     _Atomic uint64_t turn;
-    /* set when the delegatee's clients run turns: its thread naps in short
-     * slices and is never woken (a wake would cost a system call on every
-     * message, and the waiting client does the work anyway) */
-    _Atomic uint32_t short_naps;
-    /* PiP form: client threads spinning in a wait that run turns; while
-     * there are any, the delegatee's thread naps long */
-    _Atomic uint32_t waiters;
 } nm_bell_t;
 
 void nm_bell_ring(nm_bell_t *b);
