@@ -37,6 +37,9 @@ typedef struct nm_msg {
     void *blk;    /* allocation to free */
     int borrowed; /* data is the sending client's buffer (same address
                      space): copy it before queueing as unexpected */
+    int pend_d;   /* >= 0: a split message whose payload is still in MPI
+                     (from this delegatee, tag hdr.ptag): taken when a
+                     receive matches, straight into its buffer if it can */
     uint64_t id;
     struct nm_msg *next;
 } nm_msg_t;
@@ -146,9 +149,17 @@ static void send_ack(const nm_hdr_t *h)
     nm_bell_ring(D.bells[h->ack_d]);
 }
 
+static void fetch_payload(nm_msg_t *m);
+static int recv_in_place(nm_msg_t *m, nm_rec_t *r, int slot);
+
 /* Copy message m into the receive described by r; free m. */
 static void deliver_to(int slot, nm_msg_t *m, nm_rec_t *r)
 {
+    if (m->pend_d >= 0) {
+        if (recv_in_place(m, r, slot))
+            return;
+        fetch_payload(m);
+    }
     uint64_t n = m->hdr.size < r->len ? m->hdr.size : r->len;
     r->err = m->hdr.size > r->len ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
     if (n) {
@@ -283,7 +294,7 @@ static void do_send(pend_t *p)
                     .dst = r->peer,
                     .tag = r->tag,
                     .size = r->len,
-                    .flags = r->flags & NM_F_SYNC,
+                    .flags = r->flags & (NM_F_SYNC | NM_F_LOCAL),
                     .ack_d = D.me,
                     .token = (uint64_t)(uintptr_t)r};
     r->err = MPI_SUCCESS;
@@ -303,6 +314,7 @@ static void do_send(pend_t *p)
     m->blk = blk;
     m->hdr = hdr;
     m->borrowed = borrow && dst_d == D.me;
+    m->pend_d = -1;
     m->data = m->borrowed ? (char *)(uintptr_t)r->addr
                           : (char *)blk + sizeof(nm_hdr_t);
     if (r->len && !m->borrowed) {
@@ -408,10 +420,46 @@ static int progress_sends(void)
     return n + done;
 }
 
-/* A split message whose destination shares our address space and has a
- * matching posted receive (not inline): let MPI write the payload straight
- * into the receive buffer.  Returns 1 when taken. */
-static int take_direct(nm_msg_t *m, int from_d)
+/* Receive the payload of split message m (still in MPI, from delegatee
+ * m->pend_d) straight into the buffer of receive r of client `slot`, when
+ * that client shares our address space and the buffer holds it all (not
+ * inline); frees m.  Returns 0 (nothing done) otherwise. */
+static int recv_in_place(nm_msg_t *m, nm_rec_t *r, int slot)
+{
+    if (!D.cl[slot].same || (r->flags & NM_F_INLINE) || m->hdr.size > r->len)
+        return 0;
+    inq_t *q = malloc(sizeof *q);
+    if (!q)
+        fatal("receive", ENOMEM);
+    q->rec = r;
+    q->hdr = m->hdr;
+    PMPI_Irecv((void *)(uintptr_t)r->addr, (int)m->hdr.size, MPI_BYTE,
+               m->pend_d, m->hdr.ptag, D.pcomm, &q->req);
+    q->next = D.in;
+    D.in = q;
+    D.drecvs++;
+    free(m->blk);
+    free(m);
+    return 1;
+}
+
+/* Take the payload of a split message into a buffer of ours (staging). */
+static void fetch_payload(nm_msg_t *m)
+{
+    void *nb = realloc(m->blk, sizeof(nm_hdr_t) + m->hdr.size + 1);
+    if (!nb)
+        fatal("incoming message", ENOMEM);
+    m->blk = nb;
+    m->data = (char *)nb + sizeof(nm_hdr_t);
+    PMPI_Recv(m->data, (int)m->hdr.size, MPI_BYTE, m->pend_d, m->hdr.ptag,
+              D.pcomm, MPI_STATUS_IGNORE);
+    m->pend_d = -1;
+}
+
+/* A split message whose destination has a matching posted receive: let
+ * MPI write the payload straight into the receive buffer.  Returns 1 when
+ * taken. */
+static int take_direct(nm_msg_t *m)
 {
     int slot = m->hdr.dst >= 0 && m->hdr.dst < nm_lay.world_size
                    ? D.slot_of_world[m->hdr.dst]
@@ -422,29 +470,26 @@ static int take_direct(nm_msg_t *m, int from_d)
     nm_post_t **pp = &c->posted;
     while (*pp && !match(&m->hdr, (*pp)->rec))
         pp = &(*pp)->next;
-    /* a message longer than the buffer is staged: the receive gets what
-     * fits and MPI_ERR_TRUNCATE (MPI would fail the whole transfer) */
-    if (!*pp || ((*pp)->rec->flags & NM_F_INLINE) ||
-        m->hdr.size > (*pp)->rec->len)
+    if (!*pp)
         return 0;
     nm_post_t *p = *pp;
+    if (!recv_in_place(m, p->rec, slot))
+        return 0; /* arrive() stages it for that receive */
     *pp = p->next;
     if (!*pp)
         c->posted_tail = pp;
-    inq_t *q = malloc(sizeof *q);
-    if (!q)
-        fatal("receive", ENOMEM);
-    q->rec = p->rec;
-    q->hdr = m->hdr;
     free(p);
-    PMPI_Irecv((void *)(uintptr_t)q->rec->addr, (int)q->rec->len, MPI_BYTE,
-               from_d, m->hdr.ptag, D.pcomm, &q->req);
-    q->next = D.in;
-    D.in = q;
-    D.drecvs++;
-    free(m->blk);
-    free(m);
     return 1;
+}
+
+/* After the last client's MPI_Finalize: payloads nobody received are
+ * taken and dropped, so that their senders' delegatees can finish. */
+static void drop_pending(void)
+{
+    for (int i = 0; i < D.ncl; i++)
+        for (nm_msg_t *m = D.cl[i].unexp; m; m = m->next)
+            if (m->pend_d >= 0)
+                fetch_payload(m);
 }
 
 static inq_t **in_arr; /* the receives being filled, for test_all() */
@@ -524,17 +569,16 @@ static int progress_incoming(void)
         m->blk = blk;
         m->data = (char *)blk + sizeof(nm_hdr_t);
         m->borrowed = 0;
-        if ((m->hdr.flags & NM_F_SPLIT) && take_direct(m, st.MPI_SOURCE))
-            continue;
+        m->pend_d = -1;
         if (m->hdr.flags & NM_F_SPLIT) {
-            /* no receive to fill in place: stage the payload */
-            void *nb = realloc(blk, sizeof(nm_hdr_t) + m->hdr.size + 1);
-            if (!nb)
-                fatal("incoming message", ENOMEM);
-            m->blk = nb;
-            m->data = (char *)nb + sizeof(nm_hdr_t);
-            PMPI_Recv(m->data, (int)m->hdr.size, MPI_BYTE, st.MPI_SOURCE,
-                      m->hdr.ptag, D.pcomm, MPI_STATUS_IGNORE);
+            m->pend_d = st.MPI_SOURCE;
+            if (take_direct(m))
+                continue;
+            /* No receive to fill in place yet: the payload waits in MPI
+             * for one (a receive posted later takes it in place), unless
+             * the send must complete without the receiver (buffered). */
+            if (m->hdr.flags & NM_F_LOCAL)
+                fetch_payload(m);
         }
         arrive(m);
     }
@@ -553,6 +597,8 @@ static int deleg_turn(void)
     if (rc < 0)
         fatal("delegation ring", -rc);
     int n = rc + progress_sends() + progress_incoming() + progress_recvs();
+    if (D.nfin == D.ncl)
+        drop_pending();
     /* what the delegatee's own loop needs to know, read under the lock */
     atomic_store_explicit(&D.more,
                           D.nfin < D.ncl || D.nout > 0 || D.pend || D.in,

@@ -36,7 +36,12 @@ enum {
     NM_OP_FIN = 8,
 };
 
-enum { NM_F_SYNC = 1u << 0, NM_F_INLINE = 1u << 1, NM_F_SPLIT = 1u << 2 };
+enum {
+    NM_F_SYNC = 1u << 0,
+    NM_F_INLINE = 1u << 1,
+    NM_F_SPLIT = 1u << 2,
+    NM_F_LOCAL = 1u << 3 /* buffered mode: completes without the receiver */
+};
 
 /*
  * One request record, in the region's shared heap: the client fills the

@@ -360,7 +360,9 @@ static int send_start(const void *buf, int count, MPI_Datatype dt, int dest,
     r->peer = c->world[dest];
     r->tag = tag;
     r->len = len;
-    r->flags = mode == NM_SEND_SYNC ? NM_F_SYNC : 0;
+    r->flags = mode == NM_SEND_SYNC       ? NM_F_SYNC
+               : mode == NM_SEND_BUFFERED ? NM_F_LOCAL
+                                          : 0;
     if (len <= NM_INLINE) {
         if (len)
             memcpy(r->inl, src, len);

@@ -629,6 +629,40 @@ static void t_bsend_buffer(void)
     say("buffered sends use the attached buffer (MPI_ERR_BUFFER when short)");
 }
 
+/* A large buffered send completes before the receive is posted (the
+ * receiver is in a barrier that waits for the sender). */
+static void t_bsend_large(void)
+{
+    int n = 1 << 16;
+    int *v = malloc(sizeof(int) * (size_t)n);
+    CHECK(v != NULL, "malloc");
+    int cap = n * (int)sizeof(int) + MPI_BSEND_OVERHEAD;
+    char *bbuf = malloc((size_t)cap);
+    CHECK(bbuf != NULL, "malloc");
+    MPI_Buffer_attach(bbuf, cap);
+    if (rank == 0) {
+        for (int i = 0; i < n; i++)
+            v[i] = 5 * i - 3;
+        MPI_Bsend(v, n, MPI_INT, 1, 42, MPI_COMM_WORLD);
+        for (int i = 0; i < n; i++)
+            v[i] = 0;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) {
+        MPI_Recv(v, n, MPI_INT, 0, 42, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        int bad = 0;
+        for (int i = 0; i < n; i++)
+            bad += v[i] != 5 * i - 3;
+        CHECK(bad == 0, "large buffered payload: %d wrong", bad);
+    }
+    char *back = NULL;
+    int backsz = 0;
+    MPI_Buffer_detach(&back, &backsz);
+    free(bbuf);
+    free(v);
+    say("a 256 KiB buffered send completes before its receive is posted");
+}
+
 static void t_unsupported(void)
 {
     int (*q)(MPI_Comm, int *) = (int (*)(MPI_Comm, int *))dlsym(
@@ -682,6 +716,7 @@ int main(int argc, char **argv)
     t_self_and_large();
     t_mixed();
     t_bsend_buffer();
+    t_bsend_large();
     if (argc > 1 && strcmp(argv[1], "--unsupported") == 0)
         t_unsupported();
     MPI_Finalize();
