@@ -860,14 +860,13 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
             idle_rounds = 0;
             continue;
         }
-        /* PiP form: while a client thread spins in a wait (or runs the
-         * turn now), it does this thread's work: nap long, leaving the
-         * cores to the clients (each wake would take one from them).
-         * Nobody rings while a client waits; a ring after that ends the
-         * nap. */
+        /* PiP form: while a client thread spins in a wait, it does this
+         * thread's work: nap long, leaving the cores to the clients (each
+         * wake would take one from them).  Nobody rings while a client
+         * waits; a ring after that ends the nap.  A client that only runs
+         * one turn (after posting) is not waiting: try again at once. */
         if (D.any_same &&
-            (n < 0 ||
-             atomic_load_explicit(&D.bell->waiters, memory_order_relaxed))) {
+            atomic_load_explicit(&D.bell->waiters, memory_order_relaxed)) {
             uint32_t seq =
                 atomic_load_explicit(&D.bell->seq, memory_order_seq_cst);
             atomic_store_explicit(&D.bell->sleeping, 1, memory_order_seq_cst);
@@ -879,6 +878,10 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
             }
             atomic_store_explicit(&D.bell->sleeping, 0, memory_order_relaxed);
             idle_rounds = 0;
+            continue;
+        }
+        if (n < 0) {
+            sched_yield();
             continue;
         }
         /* Nothing to do: yield for a while (poll: always); then sleep on

@@ -519,7 +519,9 @@ static int g_poll(void *extra, MPI_Status *st)
     if (!atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
         if ((polls++ & 3) == 0)
             poke();
-        if (nm_turn() < 0)
+        /* yield now and then: the delegatee's thread (PiP form) or a
+         * delegatee process moving our transfer may need this core */
+        if (nm_turn() < 0 || (polls & 7) == 0)
             sched_yield();
     }
     if (atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
