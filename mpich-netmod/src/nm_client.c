@@ -32,6 +32,7 @@ static int deleg_world;
 static atomic_int deleg_dead;
 static nm_bell_t *bell;
 static int (*turn_fn)(void); /* PiP form: our delegatee's turn */
+static int (*post_fn)(void); /* and its lighter turn after posting */
 #define NM_ASYNC_MAX 256
 static dlg_ticket_t async_t[NM_ASYNC_MAX];
 static unsigned async_head, async_n;
@@ -85,8 +86,10 @@ int nm_client_start(MPI_Comm wcomm)
         /* same address space (PiP tasks of one process): we may run our
          * delegatee's work ourselves while we wait for it */
         if (bell && bell->pid == (int32_t)getpid() &&
-            !getenv("MPIDELEG_NO_TURNS"))
+            !getenv("MPIDELEG_NO_TURNS")) {
             turn_fn = (int (*)(void))(uintptr_t)atomic_load(&bell->turn);
+            post_fn = (int (*)(void))(uintptr_t)atomic_load(&bell->post_turn);
+        }
     }
     int e = dlg_region_open(spec, &region);
     if (e == 0)
@@ -227,8 +230,8 @@ int nm_post(unsigned op, nm_rec_t *r)
     dlg_ticket_t t;
     pthread_mutex_lock(&cl_lock);
     int e = submit(op, r, &t);
-    if (e == 0 && turn_fn)
-        turn_fn(); /* usually serves the request at once */
+    if (e == 0 && post_fn)
+        post_fn(); /* usually serves the request at once */
     if (e == 0)
         e = dlg_wait(client, t, DLG_POLICY_DEFAULT, &res, NULL, NULL);
     pthread_mutex_unlock(&cl_lock);
@@ -255,8 +258,8 @@ int nm_post_async(unsigned op, nm_rec_t *r)
     pthread_mutex_unlock(&cl_lock);
     if (e < 0)
         return post_failed(e);
-    if (turn_fn)
-        turn_fn(); /* PiP form: the operation starts now, on this thread */
+    if (post_fn)
+        post_fn(); /* PiP form: the operation starts now, on this thread */
     return MPI_SUCCESS;
 }
 

@@ -304,6 +304,19 @@ static void do_send(pend_t *p)
         send_zero_copy(r, &hdr, dst_d);
         return;
     }
+    if ((r->flags & NM_F_INLINE) && dst_d != D.me) {
+        /* short: one eager message from the stack, done when the call
+         * returns (no buffer to keep, no request to test) */
+        char b[sizeof(nm_hdr_t) + NM_INLINE];
+        memcpy(b, &hdr, sizeof hdr);
+        memcpy(b + sizeof hdr, r->inl, r->len);
+        PMPI_Send(b, (int)(sizeof hdr + r->len), MPI_BYTE, dst_d, TAG_MSG,
+                  D.dcomm);
+        nm_bell_ring(D.bells[dst_d]);
+        if (!sync)
+            complete(r);
+        return;
+    }
     nm_msg_t *m = malloc(sizeof *m);
     /* a local message from a client of our address space is read in place
      * (arrive() copies it only when it has to wait as unexpected) */
@@ -589,14 +602,16 @@ static int progress_incoming(void)
  * address space waiting for its operation (no switch to the delegatee's
  * thread on the critical path).  Returns the work done, -1 when another
  * thread has the turn. */
-static int deleg_turn(void)
+static int turn(int light)
 {
     if (atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
         return -1;
     int rc = dlg_delegatee_progress(D.dg);
     if (rc < 0)
         fatal("delegation ring", -rc);
-    int n = rc + progress_sends() + progress_incoming() + progress_recvs();
+    int n = rc + progress_sends();
+    if (!light)
+        n += progress_incoming() + progress_recvs();
     if (D.nfin == D.ncl)
         drop_pending();
     /* what the delegatee's own loop needs to know, read under the lock */
@@ -610,6 +625,20 @@ static int deleg_turn(void)
                           memory_order_relaxed);
     atomic_store_explicit(&D.bell->busy, 0, memory_order_release);
     return n;
+}
+
+static int deleg_turn(void)
+{
+    return turn(0);
+}
+
+/* The turn a client of our address space runs right after posting: serve
+ * the rings and start the sends (what it posted starts now), but leave
+ * incoming messages to the turns of waits and of our thread (one pass of
+ * MPI's progress less per posted operation). */
+static int deleg_post_turn(void)
+{
+    return turn(1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -826,6 +855,7 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
         fatal("doorbell", errno);
     D.bell->pid = (int32_t)getpid();
     atomic_store(&D.bell->turn, (uint64_t)(uintptr_t)deleg_turn);
+    atomic_store(&D.bell->post_turn, (uint64_t)(uintptr_t)deleg_post_turn);
     char bspec[32], *all = malloc((size_t)nd * sizeof bspec);
     D.bells = calloc((size_t)nd, sizeof *D.bells);
     if (!all || !D.bells)

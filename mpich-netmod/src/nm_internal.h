@@ -103,6 +103,7 @@ typedef struct {
     _Alignas(64) _Atomic uint32_t busy;
     int32_t pid;
     _Atomic uint64_t turn;
+    _Atomic uint64_t post_turn; /* the lighter turn after posting */
 } nm_bell_t;
 
 void nm_bell_ring(nm_bell_t *b);
