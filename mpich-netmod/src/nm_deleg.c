@@ -310,6 +310,9 @@ static void do_send(pend_t *p)
         char b[sizeof(nm_hdr_t) + NM_INLINE];
         memcpy(b, &hdr, sizeof hdr);
         memcpy(b + sizeof hdr, r->inl, r->len);
+        /* a full queue blocks the send until the peer drains it: wake the
+         * peer first too */
+        nm_bell_ring(D.bells[dst_d]);
         PMPI_Send(b, (int)(sizeof hdr + r->len), MPI_BYTE, dst_d, TAG_MSG,
                   D.dcomm);
         nm_bell_ring(D.bells[dst_d]);
