@@ -45,7 +45,8 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/tests/nm_check.h mpich-netmod/tests/nm_progress.c \
 	mpich-netmod/tests/nm_coll.c \
 	mpich-netmod/tests/nm_jacobi.c mpich-netmod/tests/nm_threads.c \
-	mpich-netmod/bench/nm_bench.c mpich-netmod/bench/nm_coll_bench.c
+	mpich-netmod/bench/nm_bench.c mpich-netmod/bench/nm_coll_bench.c \
+	mpich-netmod/bench/nm_median.h
 
 # Test programs: plain MPI programs (not linked with the shim; the scripts
 # preload it), and the suite once more linked with it (the link form).
@@ -133,7 +134,8 @@ mpich_netmod_tests_nm_jacobi_pip_LDADD = mpich-netmod/libmpideleg.la \
 	$(MPI_LIBS) -lm
 mpich_netmod_tests_nm_jacobi_pip_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-install
 noinst_PROGRAMS += mpich-netmod/bench/nm_bench_pip
-mpich_netmod_bench_nm_bench_pip_SOURCES = mpich-netmod/bench/nm_bench.c
+mpich_netmod_bench_nm_bench_pip_SOURCES = mpich-netmod/bench/nm_bench.c \
+	mpich-netmod/bench/nm_median.h
 mpich_netmod_bench_nm_bench_pip_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fPIE
 mpich_netmod_bench_nm_bench_pip_LDADD = mpich-netmod/libmpideleg.la \
 	$(MPI_LIBS) -ldl
@@ -145,7 +147,8 @@ endif
 
 # Benchmark (make bench-netmod; part of make bench).
 noinst_PROGRAMS += mpich-netmod/bench/nm_bench
-mpich_netmod_bench_nm_bench_SOURCES = mpich-netmod/bench/nm_bench.c
+mpich_netmod_bench_nm_bench_SOURCES = mpich-netmod/bench/nm_bench.c \
+	mpich-netmod/bench/nm_median.h
 mpich_netmod_bench_nm_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_bench_nm_bench_LDADD = $(MPI_LIBS) -ldl
 mpich_netmod_bench_nm_bench_LDFLAGS = $(AM_LDFLAGS) -no-install
@@ -156,7 +159,8 @@ BENCH_TARGETS += bench-netmod
 # Collectives: MPICH, the shim with MPIDELEG_COLL=direct and =hier
 # (make bench-netmod-coll; part of make bench).
 noinst_PROGRAMS += mpich-netmod/bench/nm_coll_bench
-mpich_netmod_bench_nm_coll_bench_SOURCES = mpich-netmod/bench/nm_coll_bench.c
+mpich_netmod_bench_nm_coll_bench_SOURCES = mpich-netmod/bench/nm_coll_bench.c \
+	mpich-netmod/bench/nm_median.h
 mpich_netmod_bench_nm_coll_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_bench_nm_coll_bench_LDADD = $(MPI_LIBS)
 mpich_netmod_bench_nm_coll_bench_LDFLAGS = $(AM_LDFLAGS) -no-install

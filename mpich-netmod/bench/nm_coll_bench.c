@@ -16,20 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nm_median.h"
+
 static int rank, size, reps = 5, quick;
 static const char *only;
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 enum { BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER, ALLTOALL, IALLREDUCE };
 static const char *names[] = {"barrier",   "bcast",    "reduce",    "allreduce",
