@@ -37,6 +37,8 @@ typedef struct nm_msg {
     void *blk;    /* allocation to free */
     int borrowed; /* data is the sending client's buffer (same address
                      space): copy it before queueing as unexpected */
+    int on_stack; /* the caller's (a short message just received): copied
+                     to the heap only when it has to wait as unexpected */
     int pend_d;   /* >= 0: a split message whose payload is still in MPI
                      (from this delegatee, tag hdr.ptag): taken when a
                      receive matches, straight into its buffer if it can */
@@ -149,6 +151,13 @@ static void send_ack(const nm_hdr_t *h)
     nm_bell_ring(D.bells[h->ack_d]);
 }
 
+static void msg_free(nm_msg_t *m)
+{
+    free(m->blk);
+    if (!m->on_stack)
+        free(m);
+}
+
 static void fetch_payload(nm_msg_t *m);
 static int recv_in_place(nm_msg_t *m, nm_rec_t *r, int slot);
 
@@ -182,8 +191,7 @@ static void deliver_to(int slot, nm_msg_t *m, nm_rec_t *r)
     if (m->hdr.flags & NM_F_SYNC)
         send_ack(&m->hdr);
     complete(r);
-    free(m->blk);
-    free(m);
+    msg_free(m);
 }
 
 /* A message for local client `slot` arrived: match or queue it. */
@@ -195,8 +203,7 @@ static void arrive(nm_msg_t *m)
     if (slot < 0) {
         fprintf(stderr, "mpideleg: delegatee got a message for rank %d\n",
                 m->hdr.dst);
-        free(m->blk);
-        free(m);
+        msg_free(m);
         return;
     }
     dclient_t *c = &D.cl[slot];
@@ -222,6 +229,14 @@ static void arrive(nm_msg_t *m)
         m->blk = blk;
         m->data = (char *)blk + sizeof(nm_hdr_t);
         m->borrowed = 0;
+    }
+    if (m->on_stack) {
+        nm_msg_t *h = malloc(sizeof *h);
+        if (!h)
+            fatal("unexpected message", ENOMEM);
+        *h = *m;
+        h->on_stack = 0;
+        m = h;
     }
     m->next = NULL;
     *c->unexp_tail = m;
@@ -330,6 +345,7 @@ static void do_send(pend_t *p)
     m->blk = blk;
     m->hdr = hdr;
     m->borrowed = borrow && dst_d == D.me;
+    m->on_stack = 0;
     m->pend_d = -1;
     m->data = m->borrowed ? (char *)(uintptr_t)r->addr
                           : (char *)blk + sizeof(nm_hdr_t);
@@ -454,8 +470,7 @@ static int recv_in_place(nm_msg_t *m, nm_rec_t *r, int slot)
     q->next = D.in;
     D.in = q;
     D.drecvs++;
-    free(m->blk);
-    free(m);
+    msg_free(m);
     return 1;
 }
 
@@ -567,16 +582,40 @@ static int progress_incoming(void)
             return n;
         n++;
         PMPI_Get_count(&st, MPI_BYTE, &cnt);
-        void *blk = malloc((size_t)cnt + 1);
+        /* a short message goes through the stack: no allocation unless it
+         * has to wait as unexpected */
+        union {
+            nm_hdr_t h;
+            char b[sizeof(nm_hdr_t) + 2 * NM_INLINE];
+        } sb;
+        int small = cnt >= (int)sizeof(nm_hdr_t) && cnt <= (int)sizeof sb;
+        void *blk = small ? (void *)&sb : malloc((size_t)cnt + 1);
         if (!blk)
             fatal("incoming message", ENOMEM);
         PMPI_Mrecv(blk, cnt, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
         if (st.MPI_TAG == TAG_ACK) {
             uint64_t tok;
             memcpy(&tok, blk, sizeof tok);
-            free(blk);
+            if (!small)
+                free(blk);
             complete((nm_rec_t *)(uintptr_t)tok);
             continue;
+        }
+        if (small && !(sb.h.flags & NM_F_SPLIT)) {
+            nm_msg_t sm = {.hdr = sb.h,
+                           .data = sb.b + sizeof(nm_hdr_t),
+                           .borrowed = 1,
+                           .on_stack = 1,
+                           .pend_d = -1};
+            arrive(&sm);
+            continue;
+        }
+        if (small) {
+            void *h = malloc((size_t)cnt + 1);
+            if (!h)
+                fatal("incoming message", ENOMEM);
+            memcpy(h, blk, (size_t)cnt);
+            blk = h;
         }
         nm_msg_t *m = malloc(sizeof *m);
         if (!m)
@@ -585,6 +624,7 @@ static int progress_incoming(void)
         m->blk = blk;
         m->data = (char *)blk + sizeof(nm_hdr_t);
         m->borrowed = 0;
+        m->on_stack = 0;
         m->pend_d = -1;
         if (m->hdr.flags & NM_F_SPLIT) {
             m->pend_d = st.MPI_SOURCE;
