@@ -33,6 +33,8 @@ static atomic_int deleg_dead;
 static nm_bell_t *bell;
 static int (*turn_fn)(void); /* PiP form: our delegatee's turn */
 static int (*post_fn)(void); /* and its lighter turn after posting */
+/* and its hand-over of a send or receive without the ring */
+static int (*direct_fn)(unsigned op, int world, uint64_t rec_off);
 #define NM_ASYNC_MAX 256
 static dlg_ticket_t async_t[NM_ASYNC_MAX];
 static unsigned async_head, async_n;
@@ -89,6 +91,8 @@ int nm_client_start(MPI_Comm wcomm)
             !getenv("MPIDELEG_NO_TURNS")) {
             turn_fn = (int (*)(void))(uintptr_t)atomic_load(&bell->turn);
             post_fn = (int (*)(void))(uintptr_t)atomic_load(&bell->post_turn);
+            direct_fn = (int (*)(unsigned, int, uint64_t))(
+                uintptr_t)atomic_load(&bell->direct);
         }
     }
     int e = dlg_region_open(spec, &region);
@@ -248,6 +252,10 @@ int nm_post(unsigned op, nm_rec_t *r)
  * and receive.  The tickets are retired later, oldest first. */
 int nm_post_async(unsigned op, nm_rec_t *r)
 {
+    /* PiP form: straight to the delegatee's code when its turn is free */
+    if (direct_fn && (op == NM_OP_SEND || op == NM_OP_RECV) &&
+        direct_fn(op, nm_lay.world_rank, nm_rec_off(r)) == 0)
+        return MPI_SUCCESS;
     dlg_ticket_t t;
     pthread_mutex_lock(&cl_lock);
     int e = submit(op, r, &t);

@@ -645,6 +645,56 @@ static int progress_incoming(void)
  * address space waiting for its operation (no switch to the delegatee's
  * thread on the critical path).  Returns the work done, -1 when another
  * thread has the turn. */
+/* What the delegatee's own loop needs to know, computed under the turn
+ * lock; then the lock is released. */
+static void turn_end(void)
+{
+    atomic_store_explicit(&D.more,
+                          D.nfin < D.ncl || D.nout > 0 || D.pend || D.in,
+                          memory_order_relaxed);
+    /* never sleep while sends are in flight: their protocol (rendezvous
+     * replies) needs our progress, and nobody rings for it */
+    atomic_store_explicit(&D.may_sleep,
+                          D.nfin < D.ncl && D.nout == 0 && !D.in && !D.pend,
+                          memory_order_relaxed);
+    atomic_store_explicit(&D.bell->busy, 0, memory_order_release);
+}
+
+static void hand_send(int slot, nm_rec_t *r);
+static void hand_recv(int slot, nm_rec_t *r);
+
+/* PiP form: a client of our address space hands a send or a receive over
+ * by calling this (its address is in the doorbell) instead of through its
+ * request ring (the record by its offset in the region): the ring is
+ * drained first (what the client posted before comes first), then the
+ * operation is taken and the sends started.
+ * Returns -1 when another thread has the turn (the client uses the ring). */
+static int deleg_direct(unsigned op, int world, uint64_t off)
+{
+    /* the client maps the region elsewhere: its record by offset */
+    nm_rec_t *r = (nm_rec_t *)((char *)dlg_region_base(D.region) + off);
+    if (atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
+        return -1;
+    int rc, slot = world >= 0 && world < nm_lay.world_size
+                       ? D.slot_of_world[world]
+                       : -1;
+    while ((rc = dlg_delegatee_progress(D.dg)) > 0)
+        ;
+    if (rc < 0)
+        fatal("delegation ring", -rc);
+    if (slot < 0 || (op != NM_OP_SEND && op != NM_OP_RECV)) {
+        turn_end();
+        return -1;
+    }
+    if (op == NM_OP_SEND)
+        hand_send(slot, r);
+    else
+        hand_recv(slot, r);
+    progress_sends();
+    turn_end();
+    return 0;
+}
+
 static int turn(int light)
 {
     if (atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
@@ -657,16 +707,7 @@ static int turn(int light)
         n += progress_incoming() + progress_recvs();
     if (D.nfin == D.ncl)
         drop_pending();
-    /* what the delegatee's own loop needs to know, read under the lock */
-    atomic_store_explicit(&D.more,
-                          D.nfin < D.ncl || D.nout > 0 || D.pend || D.in,
-                          memory_order_relaxed);
-    /* never sleep while sends are in flight: their protocol (rendezvous
-     * replies) needs our progress, and nobody rings for it */
-    atomic_store_explicit(&D.may_sleep,
-                          D.nfin < D.ncl && D.nout == 0 && !D.in && !D.pend,
-                          memory_order_relaxed);
-    atomic_store_explicit(&D.bell->busy, 0, memory_order_release);
+    turn_end();
     return n;
 }
 
@@ -707,46 +748,56 @@ static int64_t h_hello(dlg_req_t *req, void *ctx)
     return 0;
 }
 
-static int64_t h_send(dlg_req_t *req, void *ctx)
+/* A send of client `slot`: queued for progress_sends(). */
+static void hand_send(int slot, nm_rec_t *r)
 {
-    (void)ctx;
     pend_t *p = malloc(sizeof *p);
     if (!p) {
         /* posted without waiting for us: the record carries the error */
-        nm_rec_t *r = dlg_req_ptr(req);
         r->err = MPI_ERR_NO_MEM;
         complete(r);
-        return -ENOMEM;
+        return;
     }
-    p->rec = dlg_req_ptr(req);
-    p->client = dlg_req_client(req);
+    p->rec = r;
+    p->client = slot;
     p->next = NULL;
     *D.pend_tail = p;
     D.pend_tail = &p->next;
+}
+
+/* A receive of client `slot`: the first unexpected message that matches,
+ * or posted. */
+static void hand_recv(int slot, nm_rec_t *r)
+{
+    dclient_t *c = &D.cl[slot];
+    nm_msg_t *m = take_unexpected(c, r, 1);
+    if (m) {
+        deliver_to(slot, m, r);
+        return;
+    }
+    nm_post_t *p = malloc(sizeof *p);
+    if (!p) {
+        r->err = MPI_ERR_NO_MEM;
+        complete(r);
+        return;
+    }
+    p->rec = r;
+    p->next = NULL;
+    *c->posted_tail = p;
+    c->posted_tail = &p->next;
+}
+
+static int64_t h_send(dlg_req_t *req, void *ctx)
+{
+    (void)ctx;
+    hand_send(dlg_req_client(req), dlg_req_ptr(req));
     return 0;
 }
 
 static int64_t h_recv(dlg_req_t *req, void *ctx)
 {
     (void)ctx;
-    nm_rec_t *r = dlg_req_ptr(req);
-    int s = dlg_req_client(req);
-    dclient_t *c = &D.cl[s];
-    nm_msg_t *m = take_unexpected(c, r, 1);
-    if (m) {
-        deliver_to(s, m, r);
-        return 0;
-    }
-    nm_post_t *p = malloc(sizeof *p);
-    if (!p) {
-        r->err = MPI_ERR_NO_MEM;
-        complete(r);
-        return -ENOMEM;
-    }
-    p->rec = r;
-    p->next = NULL;
-    *c->posted_tail = p;
-    c->posted_tail = &p->next;
+    hand_recv(dlg_req_client(req), dlg_req_ptr(req));
     return 0;
 }
 
@@ -899,6 +950,7 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     D.bell->pid = (int32_t)getpid();
     atomic_store(&D.bell->turn, (uint64_t)(uintptr_t)deleg_turn);
     atomic_store(&D.bell->post_turn, (uint64_t)(uintptr_t)deleg_post_turn);
+    atomic_store(&D.bell->direct, (uint64_t)(uintptr_t)deleg_direct);
     char bspec[32], *all = malloc((size_t)nd * sizeof bspec);
     D.bells = calloc((size_t)nd, sizeof *D.bells);
     if (!all || !D.bells)

@@ -104,6 +104,7 @@ typedef struct {
     int32_t pid;
     _Atomic uint64_t turn;
     _Atomic uint64_t post_turn; /* the lighter turn after posting */
+    _Atomic uint64_t direct;    /* hand a send/receive over without the ring */
 } nm_bell_t;
 
 void nm_bell_ring(nm_bell_t *b);
