@@ -49,8 +49,7 @@ void nm_bell_ring(nm_bell_t *b)
         return;
     /* PiP form: while a client of that delegatee spins in a wait, it runs
      * the turns: no ring (not even the cache line of the counter) */
-    if (atomic_load_explicit(&b->short_naps, memory_order_relaxed) &&
-        atomic_load_explicit(&b->waiters, memory_order_relaxed))
+    if (atomic_load_explicit(&b->waiters, memory_order_relaxed))
         return;
     atomic_fetch_add_explicit(&b->seq, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&b->sleeping, memory_order_seq_cst))

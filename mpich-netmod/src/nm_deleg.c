@@ -74,19 +74,19 @@ typedef struct {
 } outq_t;
 
 /* A receive filled straight from MPI (split message, same address space). */
-typedef struct inq {
+typedef struct {
     MPI_Request req;
     nm_rec_t *rec;
     nm_hdr_t hdr;
-    struct inq *next;
 } inq_t;
 
 static struct {
     MPI_Comm dcomm;
     MPI_Comm pcomm; /* payloads of split messages, tag = hdr.ptag */
     int32_t pseq;   /* last payload tag used */
-    inq_t *in;      /* receives being filled */
-    int me;         /* dcomm rank */
+    inq_t *in;      /* receives being filled (nin of capin) */
+    int nin, capin;
+    int me; /* dcomm rank */
     dlg_region_t *region;
     dlg_delegatee_t *dg;
     dclient_t *cl;
@@ -460,15 +460,17 @@ static int recv_in_place(nm_msg_t *m, nm_rec_t *r, int slot)
 {
     if (!D.cl[slot].same || (r->flags & NM_F_INLINE) || m->hdr.size > r->len)
         return 0;
-    inq_t *q = malloc(sizeof *q);
-    if (!q)
-        fatal("receive", ENOMEM);
+    if (D.nin == D.capin) {
+        D.capin = D.capin ? 2 * D.capin : 64;
+        D.in = realloc(D.in, sizeof *D.in * (size_t)D.capin);
+        if (!D.in)
+            fatal("receive", ENOMEM);
+    }
+    inq_t *q = &D.in[D.nin++];
     q->rec = r;
     q->hdr = m->hdr;
     PMPI_Irecv((void *)(uintptr_t)r->addr, (int)m->hdr.size, MPI_BYTE,
                m->pend_d, m->hdr.ptag, D.pcomm, &q->req);
-    q->next = D.in;
-    D.in = q;
     D.drecvs++;
     msg_free(m);
     return 1;
@@ -523,38 +525,18 @@ static void drop_pending(void)
                 fetch_payload(m);
 }
 
-static inq_t **in_arr; /* the receives being filled, for test_all() */
-static int in_cap;
-
 static MPI_Request in_req(int i)
 {
-    return in_arr[i]->req;
+    return D.in[i].req;
 }
 
 static int progress_recvs(void)
 {
-    int n = 0, nin = 0;
-    for (inq_t *q = D.in; q; q = q->next) {
-        if (nin == in_cap) {
-            in_cap = in_cap ? 2 * in_cap : 64;
-            in_arr = realloc(in_arr, sizeof *in_arr * (size_t)in_cap);
-            if (!in_arr)
-                fatal("receive array", ENOMEM);
-        }
-        in_arr[nin++] = q;
-    }
-    if (nin == 0)
+    if (D.nin == 0)
         return 0;
-    int done = test_all(nin, in_req);
-    for (int k = 0; k < done; k++)
-        in_arr[D.tidx[k]]->req = MPI_REQUEST_NULL; /* done: unlink below */
-    for (inq_t **qq = &D.in; *qq;) {
-        inq_t *q = *qq;
-        if (q->req != MPI_REQUEST_NULL) {
-            qq = &q->next;
-            continue;
-        }
-        *qq = q->next;
+    int done = test_all(D.nin, in_req);
+    for (int k = 0; k < done; k++) {
+        inq_t *q = &D.in[D.tidx[k]];
         nm_rec_t *r = q->rec;
         r->err = q->hdr.size > r->len ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
         r->st_src = q->hdr.src;
@@ -564,10 +546,9 @@ static int progress_recvs(void)
         if (q->hdr.flags & NM_F_SYNC)
             send_ack(&q->hdr);
         complete(r);
-        free(q);
-        n++;
+        *q = D.in[--D.nin];
     }
-    return n;
+    return done;
 }
 
 static int progress_incoming(void)
@@ -640,22 +621,17 @@ static int progress_incoming(void)
     }
 }
 
-/* One turn of the delegatee's work, by whoever takes the turn lock: the
- * delegatee's own thread or, in the PiP form, a client thread of the same
- * address space waiting for its operation (no switch to the delegatee's
- * thread on the critical path).  Returns the work done, -1 when another
- * thread has the turn. */
 /* What the delegatee's own loop needs to know, computed under the turn
  * lock; then the lock is released. */
 static void turn_end(void)
 {
     atomic_store_explicit(&D.more,
-                          D.nfin < D.ncl || D.nout > 0 || D.pend || D.in,
+                          D.nfin < D.ncl || D.nout > 0 || D.pend || D.nin,
                           memory_order_relaxed);
     /* never sleep while sends are in flight: their protocol (rendezvous
      * replies) needs our progress, and nobody rings for it */
     atomic_store_explicit(&D.may_sleep,
-                          D.nfin < D.ncl && D.nout == 0 && !D.in && !D.pend,
+                          D.nfin < D.ncl && D.nout == 0 && !D.nin && !D.pend,
                           memory_order_relaxed);
     atomic_store_explicit(&D.bell->busy, 0, memory_order_release);
 }
@@ -667,25 +643,22 @@ static void hand_recv(int slot, nm_rec_t *r);
  * by calling this (its address is in the doorbell) instead of through its
  * request ring (the record by its offset in the region): the ring is
  * drained first (what the client posted before comes first), then the
- * operation is taken and the sends started.
+ * operation (NM_OP_SEND or NM_OP_RECV) is taken and the sends started.
  * Returns -1 when another thread has the turn (the client uses the ring). */
 static int deleg_direct(unsigned op, int world, uint64_t off)
 {
     /* the client maps the region elsewhere: its record by offset */
     nm_rec_t *r = (nm_rec_t *)((char *)dlg_region_base(D.region) + off);
-    if (atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
-        return -1;
     int rc, slot = world >= 0 && world < nm_lay.world_size
                        ? D.slot_of_world[world]
                        : -1;
+    if (slot < 0 ||
+        atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
+        return -1;
     while ((rc = dlg_delegatee_progress(D.dg)) > 0)
         ;
     if (rc < 0)
         fatal("delegation ring", -rc);
-    if (slot < 0 || (op != NM_OP_SEND && op != NM_OP_RECV)) {
-        turn_end();
-        return -1;
-    }
     if (op == NM_OP_SEND)
         hand_send(slot, r);
     else
@@ -695,6 +668,11 @@ static int deleg_direct(unsigned op, int world, uint64_t off)
     return 0;
 }
 
+/* One turn of the delegatee's work, by whoever takes the turn lock: the
+ * delegatee's own thread or, in the PiP form, a client thread of the same
+ * address space waiting for its operation (no switch to the delegatee's
+ * thread on the critical path).  Returns the work done, -1 when another
+ * thread has the turn. */
 static int turn(int light)
 {
     if (atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
@@ -740,8 +718,6 @@ static int64_t h_hello(dlg_req_t *req, void *ctx)
     D.cl[s].pid = (pid_t)r->arg;
     D.cl[s].same = D.cl[s].pid == getpid();
     D.any_same |= D.cl[s].same;
-    if (D.any_same)
-        atomic_store(&D.bell->short_naps, 1);
     D.cl[s].world = r->peer;
     if (r->peer >= 0 && r->peer < nm_lay.world_size)
         D.slot_of_world[r->peer] = s;
@@ -1060,7 +1036,7 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     free(D.treq);
     free(D.tidx);
     free(D.tst);
-    free(in_arr);
+    free(D.in);
     free(D.out);
     dlg_region_close(D.region);
     PMPI_Comm_free(&wcomm);

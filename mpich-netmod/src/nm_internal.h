@@ -90,10 +90,9 @@ typedef struct {
     /* read by the clients and the other delegatees on every ring */
     _Atomic uint32_t seq;
     _Atomic uint32_t sleeping;
-    /* set when the delegatee's clients run turns (PiP form) */
-    _Atomic uint32_t short_naps;
-    /* PiP form: client threads spinning in a wait that run turns; while
-     * there are any, nobody rings and the delegatee's thread naps long */
+    /* PiP form: client threads spinning in a wait that run turns (never
+     * set in the process form); while there are any, nobody rings and the
+     * delegatee's thread naps long */
     _Atomic uint32_t waiters;
     /* PiP form: one turn of the delegatee's work can be run by any thread
      * of its address space (a client waiting for it): `turn` is the
@@ -175,6 +174,9 @@ void nm_mpi_progress(void); /* one pass of MPICH's progress engine */
 extern dlg_policy_t nm_policy_blocking, nm_policy_nonblocking;
 
 /* ---- point-to-point (nm_p2p.c) ---- */
+/* size of dt, and whether it is a named type without holes (sent as it
+ * lies); MPI_ERR_TYPE for a null or invalid type */
+int nm_dt_info(MPI_Datatype dt, int *size, int *contig);
 int nm_greq_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int nm_greq_running(MPI_Request request);
 int nm_msg_ours(MPI_Message m); /* taken by MPI_Mprobe on a delegated comm */

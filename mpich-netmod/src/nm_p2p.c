@@ -68,12 +68,6 @@ static void msg_release(int slot)
     pthread_mutex_unlock(&tab_lock);
 }
 
-/* Poke MPICH's progress engine (requests of the direct path). */
-static void poke(void)
-{
-    nm_mpi_progress();
-}
-
 int nm_tag_ub(void)
 {
     static atomic_int ub;
@@ -91,7 +85,7 @@ int nm_tag_ub(void)
  * are; everything else is packed (typemap order) first. */
 static _Atomic uint64_t dt_known[64]; /* named types: handle, size, layout */
 
-static int dt_info(MPI_Datatype dt, int *size, int *contig)
+int nm_dt_info(MPI_Datatype dt, int *size, int *contig)
 {
     int ni, na, nd, comb;
     MPI_Aint lb, ext;
@@ -212,8 +206,6 @@ static int bs_attach(long size)
     return MPI_SUCCESS;
 }
 
-static void poke(void);
-
 /* Wait until every delegated buffered send has left the client. */
 static void bs_drain(void)
 {
@@ -231,7 +223,7 @@ static void bs_drain(void)
         pthread_mutex_unlock(&bs_lock);
         if (!busy)
             return;
-        poke();
+        nm_mpi_progress();
         if ((++k & 15) == 0)
             sched_yield();
     }
@@ -288,30 +280,27 @@ static void op_free(nm_op_t *op)
 static int op_new(nm_comm_t *c, void *buf, int count, MPI_Datatype dt,
                   nm_op_t **out)
 {
-    nm_op_t *op = *out;
-    if (op)
-        op->on_stack = 1;
-    else if (!(op = calloc(1, sizeof *op)))
-        return MPI_ERR_NO_MEM;
-#define OP_FAIL(code)                                                          \
-    do {                                                                       \
-        if (!op->on_stack)                                                     \
-            free(op);                                                          \
-        return code;                                                           \
-    } while (0)
-    int rc = dt_info(dt, &op->usize, &op->contig);
+    int usize, contig;
+    int rc = nm_dt_info(dt, &usize, &contig);
     if (rc != MPI_SUCCESS)
-        OP_FAIL(rc);
+        return rc;
     if (count < 0)
-        OP_FAIL(MPI_ERR_COUNT);
+        return MPI_ERR_COUNT;
     /* MPI_BOTTOM is a valid base for derived types with absolute
      * addresses; for predefined ones it is the null buffer MPICH refuses. */
-    if (!buf && count > 0 && op->usize > 0 && op->contig)
-        OP_FAIL(MPI_ERR_BUFFER);
-    op->rec = nm_rec_get();
-    if (!op->rec)
-        OP_FAIL(MPI_ERR_NO_MEM);
-#undef OP_FAIL
+    if (!buf && count > 0 && usize > 0 && contig)
+        return MPI_ERR_BUFFER;
+    nm_op_t *op = *out;
+    if (!op && !(op = calloc(1, sizeof *op)))
+        return MPI_ERR_NO_MEM;
+    op->on_stack = *out != NULL;
+    if (!(op->rec = nm_rec_get())) {
+        if (!op->on_stack)
+            free(op);
+        return MPI_ERR_NO_MEM;
+    }
+    op->usize = usize;
+    op->contig = contig;
     op->c = c;
     op->ubuf = buf;
     op->ucount = count;
@@ -518,7 +507,7 @@ static int g_poll(void *extra, MPI_Status *st)
     nm_coll_progress(); /* nonblocking collectives move meanwhile */
     if (!atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
         if ((polls++ & 3) == 0)
-            poke();
+            nm_mpi_progress();
         /* yield now and then: the delegatee's thread (PiP form) or a
          * delegatee process moving our transfer may need this core */
         if (nm_turn() < 0 || (polls & 7) == 0)
@@ -553,8 +542,9 @@ static int g_wait(int count, void **states, double timeout, MPI_Status *st)
                 break;
             }
             if ((k++ & 3) == 0)
-                poke(); /* MPICH's own progress costs more than a turn */
-            nm_coll_progress(); /* nonblocking collectives move meanwhile */
+                nm_mpi_progress(); /* MPICH's own progress costs more than a
+                                      turn */
+            nm_coll_progress();    /* nonblocking collectives move meanwhile */
             if (pol == DLG_POLICY_BLOCK ||
                 (pol == DLG_POLICY_ADAPTIVE &&
                  (PMPI_Wtime() - t0) * 1e9 > (double)spin)) {
@@ -704,8 +694,6 @@ static int send_nonblocking(const void *buf, int count, MPI_Datatype dt,
     return nm_error(comm, rc);
 }
 
-#define DELEGATED(comm, peer)                                                  \
-    (nm_comm_delegated(comm) && (peer) != MPI_PROC_NULL)
 /* the communicator's record when the call to peer is delegated, else NULL
  * (one lookup for the test and the call) */
 static nm_comm_t *deleg_comm(MPI_Comm comm, int peer)
@@ -958,7 +946,7 @@ static int probe_loop(MPI_Comm comm, int source, int tag, int take,
             nm_wait_leave();
             return nm_error(comm, rc);
         }
-        poke();
+        nm_mpi_progress();
         nm_turn();
         if ((++k & 3) == 0)
             sched_yield();
@@ -968,7 +956,7 @@ static int probe_loop(MPI_Comm comm, int source, int tag, int take,
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
                MPI_Status *status)
 {
-    if (!DELEGATED(comm, source))
+    if (!deleg_comm(comm, source))
         return PMPI_Iprobe(source, tag, nm_xl(comm), flag, status);
     return nm_error(comm, probe_once(nm_comm_find(comm), source, tag, 0, flag,
                                      NULL, status));
@@ -976,7 +964,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    if (!DELEGATED(comm, source))
+    if (!deleg_comm(comm, source))
         return PMPI_Probe(source, tag, nm_xl(comm), status);
     return probe_loop(comm, source, tag, 0, NULL, status);
 }
@@ -984,7 +972,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
                 MPI_Message *message, MPI_Status *status)
 {
-    if (!DELEGATED(comm, source))
+    if (!deleg_comm(comm, source))
         return PMPI_Improbe(source, tag, nm_xl(comm), flag, message, status);
     return nm_error(comm, probe_once(nm_comm_find(comm), source, tag, 1, flag,
                                      message, status));
@@ -993,7 +981,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
                MPI_Status *status)
 {
-    if (!DELEGATED(comm, source))
+    if (!deleg_comm(comm, source))
         return PMPI_Mprobe(source, tag, nm_xl(comm), message, status);
     return probe_loop(comm, source, tag, 1, message, status);
 }

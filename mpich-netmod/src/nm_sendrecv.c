@@ -221,10 +221,10 @@ int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
     if (!nm_comm_delegated(comm))
         return PMPI_Isendrecv_replace(buf, count, dt, dest, sendtag, source,
                                       recvtag, nm_xl(comm), request);
-    int size = 0, ni, na, nd, comb;
+    int size = 0, contig = 0;
     if (count < 0)
         return nm_error(comm, MPI_ERR_COUNT);
-    if (dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS)
+    if (nm_dt_info(dt, &size, &contig) != MPI_SUCCESS)
         return nm_error(comm, MPI_ERR_TYPE);
     if ((MPI_Count)count * size > INT_MAX)
         return nm_refuse(comm, "MPI_Isendrecv_replace of more than INT_MAX "
@@ -236,10 +236,7 @@ int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
     p->ucount = count;
     p->usize = size;
     p->udt = dt;
-    PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb);
-    MPI_Aint lb, ext;
-    PMPI_Type_get_extent(dt, &lb, &ext);
-    if (comb != MPI_COMBINER_NAMED || lb != 0 || ext != size) {
+    if (!contig) {
         /* unpacked at the end: the application may free its type */
         if (PMPI_Type_dup(dt, &p->udt) != MPI_SUCCESS) {
             free(p);
