@@ -92,7 +92,6 @@ static pthread_mutex_t co_lock = PTHREAD_MUTEX_INITIALIZER;
 static coll_t *running;
 static atomic_int nrunning;
 static atomic_ulong n_hier;
-static MPI_Comm self_comm = MPI_COMM_NULL; /* copies of any datatype */
 
 int nm_coll_env(void)
 {
@@ -195,12 +194,6 @@ int nm_coll_register(nm_comm_t *c)
         goto fail;
     }
     PMPI_Comm_set_errhandler(cc->alias, MPI_ERRORS_RETURN);
-    pthread_mutex_lock(&co_lock);
-    if (self_comm == MPI_COMM_NULL)
-        rc = PMPI_Comm_dup(MPI_COMM_SELF, &self_comm);
-    pthread_mutex_unlock(&co_lock);
-    if (rc != MPI_SUCCESS)
-        goto fail;
     free(gb);
     cc->refs = 1;
     c->coll = cc;
@@ -228,8 +221,6 @@ void nm_coll_forget(nm_comm_t *c)
 void nm_coll_finalize(void)
 {
     nm_log("collectives: %lu hierarchical", (unsigned long)n_hier);
-    if (self_comm != MPI_COMM_NULL)
-        PMPI_Comm_free(&self_comm);
 }
 
 /* The hierarchical state of comm, or NULL: MPICH's collective then. */
@@ -476,7 +467,7 @@ static int start(coll_t *x)
                 return MPI_ERR_NO_MEM;
             char *base = x->tmp - tlb;
             rc = PMPI_Sendrecv(x->rbuf, n, x->rtype, 0, 0, base, n, x->rtype, 0,
-                               0, self_comm, MPI_STATUS_IGNORE);
+                               0, nm_self_comm(), MPI_STATUS_IGNORE);
             if (rc != MPI_SUCCESS)
                 return rc;
             from = base;

@@ -177,6 +177,9 @@ extern dlg_policy_t nm_policy_blocking, nm_policy_nonblocking;
 /* size of dt, and whether it is a named type without holes (sent as it
  * lies); MPI_ERR_TYPE for a null or invalid type */
 int nm_dt_info(MPI_Datatype dt, int *size, int *contig);
+/* a private copy of MPI_COMM_SELF: a message to ourselves copies, packs
+ * or unpacks any datatype at any address (MPI_BOTTOM too) */
+MPI_Comm nm_self_comm(void);
 int nm_greq_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int nm_greq_running(MPI_Request request);
 int nm_msg_ours(MPI_Message m); /* taken by MPI_Mprobe on a delegated comm */

@@ -123,15 +123,20 @@ static void self_make(void)
     PMPI_Comm_dup(MPI_COMM_SELF, &self_comm);
 }
 
+MPI_Comm nm_self_comm(void)
+{
+    pthread_once(&self_once, self_make);
+    return self_comm;
+}
+
 static int pack_any(const void *buf, int count, MPI_Datatype dt, void *out,
                     int outsize, int *pos)
 {
     if (buf)
         return PMPI_Pack(buf, count, dt, out, outsize, pos, MPI_COMM_SELF);
-    pthread_once(&self_once, self_make);
     MPI_Status st;
     int rc = PMPI_Sendrecv(buf, count, dt, 0, 0, out, outsize, MPI_PACKED, 0, 0,
-                           self_comm, &st);
+                           nm_self_comm(), &st);
     if (rc == MPI_SUCCESS)
         PMPI_Get_count(&st, MPI_PACKED, pos);
     return rc;
@@ -143,9 +148,8 @@ static int unpack_any(const void *in, int n, void *buf, int count,
     int pos = 0;
     if (buf)
         return PMPI_Unpack(in, n, &pos, buf, count, dt, MPI_COMM_SELF);
-    pthread_once(&self_once, self_make);
     return PMPI_Sendrecv(in, n, MPI_PACKED, 0, 0, buf, count, dt, 0, 0,
-                         self_comm, MPI_STATUS_IGNORE);
+                         nm_self_comm(), MPI_STATUS_IGNORE);
 }
 
 /* ---------------- buffered sends ---------------- */
