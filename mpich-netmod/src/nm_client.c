@@ -221,6 +221,8 @@ static int submit(unsigned op, nm_rec_t *r, dlg_ticket_t *t)
             sched_yield();
         }
     }
+    if (e == 0 && bell)
+        atomic_fetch_add_explicit(&bell->posted, 1, memory_order_release);
     if (e == 0 && !turn_fn) /* PiP form: the caller runs a turn next */
         nm_bell_ring(bell);
     return e;
@@ -295,8 +297,10 @@ static uint64_t now_ns(void)
  * delegatee's thread then naps long and nobody rings it); calls nest. */
 void nm_wait_enter(void)
 {
-    if (turn_fn)
+    if (turn_fn) {
         atomic_fetch_add(&bell->waiters, 1);
+        atomic_fetch_add_explicit(&bell->entries, 1, memory_order_relaxed);
+    }
 }
 
 void nm_wait_leave(void)
@@ -315,15 +319,21 @@ int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy)
         policy = DLG_POLICY_ADAPTIVE;
     if (atomic_load_explicit(&r->done, memory_order_acquire))
         return MPI_SUCCESS;
-    uint64_t t0 = now_ns(), check = t0 + 20000000u;
+    /* a clock read costs as much as a short turn: polling needs the clock
+     * only for the liveness check, from the 256th round on */
+    int poll = policy == DLG_POLICY_POLL;
+    uint64_t t0 = poll ? 0 : now_ns(), t = t0;
+    uint64_t check = poll ? 0 : t0 + 20000000u;
     uint64_t spin = policy == DLG_POLICY_ADAPTIVE ? dlg_spin_bound_ns() : 0;
-    unsigned i = 0;
+    unsigned i = poll, clock_mask = poll ? 255 : 15;
     int counted = 0; /* in bell->waiters */
-    uint64_t t = t0;
     while (!atomic_load_explicit(&r->done, memory_order_acquire)) {
         nm_coll_progress(); /* nonblocking collectives move meanwhile */
-        if ((i & 15) == 0)
-            t = now_ns(); /* a clock read costs as much as a short turn */
+        if ((i & clock_mask) == 0) {
+            t = now_ns();
+            if (!check)
+                check = t + 20000000u;
+        }
         if (t > check) {
             if (!deleg_alive()) {
                 if (counted)
@@ -334,17 +344,20 @@ int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy)
         }
         if (policy == DLG_POLICY_POLL ||
             (policy == DLG_POLICY_ADAPTIVE && t - t0 < spin)) {
+            /* yield now and then, and soon when another thread of ours
+             * has the turn (it may be waiting for this core) */
+            int busy = 0;
             if (turn_fn) {
                 if (!counted) {
                     nm_wait_enter();
                     counted = 1;
                 }
-                turn_fn();
+                busy = turn_fn() < 0;
             }
-            if ((++i & 63) == 0) {
+            if ((++i & 63) == 0)
                 nm_mpi_progress();
+            if ((i & 511) == 0 || (busy && (i & 7) == 0))
                 sched_yield();
-            }
             continue;
         }
         if (counted) {

@@ -100,10 +100,12 @@ static struct {
     uint64_t zsends, drecvs; /* sends without a copy, receives in place */
     uint64_t next_id;
     int idle_adaptive;
-    atomic_int more;      /* the loop goes on (set by every turn) */
-    atomic_int may_sleep; /* nothing in flight (set by every turn) */
-    int any_same;         /* some client shares our address space */
-    MPI_Request *treq;    /* scratch of test_all() */
+    atomic_int more;       /* the loop goes on (set by every turn) */
+    atomic_int may_sleep;  /* nothing in flight (set by every turn) */
+    int any_same;          /* some client shares our address space */
+    uint32_t posted_seen;  /* bell->posted when the rings were last empty */
+    uint32_t entries_seen; /* bell->entries at our last long nap */
+    MPI_Request *treq;     /* scratch of test_all() */
     int *tidx, captest;
     MPI_Status *tst;
     nm_bell_t *bell;   /* ours */
@@ -639,6 +641,26 @@ static void turn_end(void)
 static void hand_send(int slot, nm_rec_t *r);
 static void hand_recv(int slot, nm_rec_t *r);
 
+/* One sweep of the clients' request rings (under the turn lock).  A
+ * client's turn (client != 0) skips it while nothing was posted there
+ * since the last sweep that found them empty: clients of our address
+ * space post there only when the turn is taken, and the sweep's loads of
+ * the rings and their control blocks cost a good part of a short turn.
+ * Our own loop always sweeps (it also checks that the clients live). */
+static int serve_rings(int client)
+{
+    uint32_t posted =
+        atomic_load_explicit(&D.bell->posted, memory_order_acquire);
+    if (client && posted == D.posted_seen)
+        return 0;
+    int rc = dlg_delegatee_progress(D.dg);
+    if (rc < 0)
+        fatal("delegation ring", -rc);
+    if (rc == 0)
+        D.posted_seen = posted;
+    return rc;
+}
+
 /* PiP form: a client of our address space hands a send or a receive over
  * by calling this (its address is in the doorbell) instead of through its
  * request ring (the record by its offset in the region): the ring is
@@ -649,20 +671,22 @@ static int deleg_direct(unsigned op, int world, uint64_t off)
 {
     /* the client maps the region elsewhere: its record by offset */
     nm_rec_t *r = (nm_rec_t *)((char *)dlg_region_base(D.region) + off);
-    int rc, slot = world >= 0 && world < nm_lay.world_size
-                       ? D.slot_of_world[world]
-                       : -1;
+    int slot =
+        world >= 0 && world < nm_lay.world_size ? D.slot_of_world[world] : -1;
     if (slot < 0 ||
         atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
         return -1;
-    while ((rc = dlg_delegatee_progress(D.dg)) > 0)
+    while (serve_rings(1) > 0)
         ;
-    if (rc < 0)
-        fatal("delegation ring", -rc);
-    if (op == NM_OP_SEND)
+    if (op == NM_OP_SEND && !D.pend) {
+        /* nothing queued before it: sent now, without a queue entry */
+        pend_t p = {.rec = r, .client = slot};
+        do_send(&p);
+    } else if (op == NM_OP_SEND) {
         hand_send(slot, r);
-    else
+    } else {
         hand_recv(slot, r);
+    }
     progress_sends();
     turn_end();
     return 0;
@@ -673,14 +697,11 @@ static int deleg_direct(unsigned op, int world, uint64_t off)
  * address space waiting for its operation (no switch to the delegatee's
  * thread on the critical path).  Returns the work done, -1 when another
  * thread has the turn. */
-static int turn(int light)
+static int turn(int light, int client)
 {
     if (atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
         return -1;
-    int rc = dlg_delegatee_progress(D.dg);
-    if (rc < 0)
-        fatal("delegation ring", -rc);
-    int n = rc + progress_sends();
+    int n = serve_rings(client) + progress_sends();
     if (!light)
         n += progress_incoming() + progress_recvs();
     if (D.nfin == D.ncl)
@@ -689,9 +710,16 @@ static int turn(int light)
     return n;
 }
 
+/* our own loop's turn */
 static int deleg_turn(void)
 {
-    return turn(0);
+    return turn(0, 0);
+}
+
+/* the turn of a client of our address space that waits for us */
+static int deleg_client_turn(void)
+{
+    return turn(0, 1);
 }
 
 /* The turn a client of our address space runs right after posting: serve
@@ -700,7 +728,7 @@ static int deleg_turn(void)
  * MPI's progress less per posted operation). */
 static int deleg_post_turn(void)
 {
-    return turn(1);
+    return turn(1, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -924,7 +952,7 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     if (D.bell == MAP_FAILED)
         fatal("doorbell", errno);
     D.bell->pid = (int32_t)getpid();
-    atomic_store(&D.bell->turn, (uint64_t)(uintptr_t)deleg_turn);
+    atomic_store(&D.bell->turn, (uint64_t)(uintptr_t)deleg_client_turn);
     atomic_store(&D.bell->post_turn, (uint64_t)(uintptr_t)deleg_post_turn);
     atomic_store(&D.bell->direct, (uint64_t)(uintptr_t)deleg_direct);
     char bspec[32], *all = malloc((size_t)nd * sizeof bspec);
@@ -965,9 +993,16 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
          * thread's work: nap long, leaving the cores to the clients (each
          * wake would take one from them).  Nobody rings while a client
          * waits; a ring after that ends the nap.  A client that only runs
-         * one turn (after posting) is not waiting: try again at once. */
+         * one turn (after posting) is not waiting: try again at once.  A
+         * client that entered a wait since our last nap is between two
+         * waits (a ping-pong sends between its receives): nap again
+         * rather than spin with yields that take its core. */
+        uint32_t entries =
+            atomic_load_explicit(&D.bell->entries, memory_order_relaxed);
         if (D.any_same &&
-            atomic_load_explicit(&D.bell->waiters, memory_order_relaxed)) {
+            (atomic_load_explicit(&D.bell->waiters, memory_order_relaxed) ||
+             entries != D.entries_seen)) {
+            D.entries_seen = entries;
             uint32_t seq =
                 atomic_load_explicit(&D.bell->seq, memory_order_seq_cst);
             atomic_store_explicit(&D.bell->sleeping, 1, memory_order_seq_cst);

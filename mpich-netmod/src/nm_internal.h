@@ -94,12 +94,17 @@ typedef struct {
      * set in the process form); while there are any, nobody rings and the
      * delegatee's thread naps long */
     _Atomic uint32_t waiters;
+    _Atomic uint32_t entries; /* waits entered so far (PiP form) */
     /* PiP form: one turn of the delegatee's work can be run by any thread
      * of its address space (a client waiting for it): `turn` is the
      * function's address, valid where getpid() == pid; `busy` is the lock
      * of a turn.  A cache line of their own: the lock is taken on every
      * turn, the line above is read by other cores on every message. */
     _Alignas(64) _Atomic uint32_t busy;
+    /* requests posted through the rings so far: a client's turn sweeps
+     * the rings only when this moved (clients post there only when the
+     * turn is taken) */
+    _Atomic uint32_t posted;
     int32_t pid;
     _Atomic uint64_t turn;
     _Atomic uint64_t post_turn; /* the lighter turn after posting */
