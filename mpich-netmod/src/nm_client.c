@@ -171,6 +171,12 @@ int nm_turn(void)
     return turn_fn ? turn_fn() : -1;
 }
 
+int nm_deleg_inflight(void)
+{
+    return turn_fn &&
+           atomic_load_explicit(&bell->inflight, memory_order_relaxed);
+}
+
 uint64_t nm_rec_off(const nm_rec_t *r)
 {
     return (uint64_t)((const char *)r - (const char *)dlg_region_base(region));
@@ -342,6 +348,10 @@ int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy)
             }
             check = t + 20000000u;
         }
+        /* adaptive: spin for `spin` ns (and on while our delegatee has
+         * transfers in flight: its thread would spin in our place) */
+        if (policy == DLG_POLICY_ADAPTIVE && nm_deleg_inflight())
+            t0 = t;
         if (policy == DLG_POLICY_POLL ||
             (policy == DLG_POLICY_ADAPTIVE && t - t0 < spin)) {
             /* yield now and then, and soon when another thread of ours

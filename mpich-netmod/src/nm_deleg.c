@@ -635,6 +635,11 @@ static void turn_end(void)
     atomic_store_explicit(&D.may_sleep,
                           D.nfin < D.ncl && D.nout == 0 && !D.nin && !D.pend,
                           memory_order_relaxed);
+    uint32_t inflight = D.nout > 0 || D.nin > 0 || D.pend;
+    if (atomic_load_explicit(&D.bell->inflight, memory_order_relaxed) !=
+        inflight)
+        atomic_store_explicit(&D.bell->inflight, inflight,
+                              memory_order_relaxed);
     atomic_store_explicit(&D.bell->busy, 0, memory_order_release);
 }
 

@@ -105,6 +105,10 @@ typedef struct {
      * the rings only when this moved (clients post there only when the
      * turn is taken) */
     _Atomic uint32_t posted;
+    /* transfers in flight (the delegatee's thread does not sleep then):
+     * a waiting client that blocked would only make that thread spin in
+     * its place, so it keeps spinning (set by every turn) */
+    _Atomic uint32_t inflight;
     int32_t pid;
     _Atomic uint64_t turn;
     _Atomic uint64_t post_turn; /* the lighter turn after posting */
@@ -171,8 +175,9 @@ int nm_post_async(unsigned op, nm_rec_t *r);
 int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy);
 uint64_t nm_rec_off(const nm_rec_t *r);
 void nm_rec_nap(nm_rec_t *r, long ns);
-int nm_turn(void);        /* PiP form: run a turn of our delegatee's work */
-void nm_wait_enter(void); /* PiP form: this thread spins running turns */
+int nm_turn(void);           /* PiP form: run a turn of our delegatee's work */
+int nm_deleg_inflight(void); /* PiP form: our delegatee has transfers going */
+void nm_wait_enter(void);    /* PiP form: this thread spins running turns */
 void nm_wait_leave(void);
 int nm_tag_ub(void);        /* MPI_TAG_UB of the world */
 void nm_mpi_progress(void); /* one pass of MPICH's progress engine */

@@ -549,6 +549,10 @@ static int g_wait(int count, void **states, double timeout, MPI_Status *st)
                 nm_mpi_progress(); /* MPICH's own progress costs more than a
                                       turn */
             nm_coll_progress();    /* nonblocking collectives move meanwhile */
+            /* adaptive: spin on while our delegatee (PiP form) has
+             * transfers in flight (its thread would spin in our place) */
+            if (pol == DLG_POLICY_ADAPTIVE && nm_deleg_inflight())
+                t0 = PMPI_Wtime();
             if (pol == DLG_POLICY_BLOCK ||
                 (pol == DLG_POLICY_ADAPTIVE &&
                  (PMPI_Wtime() - t0) * 1e9 > (double)spin)) {
