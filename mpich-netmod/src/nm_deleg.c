@@ -97,6 +97,7 @@ static struct {
     int nout, capout;
     nm_msg_t *matched; /* messages taken by MPI_Mprobe */
     uint64_t sleeps;
+    uint64_t completions; /* records completed so far */
     uint64_t zsends, drecvs; /* sends without a copy, receives in place */
     uint64_t next_id;
     int idle_adaptive;
@@ -114,6 +115,7 @@ static struct {
 
 static void complete(nm_rec_t *r)
 {
+    D.completions++;
     atomic_store_explicit(&r->done, 1, memory_order_release);
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&r->waiting, memory_order_relaxed))
@@ -553,10 +555,16 @@ static int progress_recvs(void)
     return done;
 }
 
-static int progress_incoming(void)
+static int progress_incoming(int client)
 {
     int n = 0;
+    uint64_t done0 = D.completions;
     for (;;) {
+        /* A client's turn stops once a record is complete (most likely
+         * the one it waits for: one pass of MPI's progress less on the
+         * way back to it); our own loop drains. */
+        if (client && D.completions != done0)
+            return n;
         int flag = 0, cnt = 0;
         MPI_Message msg;
         MPI_Status st;
@@ -708,7 +716,7 @@ static int turn(int light, int client)
         return -1;
     int n = serve_rings(client) + progress_sends();
     if (!light)
-        n += progress_incoming() + progress_recvs();
+        n += progress_incoming(client) + progress_recvs();
     if (D.nfin == D.ncl)
         drop_pending();
     turn_end();
