@@ -168,7 +168,7 @@ void nm_rec_put(nm_rec_t *r)
 
 int nm_turn(void)
 {
-    return turn_fn ? turn_fn() : -1;
+    return turn_fn ? turn_fn() : -2;
 }
 
 int nm_deleg_inflight(void)
@@ -333,6 +333,7 @@ int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy)
     uint64_t spin = policy == DLG_POLICY_ADAPTIVE ? dlg_spin_bound_ns() : 0;
     unsigned i = poll, clock_mask = poll ? 255 : 15;
     int counted = 0; /* in bell->waiters */
+    int busy = 0;    /* the last turn was another thread's */
     while (!atomic_load_explicit(&r->done, memory_order_acquire)) {
         nm_coll_progress(); /* nonblocking collectives move meanwhile */
         if ((i & clock_mask) == 0) {
@@ -348,15 +349,18 @@ int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy)
             }
             check = t + 20000000u;
         }
-        /* adaptive: spin for `spin` ns (and on while our delegatee has
-         * transfers in flight: its thread would spin in our place) */
-        if (policy == DLG_POLICY_ADAPTIVE && nm_deleg_inflight())
+        /* adaptive: spin for `spin` ns, and on while another thread has our
+         * delegatee's turn or the delegatee has transfers in flight (its
+         * thread would spin in our place) */
+        if (policy == DLG_POLICY_ADAPTIVE && t - t0 >= spin &&
+            (busy || nm_deleg_inflight())) {
             t0 = t;
+        }
         if (policy == DLG_POLICY_POLL ||
             (policy == DLG_POLICY_ADAPTIVE && t - t0 < spin)) {
             /* yield now and then, and soon when another thread of ours
              * has the turn (it may be waiting for this core) */
-            int busy = 0;
+            busy = 0;
             if (turn_fn) {
                 if (!counted) {
                     nm_wait_enter();

@@ -97,7 +97,7 @@ static struct {
     int nout, capout;
     nm_msg_t *matched; /* messages taken by MPI_Mprobe */
     uint64_t sleeps;
-    uint64_t completions; /* records completed so far */
+    uint64_t completions;    /* records completed so far */
     uint64_t zsends, drecvs; /* sends without a copy, receives in place */
     uint64_t next_id;
     int idle_adaptive;

@@ -175,7 +175,9 @@ int nm_post_async(unsigned op, nm_rec_t *r);
 int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy);
 uint64_t nm_rec_off(const nm_rec_t *r);
 void nm_rec_nap(nm_rec_t *r, long ns);
-int nm_turn(void);           /* PiP form: run a turn of our delegatee's work */
+/* PiP form: run a turn of our delegatee's work (the work done; -1: another
+ * thread has the turn; -2: no turns, the process form) */
+int nm_turn(void);
 int nm_deleg_inflight(void); /* PiP form: our delegatee has transfers going */
 void nm_wait_enter(void);    /* PiP form: this thread spins running turns */
 void nm_wait_leave(void);
@@ -192,6 +194,7 @@ int nm_dt_info(MPI_Datatype dt, int *size, int *contig);
 MPI_Comm nm_self_comm(void);
 int nm_greq_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int nm_greq_running(MPI_Request request);
+void nm_greq_wait(MPI_Request request); /* MPI_Wait: ours, if delegated */
 int nm_msg_ours(MPI_Message m); /* taken by MPI_Mprobe on a delegated comm */
 
 /* ---- persistent requests (nm_persist.c) ---- */

@@ -524,103 +524,167 @@ static int g_poll(void *extra, MPI_Status *st)
     return MPI_SUCCESS;
 }
 
-/* MPI_Wait* on delegated requests: the nonblocking policy (poll: spin
- * with yields; adaptive: spin for dlg_spin_bound_ns(), then sleep on the
- * record in slices of 200 us; block: sleep at once), poking MPICH's progress
- * between checks for the direct requests of the same call. */
-static int g_wait(int count, void **states, double timeout, MPI_Status *st)
+/* Wait for delegated requests with the nonblocking policy (poll: spin
+ * with yields; adaptive: spin for dlg_spin_bound_ns() - and on while our
+ * delegatee has transfers in flight or another thread has its turn (PiP
+ * form: its thread would spin in our place) - then sleep on the record in
+ * slices of 200 us; block: sleep at once), running MPICH's own progress every
+ * (mpi_mask + 1)-th round for the direct requests of the same call. */
+static void wait_ops(int count, void **states, unsigned mpi_mask)
 {
-    (void)timeout;
-    (void)st;
     dlg_policy_t pol = nm_policy_nonblocking;
     uint64_t spin = pol == DLG_POLICY_ADAPTIVE ? dlg_spin_bound_ns() : 0;
     int spinning = 0; /* nm_wait_enter() */
     for (int i = 0; i < count; i++) {
         nm_op_t *op = states[i];
         unsigned k = 0;
-        double t0 = PMPI_Wtime();
+        double t0 = PMPI_Wtime(), t = t0;
+        int busy = 0; /* the last turn was another thread's */
         while (!op->finished) {
             if (atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
                 op_finish(op);
                 PMPI_Grequest_complete(op->greq);
                 break;
             }
-            if ((k++ & 3) == 0)
-                nm_mpi_progress(); /* MPICH's own progress costs more than a
-                                      turn */
-            nm_coll_progress();    /* nonblocking collectives move meanwhile */
-            /* adaptive: spin on while our delegatee (PiP form) has
-             * transfers in flight (its thread would spin in our place) */
-            if (pol == DLG_POLICY_ADAPTIVE && nm_deleg_inflight())
-                t0 = PMPI_Wtime();
+            if ((k & mpi_mask) == 0)
+                nm_mpi_progress();
+            nm_coll_progress(); /* nonblocking collectives move meanwhile */
+            if (pol == DLG_POLICY_ADAPTIVE && (k & 15) == 0) {
+                t = PMPI_Wtime(); /* a clock read costs as much as a turn */
+                /* another thread in a turn of our delegatee works for us
+                 * too (its turn may be one long transfer) */
+                if ((t - t0) * 1e9 > (double)spin &&
+                    (busy || nm_deleg_inflight())) {
+                    t0 = t;
+                }
+            }
+            k++;
             if (pol == DLG_POLICY_BLOCK ||
-                (pol == DLG_POLICY_ADAPTIVE &&
-                 (PMPI_Wtime() - t0) * 1e9 > (double)spin)) {
+                (pol == DLG_POLICY_ADAPTIVE && (t - t0) * 1e9 > (double)spin)) {
                 if (spinning) {
                     nm_wait_leave();
                     spinning = 0;
                 }
                 nm_turn();
                 nm_rec_nap(op->rec, 200000);
+                k = 0;
                 continue;
             }
             if (!spinning) {
                 nm_wait_enter();
                 spinning = 1;
             }
-            nm_turn();
-            if ((k & 15) == 0)
+            /* yield now and then, often when another thread has the turn
+             * (or there are no turns: the process form) */
+            int rc = nm_turn();
+            busy = rc == -1;
+            if ((k & 511) == 0 || (rc < 0 && (k & 7) == 0))
                 sched_yield();
         }
     }
     if (spinning)
         nm_wait_leave();
+}
+
+/* MPICH's wait function of our requests (MPI_Waitall and the like): the
+ * array may hold MPICH's own requests too, so its progress runs often */
+static int g_wait(int count, void **states, double timeout, MPI_Status *st)
+{
+    (void)timeout;
+    (void)st;
+    wait_ops(count, states, 3);
     return MPI_SUCCESS;
 }
 
-/* Delegated requests by handle, for MPI_Request_get_status (which does
- * not run the poll function of a generalized request). */
+/* Delegated requests by handle, for MPI_Wait (which would otherwise run
+ * only their poll function) and MPI_Request_get_status (which does not run
+ * it): open addressing; a removed entry stays as a tombstone (`used`, no
+ * op) so that lookups stop at the first never-used slot, and the table is
+ * rebuilt once a quarter of it is tombstones: a lookup of a handle that is
+ * not ours (an MPICH request) costs a few probes, not a sweep. */
 #define NM_RQ_MAX 4096
 static struct {
     MPI_Request h;
     nm_op_t *op;
+    int used;
 } rq_tab[NM_RQ_MAX];
+static unsigned rq_dead;
+
+static void rq_put(MPI_Request h, nm_op_t *op)
+{
+    unsigned i = (unsigned)h % NM_RQ_MAX;
+    for (unsigned n = 0; n < NM_RQ_MAX; n++, i = (i + 1) % NM_RQ_MAX)
+        if (!rq_tab[i].op) {
+            rq_dead -= rq_tab[i].used;
+            rq_tab[i].h = h;
+            rq_tab[i].op = op;
+            rq_tab[i].used = 1;
+            return;
+        }
+    /* full: MPI_Wait falls back to MPICH's poll of the request */
+}
 
 static void rq_add(MPI_Request h, nm_op_t *op)
 {
-    unsigned i = (unsigned)h % NM_RQ_MAX;
     pthread_mutex_lock(&tab_lock);
-    for (unsigned n = 0; n < NM_RQ_MAX; n++, i = (i + 1) % NM_RQ_MAX)
-        if (!rq_tab[i].op) {
-            rq_tab[i].h = h;
-            rq_tab[i].op = op;
-            break;
-        }
+    rq_put(h, op);
     pthread_mutex_unlock(&tab_lock);
+}
+
+static unsigned rq_slot(MPI_Request h, const nm_op_t *op)
+{
+    unsigned i = (unsigned)h % NM_RQ_MAX;
+    for (unsigned n = 0; n < NM_RQ_MAX && rq_tab[i].used;
+         n++, i = (i + 1) % NM_RQ_MAX)
+        if (rq_tab[i].op && rq_tab[i].h == h && (!op || rq_tab[i].op == op))
+            return i;
+    return NM_RQ_MAX;
 }
 
 static void rq_del(nm_op_t *op)
 {
-    unsigned i = (unsigned)op->greq % NM_RQ_MAX;
     pthread_mutex_lock(&tab_lock);
-    for (unsigned n = 0; n < NM_RQ_MAX; n++, i = (i + 1) % NM_RQ_MAX)
-        if (rq_tab[i].op == op) {
-            rq_tab[i].op = NULL;
-            break;
+    unsigned i = rq_slot(op->greq, op);
+    if (i < NM_RQ_MAX) {
+        rq_tab[i].op = NULL;
+        if (++rq_dead > NM_RQ_MAX / 4) {
+            /* rebuild: the live entries again, without tombstones */
+            static struct {
+                MPI_Request h;
+                nm_op_t *op;
+            } live[NM_RQ_MAX];
+            unsigned k = 0;
+            for (unsigned j = 0; j < NM_RQ_MAX; j++)
+                if (rq_tab[j].op) {
+                    live[k].h = rq_tab[j].h;
+                    live[k++].op = rq_tab[j].op;
+                }
+            memset(rq_tab, 0, sizeof rq_tab);
+            rq_dead = 0;
+            for (unsigned j = 0; j < k; j++)
+                rq_put(live[j].h, live[j].op);
         }
+    }
     pthread_mutex_unlock(&tab_lock);
 }
 
 static nm_op_t *rq_find(MPI_Request h)
 {
-    unsigned i = (unsigned)h % NM_RQ_MAX;
-    nm_op_t *op = NULL;
     pthread_mutex_lock(&tab_lock);
-    for (unsigned n = 0; n < NM_RQ_MAX && !op; n++, i = (i + 1) % NM_RQ_MAX)
-        if (rq_tab[i].op && rq_tab[i].h == h)
-            op = rq_tab[i].op;
+    unsigned i = rq_slot(h, NULL);
+    nm_op_t *op = i < NM_RQ_MAX ? rq_tab[i].op : NULL;
     pthread_mutex_unlock(&tab_lock);
     return op;
+}
+
+/* MPI_Wait on a delegated request: our wait with the nonblocking policy
+ * (MPICH's own MPI_Wait would spin on the poll function); the request is
+ * then complete for PMPI_Wait. */
+void nm_greq_wait(MPI_Request h)
+{
+    nm_op_t *op = h != MPI_REQUEST_NULL ? rq_find(h) : NULL;
+    if (op && !op->finished)
+        wait_ops(1, (void **)&op, 63);
 }
 
 /* A delegated request the delegatee may still write to (MPI_Request_free

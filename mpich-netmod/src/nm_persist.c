@@ -585,11 +585,16 @@ static void one_out(nm_pers_t *e)
 
 int MPI_Wait(MPI_Request *req, MPI_Status *st)
 {
-    if (!pers_live)
+    if (!pers_live) {
+        if (req)
+            nm_greq_wait(*req);
         return PMPI_Wait(req, st);
+    }
     nm_pers_t *e;
-    MPI_Request h;
-    int rc = PMPI_Wait(one_in(req, &e, &h), st);
+    MPI_Request h, *in = one_in(req, &e, &h);
+    if (in)
+        nm_greq_wait(*in);
+    int rc = PMPI_Wait(in, st);
     one_out(e);
     return rc;
 }
