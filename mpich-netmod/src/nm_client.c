@@ -315,6 +315,15 @@ void nm_wait_leave(void)
         atomic_fetch_sub(&bell->waiters, 1);
 }
 
+/* A spinning waiter goes to sleep: the delegatee's thread, which naps long
+ * while clients spin (and is not rung meanwhile), takes the work back. */
+void nm_wait_handback(void)
+{
+    nm_wait_leave();
+    if (turn_fn)
+        nm_bell_ring(bell);
+}
+
 /* Wait until the delegatee completes r.  Never spins without yielding;
  * checks every ~20 ms that the delegatee lives.  Runs MPICH's progress
  * engine at every yield and before every sleep (MPI's progress rule: the
@@ -375,7 +384,7 @@ int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy)
             continue;
         }
         if (counted) {
-            nm_wait_leave();
+            nm_wait_handback();
             counted = 0;
         }
         nm_mpi_progress();

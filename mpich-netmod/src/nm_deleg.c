@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -103,6 +104,7 @@ static struct {
     int idle_adaptive;
     atomic_int more;       /* the loop goes on (set by every turn) */
     atomic_int may_sleep;  /* nothing in flight (set by every turn) */
+    atomic_int sends_only; /* only sends in flight (set by every turn) */
     int any_same;          /* some client shares our address space */
     uint32_t posted_seen;  /* bell->posted when the rings were last empty */
     uint32_t entries_seen; /* bell->entries at our last long nap */
@@ -643,7 +645,13 @@ static void turn_end(void)
     atomic_store_explicit(&D.may_sleep,
                           D.nfin < D.ncl && D.nout == 0 && !D.nin && !D.pend,
                           memory_order_relaxed);
-    uint32_t inflight = D.nout > 0 || D.nin > 0 || D.pend;
+    /* receives being filled: progress moves their data here (a client
+     * waiting on them spins); with more ranks than CPUs, sends alone wait
+     * for the peer (rendezvous: the receiver pulls the data) and only need
+     * a look now and then, leaving the CPU to whoever moves the other end */
+    uint32_t inflight = D.nin > 0 || D.pend || (D.nout > 0 && !nm_lay.oversub);
+    atomic_store_explicit(&D.sends_only, D.nout > 0 && !inflight,
+                          memory_order_relaxed);
     if (atomic_load_explicit(&D.bell->inflight, memory_order_relaxed) !=
         inflight)
         atomic_store_explicit(&D.bell->inflight, inflight,
@@ -989,6 +997,8 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     snprintf(spec, sizeof spec, "%s|%s", dlg_region_spec(D.region), bspec);
     for (int i = 0; i < D.ncl; i++)
         PMPI_Send(spec, (int)sizeof spec, MPI_CHAR, first + i, 7, wcomm);
+    /* naps of tens of microseconds: 1 us of timer slack, not 50 */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
     nm_log("delegatee of ranks %d..%d, region %s", first, nm_lay.world_rank - 1,
            spec);
 
@@ -1007,14 +1017,16 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
          * wake would take one from them).  Nobody rings while a client
          * waits; a ring after that ends the nap.  A client that only runs
          * one turn (after posting) is not waiting: try again at once.  A
-         * client that entered a wait since our last nap is between two
-         * waits (a ping-pong sends between its receives): nap again
-         * rather than spin with yields that take its core. */
+         * client that entered a wait since our last nap, with nothing in
+         * flight, is between two waits (a ping-pong sends between its
+         * receives): nap again rather than spin with yields that take its
+         * core. */
         uint32_t entries =
             atomic_load_explicit(&D.bell->entries, memory_order_relaxed);
         if (D.any_same &&
             (atomic_load_explicit(&D.bell->waiters, memory_order_relaxed) ||
-             entries != D.entries_seen)) {
+             (entries != D.entries_seen &&
+              atomic_load_explicit(&D.may_sleep, memory_order_relaxed)))) {
             D.entries_seen = entries;
             uint32_t seq =
                 atomic_load_explicit(&D.bell->seq, memory_order_seq_cst);
@@ -1054,16 +1066,27 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
         }
         uint32_t seq = atomic_load_explicit(&D.bell->seq, memory_order_seq_cst);
         atomic_store_explicit(&D.bell->sleeping, 1, memory_order_seq_cst);
-        if (deleg_turn() == 0 &&
-            atomic_load_explicit(&D.may_sleep, memory_order_relaxed)) {
-            /* PiP form: short naps (a client's turn may have taken work
-             * that a ring was meant for) */
-            struct timespec to = {0, D.any_same ? 50000 : 2000000};
-            syscall(SYS_futex, &D.bell->seq, FUTEX_WAIT, seq, &to, NULL, 0);
-            D.sleeps++;
+        int n_sends = 0;
+        if (deleg_turn() == 0) {
+            /* nothing in flight: sleep until rung (PiP form: short naps, a
+             * client's turn may have taken work that a ring was meant
+             * for); only sends in flight: look again after 20 us, and
+             * leave the CPU meanwhile to whoever moves the other end */
+            long nap = 0;
+            if (atomic_load_explicit(&D.may_sleep, memory_order_relaxed))
+                nap = D.any_same ? 50000 : 2000000;
+            else if (atomic_load_explicit(&D.sends_only, memory_order_relaxed))
+                nap = 20000, n_sends = 1;
+            if (nap) {
+                struct timespec to = {0, nap};
+                syscall(SYS_futex, &D.bell->seq, FUTEX_WAIT, seq, &to, NULL, 0);
+                D.sleeps++;
+            }
         }
         atomic_store_explicit(&D.bell->sleeping, 0, memory_order_relaxed);
-        idle_rounds = 0;
+        /* after a nap for sends, the next idle turn may nap again at once
+         * (after the spin bound) */
+        idle_rounds = n_sends ? 63 : 0;
     }
     /* keep the turn lock from now on: a client thread still in a wait may
      * try a turn, and our MPI (THREAD_SERIALIZED in the PiP form) is ours

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,23 @@ static int env_place(void)
     return -1;
 }
 
+/* MPIDELEG_OVERSUBSCRIBED: 2 auto (decided in nm_setup), 1 yes, 0 no; -1
+ * on a bad value. */
+static int env_oversub(void)
+{
+    const char *s = getenv("MPIDELEG_OVERSUBSCRIBED");
+    if (!s || !*s || strcmp(s, "auto") == 0)
+        return 2;
+    if (strcmp(s, "yes") == 0)
+        return 1;
+    if (strcmp(s, "no") == 0)
+        return 0;
+    fprintf(stderr,
+            "mpideleg: MPIDELEG_OVERSUBSCRIBED='%s' must be auto, yes or no\n",
+            s);
+    return -1;
+}
+
 /* Bind this rank as MPIDELEG_PLACE says; 0 or -1 (message printed). */
 static int place(int how)
 {
@@ -190,6 +208,8 @@ static int read_layout(void)
         return -1;
     }
     nm_lay.is_deleg = nm_deleg_of(nm_lay.world_rank) == nm_lay.world_rank;
+    if ((nm_lay.oversub = env_oversub()) < 0)
+        return -1;
     int how = env_place();
     return how < 0 ? -1 : place(how);
 }
@@ -524,6 +544,20 @@ static int nm_setup(void)
         PMPI_Finalize();
         exit(2);
     }
+    /* Do the ranks of this node outnumber its CPUs (all ranks take part:
+     * the split is collective)? */
+    MPI_Comm node;
+    int nlocal = 1, ncpu = 1;
+    if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                             MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        PMPI_Comm_size(node, &nlocal);
+        PMPI_Comm_free(&node);
+    }
+    cpu_set_t cpus;
+    if (sched_getaffinity(0, sizeof cpus, &cpus) == 0)
+        ncpu = CPU_COUNT(&cpus);
+    if (nm_lay.oversub == 2)
+        nm_lay.oversub = nlocal > ncpu;
     int rc = PMPI_Comm_dup(MPI_COMM_WORLD, &setup_comm);
     MPI_Comm part;
     if (rc == MPI_SUCCESS)

@@ -125,6 +125,10 @@ typedef struct {
     int boards_per_deleg; /* MPIDELEG_BOARDS_PER_DELEGATEE */
     int group;            /* board_size * boards_per_deleg + 1 */
     int is_deleg;
+    /* MPIDELEG_OVERSUBSCRIBED (by default: the ranks of this node outnumber
+     * its CPUs): waits for sends whose data the peer pulls sleep instead of
+     * spinning, leaving the CPU to the thread that moves the other end */
+    int oversub;
 } nm_layout_t;
 
 /* Communicator record of the client shim. */
@@ -181,8 +185,9 @@ int nm_turn(void);
 int nm_deleg_inflight(void); /* PiP form: our delegatee has transfers going */
 void nm_wait_enter(void);    /* PiP form: this thread spins running turns */
 void nm_wait_leave(void);
-int nm_tag_ub(void);        /* MPI_TAG_UB of the world */
-void nm_mpi_progress(void); /* one pass of MPICH's progress engine */
+void nm_wait_handback(void); /* leave, and wake the delegatee's thread */
+int nm_tag_ub(void);         /* MPI_TAG_UB of the world */
+void nm_mpi_progress(void);  /* one pass of MPICH's progress engine */
 extern dlg_policy_t nm_policy_blocking, nm_policy_nonblocking;
 
 /* ---- point-to-point (nm_p2p.c) ---- */

@@ -562,7 +562,7 @@ static void wait_ops(int count, void **states, unsigned mpi_mask)
             if (pol == DLG_POLICY_BLOCK ||
                 (pol == DLG_POLICY_ADAPTIVE && (t - t0) * 1e9 > (double)spin)) {
                 if (spinning) {
-                    nm_wait_leave();
+                    nm_wait_handback();
                     spinning = 0;
                 }
                 nm_turn();

@@ -15,5 +15,6 @@ expect_error nogroup 'cannot form delegatee groups' 3 MPIDELEG_BOARD_SIZE=1
 expect_error single 'cannot form delegatee groups' 1 MPIDELEG_BOARD_SIZE=1
 expect_error policy 'must be poll, block or adaptive' 2 MPIDELEG_POLICY_BLOCKING=fast
 expect_error place 'MPIDELEG_PLACE=.x. must be none or hwloc' 2 MPIDELEG_PLACE=x
+expect_error oversub 'MPIDELEG_OVERSUBSCRIBED=.maybe. must be auto, yes or no' 2 MPIDELEG_OVERSUBSCRIBED=maybe
 expect_error placecpu 'MPIDELEG_PLACE=hwloc: rank .*: invalid argument' 2 MPIDELEG_PLACE=hwloc DLG_HOST_CPUS=4096
 exit $nm_fail
