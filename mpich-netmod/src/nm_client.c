@@ -27,6 +27,9 @@ dlg_policy_t nm_policy_nonblocking = DLG_POLICY_ADAPTIVE;
 static dlg_region_t *region;
 static dlg_client_t *client;
 static nm_rec_t *free_recs;
+/* One free record kept by each thread: a blocking call takes and gives
+ * back a record without the lock (two lock round trips per message). */
+static _Thread_local nm_rec_t *tl_rec;
 static pid_t deleg_pid;
 static int deleg_world;
 static atomic_int deleg_dead;
@@ -126,6 +129,10 @@ int nm_client_stop(void)
         nm_post(NM_OP_FIN, r);
         nm_rec_put(r);
     }
+    if (tl_rec) { /* other threads' go with the region */
+        dlg_heap_free(client, tl_rec);
+        tl_rec = NULL;
+    }
     while (free_recs) {
         nm_rec_t *n = *(nm_rec_t **)free_recs->inl;
         dlg_heap_free(client, free_recs);
@@ -143,15 +150,20 @@ int nm_client_stop(void)
 
 nm_rec_t *nm_rec_get(void)
 {
-    pthread_mutex_lock(&cl_lock);
-    nm_rec_t *r = free_recs;
-    if (r)
-        free_recs = *(nm_rec_t **)r->inl;
-    else
-        r = dlg_heap_alloc(client, sizeof *r);
-    pthread_mutex_unlock(&cl_lock);
-    if (!r)
-        return NULL;
+    nm_rec_t *r = tl_rec;
+    if (r) {
+        tl_rec = NULL;
+    } else {
+        pthread_mutex_lock(&cl_lock);
+        r = free_recs;
+        if (r)
+            free_recs = *(nm_rec_t **)r->inl;
+        else
+            r = dlg_heap_alloc(client, sizeof *r);
+        pthread_mutex_unlock(&cl_lock);
+        if (!r)
+            return NULL;
+    }
     memset(r, 0, offsetof(nm_rec_t, inl));
     return r;
 }
@@ -160,6 +172,10 @@ void nm_rec_put(nm_rec_t *r)
 {
     if (!r)
         return;
+    if (!tl_rec) {
+        tl_rec = r;
+        return;
+    }
     pthread_mutex_lock(&cl_lock);
     *(nm_rec_t **)r->inl = free_recs;
     free_recs = r;
