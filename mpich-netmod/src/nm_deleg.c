@@ -1049,31 +1049,11 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
             sched_yield();
             continue;
         }
-        /* Only sends in flight whose data the peer pulls, with more ranks
-         * than CPUs (MPIDELEG_OVERSUBSCRIBED): look at them every 20 us,
-         * leaving the CPU meanwhile to whoever moves the other end (rings
-         * end the nap early). */
-        if (D.idle_adaptive &&
-            atomic_load_explicit(&D.sends_only, memory_order_relaxed)) {
-            uint32_t seq =
-                atomic_load_explicit(&D.bell->seq, memory_order_seq_cst);
-            atomic_store_explicit(&D.bell->sleeping, 1, memory_order_seq_cst);
-            if (deleg_turn() == 0 &&
-                atomic_load_explicit(&D.sends_only, memory_order_relaxed)) {
-                struct timespec to = {0, 20000};
-                syscall(SYS_futex, &D.bell->seq, FUTEX_WAIT, seq, &to, NULL, 0);
-                D.sleeps++;
-            }
-            atomic_store_explicit(&D.bell->sleeping, 0, memory_order_relaxed);
-            idle_rounds = 0;
-            continue;
-        }
         /* Nothing to do: yield for a while (poll: always); then sleep on
          * the doorbell, which clients and other delegatees ring after
          * handing us work; the timeout bounds what a missed ring (an MPI
          * message not yet visible) can cost.  Never while sends are in
-         * flight (but see above): their protocol needs our progress and
-         * nobody rings. */
+         * flight: their protocol needs our progress and nobody rings. */
         if (!D.idle_adaptive || ++idle_rounds < 64) {
             sched_yield();
             continue;
@@ -1090,16 +1070,27 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
         }
         uint32_t seq = atomic_load_explicit(&D.bell->seq, memory_order_seq_cst);
         atomic_store_explicit(&D.bell->sleeping, 1, memory_order_seq_cst);
-        if (deleg_turn() == 0 &&
-            atomic_load_explicit(&D.may_sleep, memory_order_relaxed)) {
-            /* PiP form: short naps (a client's turn may have taken work
-             * that a ring was meant for) */
-            struct timespec to = {0, D.any_same ? 50000 : 2000000};
-            syscall(SYS_futex, &D.bell->seq, FUTEX_WAIT, seq, &to, NULL, 0);
-            D.sleeps++;
+        int n_sends = 0;
+        if (deleg_turn() == 0) {
+            /* nothing in flight: sleep until rung (PiP form: short naps, a
+             * client's turn may have taken work that a ring was meant
+             * for); only sends in flight: look again after 20 us, and
+             * leave the CPU meanwhile to whoever moves the other end */
+            long nap = 0;
+            if (atomic_load_explicit(&D.may_sleep, memory_order_relaxed))
+                nap = D.any_same ? 50000 : 2000000;
+            else if (atomic_load_explicit(&D.sends_only, memory_order_relaxed))
+                nap = 20000, n_sends = 1;
+            if (nap) {
+                struct timespec to = {0, nap};
+                syscall(SYS_futex, &D.bell->seq, FUTEX_WAIT, seq, &to, NULL, 0);
+                D.sleeps++;
+            }
         }
         atomic_store_explicit(&D.bell->sleeping, 0, memory_order_relaxed);
-        idle_rounds = 0;
+        /* after a nap for sends, the next idle turn may nap again at once
+         * (after the spin bound) */
+        idle_rounds = n_sends ? 63 : 0;
     }
     /* keep the turn lock from now on: a client thread still in a wait may
      * try a turn, and our MPI (THREAD_SERIALIZED in the PiP form) is ours
