@@ -131,34 +131,40 @@ static int env_policy(const char *name, dlg_policy_t dflt, dlg_policy_t *out)
     return 0;
 }
 
+/* A variable that names one of `n` words (the first when unset or empty):
+ * the word's index, or -1 with a one-line message on another value. */
+static int env_word(const char *name, const char *const *words, int n)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (strcmp(s, words[i]) == 0)
+            return i;
+    fprintf(stderr, "mpideleg: %s='%s' must be ", name, s);
+    for (int i = 0; i < n; i++)
+        fprintf(stderr, "%s%s", words[i],
+                i == n - 1   ? "\n"
+                : i == n - 2 ? " or "
+                             : ", ");
+    return -1;
+}
+
 /* MPIDELEG_PLACE: 0 none, 1 hwloc (delegatees on the host CPUs, clients on
  * the board CPUs of libdeleg's layout); -1 on a bad value. */
 static int env_place(void)
 {
-    const char *s = getenv("MPIDELEG_PLACE");
-    if (!s || !*s || strcmp(s, "none") == 0)
-        return 0;
-    if (strcmp(s, "hwloc") == 0)
-        return 1;
-    fprintf(stderr, "mpideleg: MPIDELEG_PLACE='%s' must be none or hwloc\n", s);
-    return -1;
+    static const char *const w[] = {"none", "hwloc"};
+    return env_word("MPIDELEG_PLACE", w, 2);
 }
 
 /* MPIDELEG_OVERSUBSCRIBED: 2 auto (decided in nm_setup), 1 yes, 0 no; -1
  * on a bad value. */
 static int env_oversub(void)
 {
-    const char *s = getenv("MPIDELEG_OVERSUBSCRIBED");
-    if (!s || !*s || strcmp(s, "auto") == 0)
-        return 2;
-    if (strcmp(s, "yes") == 0)
-        return 1;
-    if (strcmp(s, "no") == 0)
-        return 0;
-    fprintf(stderr,
-            "mpideleg: MPIDELEG_OVERSUBSCRIBED='%s' must be auto, yes or no\n",
-            s);
-    return -1;
+    static const char *const w[] = {"auto", "yes", "no"};
+    int i = env_word("MPIDELEG_OVERSUBSCRIBED", w, 3);
+    return i < 0 ? -1 : i == 0 ? 2 : i == 1;
 }
 
 /* Bind this rank as MPIDELEG_PLACE says; 0 or -1 (message printed). */
