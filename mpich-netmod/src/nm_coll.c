@@ -697,14 +697,23 @@ static int is_done(coll_t *x)
 static void wait_done(coll_t *x)
 {
     unsigned k = 0;
+    int counted = 0; /* PiP form: a spinning waiter runs the turns */
     while (!is_done(x)) {
         nm_coll_progress();
         if (!is_done(x)) {
-            nm_turn();
-            if ((++k & 7) == 0)
+            if (!counted) {
+                nm_wait_enter();
+                counted = 1;
+            }
+            /* yield now and then, often without a turn of our own (taken
+             * by another thread, or the process form) */
+            int rc = nm_turn();
+            if ((++k & 511) == 0 || (rc < 0 && (k & 7) == 0))
                 sched_yield();
         }
     }
+    if (counted)
+        nm_wait_leave();
 }
 
 /* ---------------- generalized requests ---------------- */
