@@ -340,10 +340,11 @@ void nm_wait_handback(void)
         nm_bell_ring(bell);
 }
 
-/* Wait until the delegatee completes r.  Never spins without yielding;
- * checks every ~20 ms that the delegatee lives.  Runs MPICH's progress
- * engine at every yield and before every sleep (MPI's progress rule: the
- * rank we wait for may need our MPICH operations to move first). */
+/* Wait until the delegatee completes r.  Never spins without yielding
+ * (every 512 rounds; every 8 while another thread has the turn); checks
+ * every ~20 ms that the delegatee lives.  Runs MPICH's progress engine
+ * every 64 rounds and before every sleep (MPI's progress rule: the rank we
+ * wait for may need our MPICH operations to move first). */
 int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy)
 {
     if (policy == DLG_POLICY_DEFAULT)
