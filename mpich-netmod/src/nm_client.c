@@ -46,17 +46,18 @@ static int retire_oldest(void);
  * at a time (MPI_THREAD_MULTIPLE); never held while waiting for a record. */
 static pthread_mutex_t cl_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void nm_bell_ring(nm_bell_t *b)
+int nm_bell_ring(nm_bell_t *b)
 {
     if (!b)
-        return;
+        return 0;
     /* PiP form: while a client of that delegatee spins in a wait, it runs
      * the turns: no ring (not even the cache line of the counter) */
     if (atomic_load_explicit(&b->waiters, memory_order_relaxed))
-        return;
+        return 1;
     atomic_fetch_add_explicit(&b->seq, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&b->sleeping, memory_order_seq_cst))
         syscall(SYS_futex, &b->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    return 0;
 }
 
 nm_bell_t *nm_bell_open(const char *spec)
@@ -340,12 +341,28 @@ void nm_wait_handback(void)
         nm_bell_ring(bell);
 }
 
-/* Wait until the delegatee completes r.  Never spins without yielding
- * (every 512 rounds; every 8 while another thread has the turn); checks
- * every ~20 ms that the delegatee lives.  Runs MPICH's progress engine
- * every 64 rounds and before every sleep (MPI's progress rule: the rank we
- * wait for may need our MPICH operations to move first). */
-int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy)
+/* One round of a spinning wait: MPICH's progress every (mpi_mask + 1)-th
+ * round, a turn of our delegatee's work (PiP form), a yield every 512
+ * rounds, and every 8 without a turn of our own (another thread has it, or
+ * the process form: the processes we wait for may need this CPU).  Returns
+ * the turn's result (nm_turn()). */
+int nm_spin_round(unsigned k, unsigned mpi_mask)
+{
+    if ((k & mpi_mask) == 0)
+        nm_mpi_progress();
+    int rc = nm_turn();
+    if ((k & 511) == 0 || (rc < 0 && (k & 7) == 0))
+        sched_yield();
+    return rc;
+}
+
+/* Wait until the delegatee completes r, spinning in nm_spin_round()s as
+ * the policy says; checks every ~20 ms that the delegatee lives.  MPICH's
+ * progress runs every (mpi_mask + 1)-th round and before every sleep (MPI's
+ * progress rule: the rank we wait for may need our MPICH operations to move
+ * first); a wait that also serves MPICH's own requests (a small mask) sleeps
+ * in slices of 200 us instead of 20 ms, to move them. */
+int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy, unsigned mpi_mask)
 {
     if (policy == DLG_POLICY_DEFAULT)
         policy = DLG_POLICY_ADAPTIVE;
@@ -384,20 +401,11 @@ int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy)
         }
         if (policy == DLG_POLICY_POLL ||
             (policy == DLG_POLICY_ADAPTIVE && t - t0 < spin)) {
-            /* yield now and then, and soon when another thread of ours
-             * has the turn (it may be waiting for this core) */
-            busy = 0;
-            if (turn_fn) {
-                if (!counted) {
-                    nm_wait_enter();
-                    counted = 1;
-                }
-                busy = turn_fn() < 0;
+            if (!counted) {
+                nm_wait_enter();
+                counted = 1;
             }
-            if ((++i & 63) == 0)
-                nm_mpi_progress();
-            if ((i & 511) == 0 || (busy && (i & 7) == 0))
-                sched_yield();
+            busy = nm_spin_round(++i, mpi_mask) == -1;
             continue;
         }
         if (counted) {
@@ -408,7 +416,7 @@ int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy)
         atomic_store_explicit(&r->waiting, 1, memory_order_relaxed);
         atomic_thread_fence(memory_order_seq_cst);
         if (!atomic_load_explicit(&r->done, memory_order_acquire)) {
-            struct timespec to = {0, 20000000};
+            struct timespec to = {0, mpi_mask < 63 ? 200000 : 20000000};
             syscall(SYS_futex, &r->done, FUTEX_WAIT, 0, &to, NULL, 0);
         }
         i = 0; /* read the clock again */

@@ -705,11 +705,7 @@ static void wait_done(coll_t *x)
                 nm_wait_enter();
                 counted = 1;
             }
-            /* yield now and then, often without a turn of our own (taken
-             * by another thread, or the process form) */
-            int rc = nm_turn();
-            if ((++k & 511) == 0 || (rc < 0 && (k & 7) == 0))
-                sched_yield();
+            nm_spin_round(++k, 63);
         }
     }
     if (counted)

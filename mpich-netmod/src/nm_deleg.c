@@ -159,16 +159,13 @@ static uint64_t ticks_per_5us(void)
  * its waiting client writes on every wait) once per message. */
 static void ring_peer(int d)
 {
-    if (D.any_same && D.peer_ticks) {
-        uint64_t now = ticks();
-        if (now - D.peer_seen[d] < D.peer_ticks)
-            return;
-        if (atomic_load_explicit(&D.bells[d]->waiters, memory_order_relaxed)) {
-            D.peer_seen[d] = now;
-            return;
-        }
+    if (!D.any_same || !D.peer_ticks) {
+        nm_bell_ring(D.bells[d]);
+        return;
     }
-    nm_bell_ring(D.bells[d]);
+    uint64_t now = ticks();
+    if (now - D.peer_seen[d] >= D.peer_ticks && nm_bell_ring(D.bells[d]))
+        D.peer_seen[d] = now;
 }
 
 static int match(const nm_hdr_t *h, const nm_rec_t *r)

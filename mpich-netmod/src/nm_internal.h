@@ -115,7 +115,7 @@ typedef struct {
     _Atomic uint64_t direct;    /* hand a send/receive over without the ring */
 } nm_bell_t;
 
-void nm_bell_ring(nm_bell_t *b);
+int nm_bell_ring(nm_bell_t *b); /* 1: not rung, a client of it spins */
 nm_bell_t *nm_bell_open(const char *spec); /* "PID:FD" */
 
 /* Layout of the job (from the environment). */
@@ -176,7 +176,9 @@ nm_rec_t *nm_rec_get(void);
 void nm_rec_put(nm_rec_t *r);
 int nm_post(unsigned op, nm_rec_t *r);
 int nm_post_async(unsigned op, nm_rec_t *r);
-int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy);
+/* Wait for r to complete; MPICH's progress every (mpi_mask + 1)-th round */
+int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy, unsigned mpi_mask);
+int nm_spin_round(unsigned k, unsigned mpi_mask); /* one round of a wait */
 uint64_t nm_rec_off(const nm_rec_t *r);
 void nm_rec_nap(nm_rec_t *r, long ns);
 /* PiP form: run a turn of our delegatee's work (the work done; -1: another
@@ -199,7 +201,7 @@ int nm_dt_info(MPI_Datatype dt, int *size, int *contig);
 MPI_Comm nm_self_comm(void);
 int nm_greq_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int nm_greq_running(MPI_Request request);
-void nm_greq_wait(MPI_Request request); /* MPI_Wait: ours, if delegated */
+int nm_greq_wait(MPI_Request request); /* MPI_Wait: ours, if delegated */
 int nm_msg_ours(MPI_Message m); /* taken by MPI_Mprobe on a delegated comm */
 
 /* ---- persistent requests (nm_persist.c) ---- */

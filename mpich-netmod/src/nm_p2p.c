@@ -472,7 +472,7 @@ static void op_status(const nm_op_t *op, MPI_Status *st)
 
 static int op_wait(nm_op_t *op, dlg_policy_t pol)
 {
-    int rc = nm_rec_wait(op->rec, pol);
+    int rc = nm_rec_wait(op->rec, pol, 63);
     if (rc != MPI_SUCCESS)
         return rc;
     op_finish(op);
@@ -524,66 +524,21 @@ static int g_poll(void *extra, MPI_Status *st)
     return MPI_SUCCESS;
 }
 
-/* Wait for delegated requests with the nonblocking policy (poll: spin
- * with yields; adaptive: spin for dlg_spin_bound_ns() - and on while our
- * delegatee has transfers in flight or another thread has its turn (PiP
- * form: its thread would spin in our place) - then sleep on the record in
- * slices of 200 us; block: sleep at once), running MPICH's own progress every
- * (mpi_mask + 1)-th round for the direct requests of the same call. */
-static void wait_ops(int count, void **states, unsigned mpi_mask)
+/* Wait for delegated requests with the nonblocking policy, running
+ * MPICH's own progress every (mpi_mask + 1)-th round. */
+static int wait_ops(int count, void **states, unsigned mpi_mask)
 {
-    dlg_policy_t pol = nm_policy_nonblocking;
-    uint64_t spin = pol == DLG_POLICY_ADAPTIVE ? dlg_spin_bound_ns() : 0;
-    int spinning = 0; /* nm_wait_enter() */
     for (int i = 0; i < count; i++) {
         nm_op_t *op = states[i];
-        unsigned k = 0;
-        double t0 = PMPI_Wtime(), t = t0;
-        int busy = 0; /* the last turn was another thread's */
-        while (!op->finished) {
-            if (atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
-                op_finish(op);
-                PMPI_Grequest_complete(op->greq);
-                break;
-            }
-            if ((k & mpi_mask) == 0)
-                nm_mpi_progress();
-            nm_coll_progress(); /* nonblocking collectives move meanwhile */
-            if (pol == DLG_POLICY_ADAPTIVE && (k & 15) == 0) {
-                t = PMPI_Wtime(); /* a clock read costs as much as a turn */
-                /* another thread in a turn of our delegatee works for us
-                 * too (its turn may be one long transfer) */
-                if ((t - t0) * 1e9 > (double)spin &&
-                    (busy || nm_deleg_inflight())) {
-                    t0 = t;
-                }
-            }
-            k++;
-            if (pol == DLG_POLICY_BLOCK ||
-                (pol == DLG_POLICY_ADAPTIVE && (t - t0) * 1e9 > (double)spin)) {
-                if (spinning) {
-                    nm_wait_handback();
-                    spinning = 0;
-                }
-                nm_turn();
-                nm_rec_nap(op->rec, 200000);
-                k = 0;
-                continue;
-            }
-            if (!spinning) {
-                nm_wait_enter();
-                spinning = 1;
-            }
-            /* yield now and then, often when another thread has the turn
-             * (or there are no turns: the process form) */
-            int rc = nm_turn();
-            busy = rc == -1;
-            if ((k & 511) == 0 || (rc < 0 && (k & 7) == 0))
-                sched_yield();
-        }
+        if (op->finished)
+            continue;
+        int rc = nm_rec_wait(op->rec, nm_policy_nonblocking, mpi_mask);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        op_finish(op);
+        PMPI_Grequest_complete(op->greq);
     }
-    if (spinning)
-        nm_wait_leave();
+    return MPI_SUCCESS;
 }
 
 /* MPICH's wait function of our requests (MPI_Waitall and the like): the
@@ -592,8 +547,7 @@ static int g_wait(int count, void **states, double timeout, MPI_Status *st)
 {
     (void)timeout;
     (void)st;
-    wait_ops(count, states, 3);
-    return MPI_SUCCESS;
+    return wait_ops(count, states, 3);
 }
 
 /* Delegated requests by handle, for MPI_Wait (which would otherwise run
@@ -680,11 +634,10 @@ static nm_op_t *rq_find(MPI_Request h)
 /* MPI_Wait on a delegated request: our wait with the nonblocking policy
  * (MPICH's own MPI_Wait would spin on the poll function); the request is
  * then complete for PMPI_Wait. */
-void nm_greq_wait(MPI_Request h)
+int nm_greq_wait(MPI_Request h)
 {
     nm_op_t *op = h != MPI_REQUEST_NULL ? rq_find(h) : NULL;
-    if (op && !op->finished)
-        wait_ops(1, (void **)&op, 63);
+    return op ? wait_ops(1, (void **)&op, 63) : MPI_SUCCESS;
 }
 
 /* A delegated request the delegatee may still write to (MPI_Request_free
@@ -933,9 +886,8 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
         rc = op_wait(s, nm_policy_blocking);
     if (rc == MPI_SUCCESS && r) {
         /* The send has left the buffer; now the staged data may land. */
-        rc = nm_rec_wait(r->rec, nm_policy_blocking);
+        rc = op_wait(r, nm_policy_blocking);
         if (rc == MPI_SUCCESS) {
-            op_finish(r);
             op_status(r, status);
             rc = r->err;
         }

@@ -586,15 +586,14 @@ static void one_out(nm_pers_t *e)
 int MPI_Wait(MPI_Request *req, MPI_Status *st)
 {
     if (!pers_live) {
-        if (req)
-            nm_greq_wait(*req);
-        return PMPI_Wait(req, st);
+        int rc = req ? nm_greq_wait(*req) : MPI_SUCCESS;
+        return rc != MPI_SUCCESS ? rc : PMPI_Wait(req, st);
     }
     nm_pers_t *e;
     MPI_Request h, *in = one_in(req, &e, &h);
-    if (in)
-        nm_greq_wait(*in);
-    int rc = PMPI_Wait(in, st);
+    int rc = in ? nm_greq_wait(*in) : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Wait(in, st);
     one_out(e);
     return rc;
 }
