@@ -309,14 +309,21 @@ static nm_msg_t *take_unexpected(dclient_t *c, const nm_rec_t *r, int remove)
     return NULL;
 }
 
+/* Array a of *cap elements of `size` bytes, n used: room for one more. */
+static void *grow(void *a, int *cap, int n, size_t size, const char *what)
+{
+    if (n < *cap)
+        return a;
+    *cap = *cap ? 2 * *cap : 64;
+    a = realloc(a, size * (size_t)*cap);
+    if (!a)
+        fatal(what, ENOMEM);
+    return a;
+}
+
 static outq_t *out_slot(void)
 {
-    if (D.nout == D.capout) {
-        D.capout = D.capout ? 2 * D.capout : 64;
-        D.out = realloc(D.out, sizeof *D.out * (size_t)D.capout);
-        if (!D.out)
-            fatal("queue", ENOMEM);
-    }
+    D.out = grow(D.out, &D.capout, D.nout, sizeof *D.out, "queue");
     outq_t *o = &D.out[D.nout++];
     *o = (outq_t){.type = MPI_DATATYPE_NULL};
     return o;
@@ -514,12 +521,7 @@ static int recv_in_place(nm_msg_t *m, nm_rec_t *r, int slot)
 {
     if (!D.cl[slot].same || (r->flags & NM_F_INLINE) || m->hdr.size > r->len)
         return 0;
-    if (D.nin == D.capin) {
-        D.capin = D.capin ? 2 * D.capin : 64;
-        D.in = realloc(D.in, sizeof *D.in * (size_t)D.capin);
-        if (!D.in)
-            fatal("receive", ENOMEM);
-    }
+    D.in = grow(D.in, &D.capin, D.nin, sizeof *D.in, "receive");
     inq_t *q = &D.in[D.nin++];
     q->rec = r;
     q->hdr = m->hdr;
