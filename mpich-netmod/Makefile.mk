@@ -43,7 +43,7 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_sendrecv.c mpich-netmod/src/nm_coll.c \
 	mpich-netmod/tests/nm_suite.c mpich-netmod/tests/nm_persist.c \
 	mpich-netmod/tests/nm_check.h mpich-netmod/tests/nm_progress.c \
-	mpich-netmod/tests/nm_coll.c \
+	mpich-netmod/tests/nm_coll.c mpich-netmod/tests/nm_cma.c \
 	mpich-netmod/tests/nm_jacobi.c mpich-netmod/tests/nm_threads.c \
 	mpich-netmod/bench/nm_bench.c mpich-netmod/bench/nm_coll_bench.c \
 	mpich-netmod/bench/nm_median.h
@@ -53,7 +53,11 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 check_PROGRAMS += mpich-netmod/tests/nm_suite mpich-netmod/tests/nm_suite_linked \
 	mpich-netmod/tests/nm_jacobi mpich-netmod/tests/nm_threads \
 	mpich-netmod/tests/nm_persist mpich-netmod/tests/nm_progress \
-	mpich-netmod/tests/nm_coll
+	mpich-netmod/tests/nm_coll mpich-netmod/tests/nm_cma
+mpich_netmod_tests_nm_cma_SOURCES = mpich-netmod/tests/nm_cma.c \
+	mpich-netmod/tests/nm_check.h
+mpich_netmod_tests_nm_cma_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_tests_nm_cma_LDADD = $(MPI_LIBS)
 mpich_netmod_tests_nm_coll_SOURCES = mpich-netmod/tests/nm_coll.c \
 	mpich-netmod/tests/nm_check.h
 mpich_netmod_tests_nm_coll_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
@@ -107,7 +111,12 @@ mpich_netmod_mpideleg_pip_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
 mpich_netmod_mpideleg_pip_LDADD = libpip/libpip.la
 check_PROGRAMS += mpich-netmod/tests/nm_suite_pip mpich-netmod/tests/nm_jacobi_pip \
 	mpich-netmod/tests/nm_threads_pip mpich-netmod/tests/nm_progress_pip \
-	mpich-netmod/tests/nm_coll_pip
+	mpich-netmod/tests/nm_coll_pip mpich-netmod/tests/nm_cma_pip
+mpich_netmod_tests_nm_cma_pip_SOURCES = mpich-netmod/tests/nm_cma.c
+mpich_netmod_tests_nm_cma_pip_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fPIE
+mpich_netmod_tests_nm_cma_pip_LDADD = mpich-netmod/libmpideleg.la \
+	$(MPI_LIBS)
+mpich_netmod_tests_nm_cma_pip_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-install
 mpich_netmod_tests_nm_progress_pip_SOURCES = mpich-netmod/tests/nm_progress.c
 mpich_netmod_tests_nm_progress_pip_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fPIE
 mpich_netmod_tests_nm_progress_pip_LDADD = mpich-netmod/libmpideleg.la \

@@ -34,6 +34,52 @@
 
 #define TAG_MSG 1
 #define TAG_ACK 2
+/* NM_F_CMA messages (PiP form, between two processes of one node) */
+#define TAG_FIN 3   /* receiver -> sender: payload taken (pulled or dropped) */
+#define TAG_RTR 4   /* receiver -> sender: push it to this address */
+#define TAG_PUSHED 5 /* sender -> receiver: pushed */
+#define TAG_RR 6     /* receiver -> sender: a receive is posted (announce) */
+
+/* TAG_RTR and TAG_PUSHED bodies */
+typedef struct {
+    uint64_t token;  /* the sender's record */
+    uint64_t raddr;  /* the receive buffer (receiver's process) */
+    uint64_t rtoken; /* the receiver's record */
+    uint64_t size;
+} nm_rtr_t;
+
+typedef struct {
+    uint64_t rtoken;
+    int32_t err;
+    int32_t pad;
+} nm_pushed_t;
+
+/* TAG_RR body: a posted receive that the next message from src to dst with
+ * this context and tag will match (none posted before it could), unless a
+ * message the receiver has not seen yet (sequence > seen) matches it
+ * first.  Also the record of such an announcement at the sender. */
+typedef struct {
+    uint32_t ctx;
+    int32_t src, dst, tag;
+    uint32_t seen; /* last sequence number from src to dst taken in */
+    int32_t slot;  /* claim word in the receiver's doorbell */
+    uint32_t gen;  /* its generation */
+    int32_t d;     /* at the sender: the receiving delegatee */
+    uint64_t raddr, rlen, rtoken;
+} nm_rr_t;
+
+/* A send of ours whose payload waits in its buffer (NM_F_CMA) for the
+ * receiver to pull it or ask for it, or for us to push it where an
+ * announcement attached to it says (has_rr). */
+typedef struct {
+    nm_rec_t *rec;
+    int d;            /* receiving delegatee */
+    int32_t src, dst; /* world ranks */
+    uint32_t ctx, seq;
+    int32_t tag;
+    int has_rr;
+    nm_rr_t rr;
+} csend_t;
 
 typedef struct nm_msg {
     nm_hdr_t hdr;
@@ -77,7 +123,8 @@ typedef struct {
     nm_rec_t *rec;     /* completed with the send (zero-copy) */
 } outq_t;
 
-/* A receive filled straight from MPI (split message, same address space). */
+/* A receive filled straight from MPI (split message, same address space),
+ * or (push queue) by the sender's side with process_vm_writev. */
 typedef struct {
     MPI_Request req;
     nm_rec_t *rec;
@@ -111,6 +158,23 @@ static struct {
     int any_same;          /* some client shares our address space */
     uint32_t posted_seen;  /* bell->posted when the rings were last empty */
     uint32_t entries_seen; /* bell->entries at our last long nap */
+    inq_t *push;           /* receives the senders were asked to push */
+    int npush, cappush;
+    csend_t *cs;           /* our NM_F_CMA sends not yet taken */
+    int ncs, capcs;
+    int nattached;         /* of them, with an announcement to push to */
+    nm_rr_t *rr;           /* announcements not yet attached to a send */
+    int nrr, caprr;
+    uint32_t *sent_seq;    /* [client slot * world size + dst world rank] */
+    uint32_t *recv_seq;    /* [client slot * world size + src world rank] */
+    uint32_t claim_gen[NM_CLAIMS]; /* our claim words: generations */
+    int claim_free[NM_CLAIMS], nclaim_free;
+    int nbig;              /* posted receives big_recv() */
+    int *cma;              /* per delegatee: NM_F_CMA both ways */
+    int waiting_turn;      /* this turn is a waiting client's */
+    _Atomic int ccpu;      /* CPU of the client that last handed an
+                              operation over (PiP form; -1: unknown) */
+    uint64_t pulls, pushes, announced;
     uint64_t *peer_seen;   /* per delegatee: tick when it had a spinning
                               client (PiP form) */
     uint64_t peer_ticks;   /* how long that answer is trusted (~5 us) */
@@ -121,6 +185,8 @@ static struct {
     nm_bell_t **bells; /* every delegatee's, by dcomm rank */
 } D;
 
+static void *grow(void *a, int *cap, int n, size_t size, const char *what);
+
 static void complete(nm_rec_t *r)
 {
     D.completions++;
@@ -128,6 +194,21 @@ static void complete(nm_rec_t *r)
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&r->waiting, memory_order_relaxed))
         syscall(SYS_futex, &r->done, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* The CPU this thread runs on (x86-64: from TSC_AUX, which the kernel
+ * sets to it; no system call, and no libc state: a client thread may run
+ * this code); -1 if unknown. */
+static int this_cpu(void)
+{
+#if defined(__x86_64__)
+    unsigned aux;
+    (void)__rdtscp(&aux);
+    return (int)(aux & 0xfff);
+#else
+    unsigned cpu;
+    return syscall(SYS_getcpu, &cpu, NULL, NULL) == 0 ? (int)cpu : -1;
+#endif
 }
 
 static uint64_t ticks(void)
@@ -166,6 +247,37 @@ static void ring_peer(int d)
     uint64_t now = ticks();
     if (now - D.peer_seen[d] >= D.peer_ticks && nm_bell_ring(D.bells[d]))
         D.peer_seen[d] = now;
+}
+
+/* A short message of the NM_F_CMA protocol to delegatee d (eager: done
+ * when it returns).  Always rung (not ring_peer's trust in a client seen
+ * spinning): a client that spun a moment ago may compute now, and the
+ * other side's thread must take its part of the transfer meanwhile. */
+static void ctl_send(int d, int tag, const void *buf, int n)
+{
+    PMPI_Send(buf, n, MPI_BYTE, d, tag, D.dcomm);
+    nm_bell_ring(D.bells[d]);
+}
+
+/* Copy n bytes between our address `local` and `remote` in process pid
+ * (write: to it); MPI_SUCCESS or MPI_ERR_BUFFER. */
+static int cma_copy(pid_t pid, void *local, uint64_t remote, uint64_t n,
+                    int write)
+{
+    while (n) {
+        struct iovec lo = {local, n};
+        struct iovec re = {(void *)(uintptr_t)remote, n};
+        ssize_t k = write ? process_vm_writev(pid, &lo, 1, &re, 1, 0)
+                          : process_vm_readv(pid, &lo, 1, &re, 1, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return MPI_ERR_BUFFER;
+        local = (char *)local + k;
+        remote += (uint64_t)k;
+        n -= (uint64_t)k;
+    }
+    return MPI_SUCCESS;
 }
 
 static int match(const nm_hdr_t *h, const nm_rec_t *r)
@@ -211,9 +323,76 @@ static void msg_free(nm_msg_t *m)
 static void fetch_payload(nm_msg_t *m);
 static int recv_in_place(nm_msg_t *m, nm_rec_t *r, int slot);
 
+/* A receive that a NM_F_CMA message could fill in place: its client,
+ * waiting, spins (it will copy the data itself) instead of sleeping. */
+static int big_recv(const dclient_t *c, const nm_rec_t *r)
+{
+    return c->same && nm_lay.cma_min && !(r->flags & NM_F_INLINE) &&
+           r->len >= nm_lay.cma_min;
+}
+
+/* Take the posted receive *pp of client c off its queue. */
+static nm_rec_t *unpost(dclient_t *c, nm_post_t **pp)
+{
+    nm_post_t *p = *pp;
+    nm_rec_t *r = p->rec;
+    *pp = p->next;
+    if (!*pp)
+        c->posted_tail = pp;
+    D.nbig -= big_recv(c, r);
+    free(p);
+    return r;
+}
+
+/* Receiver: retire the claim word of r's announcement (a stale claim of
+ * the sender fails from now on) and free it. */
+static void release_rr(nm_rec_t *r)
+{
+    if (!r->rr)
+        return;
+    int k = r->rr - 1;
+    atomic_store(&D.bell->claim[k], ++D.claim_gen[k] << 2);
+    D.claim_free[D.nclaim_free++] = k;
+    r->rr = 0;
+}
+
+/* Receiver: take receive r to fill it ourselves.  An announced one is
+ * ours only if its sender has not claimed it (then it pushes its data
+ * there): 0.  Retiring the claim word at once makes a later claim of the
+ * sender fail. */
+static int claim_rr(nm_rec_t *r)
+{
+    if (!r->rr)
+        return 1;
+    int k = r->rr - 1;
+    uint32_t want = D.claim_gen[k] << 2;
+    if (!atomic_compare_exchange_strong(&D.bell->claim[k], &want,
+                                        (D.claim_gen[k] + 1) << 2))
+        return 0;
+    D.claim_gen[k]++;
+    D.claim_free[D.nclaim_free++] = k;
+    r->rr = 0;
+    return 1;
+}
+
+/* Receiver: r's sender pushes message m there (it claimed r); r completes
+ * with TAG_PUSHED. */
+static void await_push(nm_msg_t *m, nm_rec_t *r)
+{
+    if (!(m->hdr.flags & NM_F_CMA))
+        fatal("an announced receive was claimed for another message", EPROTO);
+    D.push = grow(D.push, &D.cappush, D.npush, sizeof *D.push, "receive");
+    D.push[D.npush++] = (inq_t){.req = MPI_REQUEST_NULL, .rec = r, .hdr = m->hdr};
+    msg_free(m);
+}
+
 /* Copy message m into the receive described by r; free m. */
 static void deliver_to(int slot, nm_msg_t *m, nm_rec_t *r)
 {
+    if (!claim_rr(r)) {
+        await_push(m, r);
+        return;
+    }
     if (m->pend_d >= 0) {
         if (recv_in_place(m, r, slot))
             return;
@@ -259,12 +438,7 @@ static void arrive(nm_msg_t *m)
     dclient_t *c = &D.cl[slot];
     for (nm_post_t **pp = &c->posted; *pp; pp = &(*pp)->next) {
         if (match(&m->hdr, (*pp)->rec)) {
-            nm_post_t *p = *pp;
-            *pp = p->next;
-            if (!*pp)
-                c->posted_tail = pp;
-            deliver_to(slot, m, p->rec);
-            free(p);
+            deliver_to(slot, m, unpost(c, pp));
             return;
         }
     }
@@ -329,12 +503,147 @@ static outq_t *out_slot(void)
     return o;
 }
 
+/* ---- announced receives (NM_F_CMA) ---- */
+
+static uint32_t *seq_at(uint32_t *tab, int slot, int world)
+{
+    return &tab[(size_t)slot * (size_t)nm_lay.world_size + (size_t)world];
+}
+
+/* Sender: the announcement for (src, dst, ctx, tag), taken off the list. */
+static int take_rr(int32_t src, int32_t dst, uint32_t ctx, int32_t tag,
+                   nm_rr_t *out)
+{
+    for (int i = 0; i < D.nrr; i++) {
+        nm_rr_t *a = &D.rr[i];
+        if (a->src == src && a->dst == dst && a->ctx == ctx && a->tag == tag) {
+            *out = *a;
+            memmove(a, a + 1, sizeof *a * (size_t)(D.nrr - i - 1));
+            D.nrr--;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void attach_rr(csend_t *e, const nm_rr_t *a)
+{
+    e->has_rr = 1;
+    e->rr = *a;
+    D.nattached++;
+}
+
+/* Sender: our NM_F_CMA send of record r is done with; its entry goes. */
+static void csend_drop(nm_rec_t *r)
+{
+    for (int i = 0; i < D.ncs; i++) {
+        if (D.cs[i].rec == r) {
+            D.nattached -= D.cs[i].has_rr;
+            D.cs[i] = D.cs[--D.ncs];
+            return;
+        }
+    }
+    fatal("completion of an unknown send", EPROTO);
+}
+
+/* Sender: an announcement from delegatee d.  With nothing from its sender
+ * to its receiver in flight, it waits for the next matching send; else
+ * it belongs to the first of those in flight that matches, which we can
+ * tell only when all before it are our NM_F_CMA sends (known not to
+ * match) and it is one too: attached to it.  Otherwise dropped (the
+ * receiver fills the receive as usual). */
+static void got_rr(int d, const nm_rr_t *in)
+{
+    nm_rr_t a = *in;
+    a.d = d;
+    int s = a.src >= 0 && a.src < nm_lay.world_size ? D.slot_of_world[a.src]
+                                                    : -1;
+    if (s < 0 || a.dst < 0 || a.dst >= nm_lay.world_size)
+        return;
+    uint32_t sent = *seq_at(D.sent_seq, s, a.dst);
+    if (sent == a.seen) {
+        D.rr = grow(D.rr, &D.caprr, D.nrr, sizeof *D.rr, "announcement");
+        D.rr[D.nrr++] = a;
+        return;
+    }
+    csend_t *first = NULL;
+    for (int i = 0; i < D.ncs; i++) {
+        csend_t *e = &D.cs[i];
+        if (e->src == a.src && e->dst == a.dst && e->seq > a.seen &&
+            e->ctx == a.ctx && e->tag == a.tag && (!first || e->seq < first->seq))
+            first = e;
+    }
+    if (!first || first->has_rr || first->rec->len > a.rlen)
+        return;
+    uint32_t before = 0;
+    for (int i = 0; i < D.ncs; i++)
+        before += D.cs[i].src == a.src && D.cs[i].dst == a.dst &&
+                  D.cs[i].seq > a.seen && D.cs[i].seq < first->seq;
+    if (before == first->seq - a.seen - 1)
+        attach_rr(first, &a);
+}
+
+/* Sender, in a waiting client's turn: push our sends with an announced
+ * receive, each once we hold its claim (the receiver may have claimed it
+ * first: then it pulls, or fills it otherwise and retired the claim). */
+static int try_push(void)
+{
+    int n = 0;
+    for (int i = 0; i < D.ncs && D.nattached; i++) {
+        csend_t *e = &D.cs[i];
+        if (!e->has_rr)
+            continue;
+        e->has_rr = 0;
+        D.nattached--;
+        uint32_t want = e->rr.gen << 2;
+        if (!atomic_compare_exchange_strong(
+                &D.bells[e->d]->claim[e->rr.slot], &want, want | 2))
+            continue;
+        nm_rec_t *r = e->rec;
+        int err = cma_copy(D.bells[e->d]->pid, (void *)(uintptr_t)r->addr,
+                           e->rr.raddr, r->len, 1);
+        nm_pushed_t pu = {.rtoken = e->rr.rtoken, .err = err};
+        int d = e->d;
+        D.cs[i--] = D.cs[--D.ncs];
+        ctl_send(d, TAG_PUSHED, &pu, (int)sizeof pu);
+        D.pushes++;
+        r->err = err;
+        complete(r);
+        n++;
+    }
+    return n;
+}
+
 /* Same address space, to another delegatee: the header, then the payload
  * straight from the client's buffer as a message of its own (no copy here;
  * the receiving delegatee may take it straight into the posted receive).
  * The send completes when MPI is done with the buffer. */
-static void send_zero_copy(nm_rec_t *r, nm_hdr_t *h, int dst_d)
+static void send_zero_copy(nm_rec_t *r, nm_hdr_t *h, int dst_d,
+                           const nm_rr_t *a)
 {
+    if (D.cma[dst_d] && r->len >= nm_lay.cma_min) {
+        /* another process of this node: only the header goes; whichever
+         * side waits moves the payload (the receiver's turn pulls it, the
+         * receiver asks us to push it, or our waiting client pushes it to
+         * the announced receive), and TAG_FIN or our push completes the
+         * send */
+        h->flags |= NM_F_SPLIT | NM_F_CMA;
+        h->addr = r->addr;
+        ctl_send(dst_d, TAG_MSG, h, (int)sizeof *h);
+        D.cs = grow(D.cs, &D.capcs, D.ncs, sizeof *D.cs, "send");
+        csend_t *e = &D.cs[D.ncs++];
+        *e = (csend_t){.rec = r,
+                       .d = dst_d,
+                       .src = h->src,
+                       .dst = h->dst,
+                       .ctx = h->ctx,
+                       .seq = h->seq,
+                       .tag = h->tag};
+        if (a && r->len <= a->rlen)
+            attach_rr(e, a);
+        D.zsends++;
+        return;
+    }
     nm_hdr_t *hb = malloc(sizeof *hb);
     if (!hb)
         fatal("message header", ENOMEM);
@@ -372,8 +681,17 @@ static void do_send(pend_t *p)
     r->err = MPI_SUCCESS;
     if (sizeof(nm_hdr_t) + r->len > INT_MAX)
         fatal("message larger than 2 GiB", EMSGSIZE);
+    /* to another delegatee: numbered per pair of clients; an announced
+     * receive that this message will match is used (a send that can push
+     * there) or dropped (the receiver fills it as usual) */
+    nm_rr_t a;
+    int announced = 0;
+    if (dst_d != D.me) {
+        hdr.seq = ++*seq_at(D.sent_seq, p->client, r->peer);
+        announced = D.nrr && take_rr(c->world, r->peer, r->ctx, r->tag, &a);
+    }
     if (borrow && !sync && dst_d != D.me) {
-        send_zero_copy(r, &hdr, dst_d);
+        send_zero_copy(r, &hdr, dst_d, announced ? &a : NULL);
         return;
     }
     if ((r->flags & NM_F_INLINE) && dst_d != D.me) {
@@ -513,6 +831,23 @@ static int progress_sends(void)
     return n + done;
 }
 
+/* Receive r got the payload of the message with header h (err: how the
+ * transfer went): its status, the sender's ack, done. */
+static void recv_done(nm_rec_t *r, const nm_hdr_t *h, int err)
+{
+    release_rr(r);
+    r->err = err != MPI_SUCCESS  ? err
+             : h->size > r->len ? MPI_ERR_TRUNCATE
+                                : MPI_SUCCESS;
+    r->st_src = h->src;
+    r->st_tag = h->tag;
+    r->st_count = h->size < r->len ? h->size : r->len;
+    r->cancelled = 0;
+    if (h->flags & NM_F_SYNC)
+        send_ack(h);
+    complete(r);
+}
+
 /* Receive the payload of split message m (still in MPI, from delegatee
  * m->pend_d) straight into the buffer of receive r of client `slot`, when
  * that client shares our address space and the buffer holds it all (not
@@ -521,6 +856,43 @@ static int recv_in_place(nm_msg_t *m, nm_rec_t *r, int slot)
 {
     if (!D.cl[slot].same || (r->flags & NM_F_INLINE) || m->hdr.size > r->len)
         return 0;
+    if (m->hdr.flags & NM_F_CMA) {
+        D.drecvs++;
+        int pull = nm_lay.cma_mode == NM_CMA_PULL;
+        if (nm_lay.cma_mode == NM_CMA_AUTO)
+            pull = D.waiting_turn ||
+                   (!atomic_load_explicit(&D.bells[m->pend_d]->waiters,
+                                          memory_order_relaxed) &&
+                    this_cpu() !=
+                        atomic_load_explicit(&D.ccpu, memory_order_relaxed));
+        if (pull) {
+            /* a client of ours waits (this is its CPU), or our thread runs
+             * on another CPU than the client that posted last (which may
+             * compute) and no client of the sender spins: pull it now */
+            int err = cma_copy(D.bells[m->pend_d]->pid,
+                               (void *)(uintptr_t)r->addr, m->hdr.addr,
+                               m->hdr.size, 0);
+            ctl_send(m->pend_d, TAG_FIN, &m->hdr.token, sizeof m->hdr.token);
+            D.pulls++;
+            recv_done(r, &m->hdr, err);
+        } else {
+            /* our thread, on the CPU of a client of ours that may
+             * compute, or while a client of the sender spins in a wait
+             * (its CPU is free): the sender's side pushes it */
+            D.push = grow(D.push, &D.cappush, D.npush, sizeof *D.push, "receive");
+            inq_t *q = &D.push[D.npush++];
+            q->rec = r;
+            q->hdr = m->hdr;
+            q->req = MPI_REQUEST_NULL;
+            nm_rtr_t t = {.token = m->hdr.token,
+                          .raddr = r->addr,
+                          .rtoken = (uint64_t)(uintptr_t)r,
+                          .size = m->hdr.size};
+            ctl_send(m->pend_d, TAG_RTR, &t, (int)sizeof t);
+        }
+        msg_free(m);
+        return 1;
+    }
     D.in = grow(D.in, &D.capin, D.nin, sizeof *D.in, "receive");
     inq_t *q = &D.in[D.nin++];
     q->rec = r;
@@ -540,8 +912,16 @@ static void fetch_payload(nm_msg_t *m)
         fatal("incoming message", ENOMEM);
     m->blk = nb;
     m->data = (char *)nb + sizeof(nm_hdr_t);
-    PMPI_Recv(m->data, (int)m->hdr.size, MPI_BYTE, m->pend_d, m->hdr.ptag,
-              D.pcomm, MPI_STATUS_IGNORE);
+    if (m->hdr.flags & NM_F_CMA) {
+        if (cma_copy(D.bells[m->pend_d]->pid, m->data, m->hdr.addr,
+                     m->hdr.size, 0) != MPI_SUCCESS)
+            fatal("reading a message from the sender's process", errno);
+        ctl_send(m->pend_d, TAG_FIN, &m->hdr.token, sizeof m->hdr.token);
+        D.pulls++;
+    } else {
+        PMPI_Recv(m->data, (int)m->hdr.size, MPI_BYTE, m->pend_d, m->hdr.ptag,
+                  D.pcomm, MPI_STATUS_IGNORE);
+    }
     m->pend_d = -1;
 }
 
@@ -561,13 +941,15 @@ static int take_direct(nm_msg_t *m)
         pp = &(*pp)->next;
     if (!*pp)
         return 0;
-    nm_post_t *p = *pp;
-    if (!recv_in_place(m, p->rec, slot))
+    nm_rec_t *r = (*pp)->rec;
+    if (!claim_rr(r)) {
+        unpost(c, pp);
+        await_push(m, r);
+        return 1;
+    }
+    if (!recv_in_place(m, r, slot))
         return 0; /* arrive() stages it for that receive */
-    *pp = p->next;
-    if (!*pp)
-        c->posted_tail = pp;
-    free(p);
+    unpost(c, pp);
     return 1;
 }
 
@@ -593,18 +975,72 @@ static int progress_recvs(void)
     int done = test_all(D.nin, in_req);
     for (int k = 0; k < done; k++) {
         inq_t *q = &D.in[D.tidx[k]];
-        nm_rec_t *r = q->rec;
-        r->err = q->hdr.size > r->len ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-        r->st_src = q->hdr.src;
-        r->st_tag = q->hdr.tag;
-        r->st_count = q->hdr.size < r->len ? q->hdr.size : r->len;
-        r->cancelled = 0;
-        if (q->hdr.flags & NM_F_SYNC)
-            send_ack(&q->hdr);
-        complete(r);
+        recv_done(q->rec, &q->hdr, MPI_SUCCESS);
         *q = D.in[--D.nin];
     }
     return done;
+}
+
+/* Receiver: the message with header h (maybe unaligned) was taken in. */
+static void note_seq(const void *h)
+{
+    nm_hdr_t x;
+    memcpy(&x, h, sizeof x);
+    int s = x.dst >= 0 && x.dst < nm_lay.world_size ? D.slot_of_world[x.dst]
+                                                    : -1;
+    if (s >= 0 && x.src >= 0 && x.src < nm_lay.world_size)
+        *seq_at(D.recv_seq, s, x.src) = x.seq;
+}
+
+/* A control message (tag) from delegatee d. */
+static void control(int tag, int d, const void *b, int n)
+{
+    if (tag == TAG_ACK || tag == TAG_FIN) {
+        uint64_t tok;
+        if (n < (int)sizeof tok)
+            fatal("short control message", EPROTO);
+        memcpy(&tok, b, sizeof tok);
+        if (tag == TAG_FIN)
+            csend_drop((nm_rec_t *)(uintptr_t)tok);
+        complete((nm_rec_t *)(uintptr_t)tok);
+    } else if (tag == TAG_RTR) {
+        /* push our send's payload into the receiver's buffer */
+        nm_rtr_t t;
+        if (n < (int)sizeof t)
+            fatal("short control message", EPROTO);
+        memcpy(&t, b, sizeof t);
+        nm_rec_t *r = (nm_rec_t *)(uintptr_t)t.token;
+        uint64_t len = t.size < r->len ? t.size : r->len;
+        int err = cma_copy(D.bells[d]->pid, (void *)(uintptr_t)r->addr,
+                           t.raddr, len, 1);
+        nm_pushed_t p = {.rtoken = t.rtoken, .err = err};
+        csend_drop(r);
+        ctl_send(d, TAG_PUSHED, &p, (int)sizeof p);
+        D.pushes++;
+        r->err = err;
+        complete(r);
+    } else if (tag == TAG_PUSHED) {
+        nm_pushed_t p;
+        if (n < (int)sizeof p)
+            fatal("short control message", EPROTO);
+        memcpy(&p, b, sizeof p);
+        for (int i = 0; i < D.npush; i++) {
+            if ((uint64_t)(uintptr_t)D.push[i].rec == p.rtoken) {
+                recv_done(D.push[i].rec, &D.push[i].hdr, p.err);
+                D.push[i] = D.push[--D.npush];
+                return;
+            }
+        }
+        fatal("push of an unknown receive", EPROTO);
+    } else if (tag == TAG_RR) {
+        nm_rr_t a;
+        if (n < (int)sizeof a)
+            fatal("short control message", EPROTO);
+        memcpy(&a, b, sizeof a);
+        got_rr(d, &a);
+    } else {
+        fatal("message with an unknown tag", EPROTO);
+    }
 }
 
 static int progress_incoming(int client)
@@ -636,14 +1072,14 @@ static int progress_incoming(int client)
         if (!blk)
             fatal("incoming message", ENOMEM);
         PMPI_Mrecv(blk, cnt, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-        if (st.MPI_TAG == TAG_ACK) {
-            uint64_t tok;
-            memcpy(&tok, blk, sizeof tok);
+        if (st.MPI_TAG != TAG_MSG) {
+            control(st.MPI_TAG, st.MPI_SOURCE, blk, cnt);
             if (!small)
                 free(blk);
-            complete((nm_rec_t *)(uintptr_t)tok);
             continue;
         }
+        if (cnt >= (int)sizeof(nm_hdr_t))
+            note_seq(blk);
         if (small && !(sb.h.flags & NM_F_SPLIT)) {
             nm_msg_t sm = {.hdr = sb.h,
                            .data = sb.b + sizeof(nm_hdr_t),
@@ -687,20 +1123,29 @@ static int progress_incoming(int client)
  * lock; then the lock is released. */
 static void turn_end(void)
 {
+    /* sends or receives the peer moves (NM_F_CMA) */
+    int peer_moves = D.ncs > 0 || D.npush > 0;
     atomic_store_explicit(&D.more,
-                          D.nfin < D.ncl || D.nout > 0 || D.pend || D.nin,
+                          D.nfin < D.ncl || D.nout > 0 || D.pend || D.nin ||
+                              peer_moves,
                           memory_order_relaxed);
     /* never sleep while sends are in flight: their protocol (rendezvous
      * replies) needs our progress, and nobody rings for it */
     atomic_store_explicit(&D.may_sleep,
-                          D.nfin < D.ncl && D.nout == 0 && !D.nin && !D.pend,
+                          D.nfin < D.ncl && D.nout == 0 && !D.nin && !D.pend &&
+                              !peer_moves,
                           memory_order_relaxed);
     /* receives being filled: progress moves their data here (a client
      * waiting on them spins); with more ranks than CPUs, sends alone wait
      * for the peer (rendezvous: the receiver pulls the data) and only need
-     * a look now and then, leaving the CPU to whoever moves the other end */
-    uint32_t inflight = D.nin > 0 || D.pend || (D.nout > 0 && !nm_lay.oversub);
-    atomic_store_explicit(&D.sends_only, D.nout > 0 && !inflight,
+     * a look now and then, leaving the CPU to whoever moves the other end.
+     * NM_F_CMA transfers ring us at each step: our thread naps meanwhile;
+     * a client waiting for a receive such a message could fill spins (the
+     * side that waits copies the data) */
+    int spin = D.nin > 0 || D.pend || (D.nout > 0 && !nm_lay.oversub);
+    uint32_t inflight = spin || D.nbig > 0 || D.nattached > 0 ||
+                        (peer_moves && !nm_lay.oversub);
+    atomic_store_explicit(&D.sends_only, !spin && (D.nout > 0 || peer_moves),
                           memory_order_relaxed);
     if (atomic_load_explicit(&D.bell->inflight, memory_order_relaxed) !=
         inflight)
@@ -747,6 +1192,9 @@ static int deleg_direct(unsigned op, int world, uint64_t off)
     if (slot < 0 ||
         atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
         return -1;
+    int cpu = this_cpu();
+    if (atomic_load_explicit(&D.ccpu, memory_order_relaxed) != cpu)
+        atomic_store_explicit(&D.ccpu, cpu, memory_order_relaxed);
     while (serve_rings(1) > 0)
         ;
     if (op == NM_OP_SEND && !D.pend) {
@@ -772,11 +1220,15 @@ static int turn(int light, int client)
 {
     if (atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
         return -1;
+    D.waiting_turn = client && !light;
     int n = serve_rings(client) + progress_sends();
     if (!light)
         n += progress_incoming(client) + progress_recvs();
+    if (D.waiting_turn && D.nattached)
+        n += try_push();
     if (D.nfin == D.ncl)
         drop_pending();
+    D.waiting_turn = 0;
     turn_end();
     return n;
 }
@@ -840,11 +1292,46 @@ static void hand_send(int slot, nm_rec_t *r)
     D.pend_tail = &p->next;
 }
 
+/* Receiver: announce receive r of client `slot`, just posted, to the
+ * delegatee of its source when that may push a NM_F_CMA message straight
+ * into it: a big receive from one source with one tag, and no receive
+ * posted before it that the next such message could match. */
+static void announce(int slot, nm_rec_t *r)
+{
+    dclient_t *c = &D.cl[slot];
+    if (nm_lay.cma_mode == NM_CMA_PULL || !big_recv(c, r) || r->peer < 0 ||
+        r->peer >= nm_lay.world_size || r->tag < 0 || !D.nclaim_free)
+        return;
+    int d = nm_dcomm_rank_of(r->peer);
+    if (d == D.me || !D.cma[d])
+        return;
+    for (nm_post_t *p = c->posted; p && p->rec != r; p = p->next)
+        if (p->rec->ctx == r->ctx && (p->rec->peer < 0 || p->rec->peer == r->peer) &&
+            (p->rec->tag < 0 || p->rec->tag == r->tag))
+            return;
+    int k = D.claim_free[--D.nclaim_free];
+    atomic_store(&D.bell->claim[k], D.claim_gen[k] << 2);
+    r->rr = k + 1;
+    nm_rr_t a = {.ctx = r->ctx,
+                 .src = r->peer,
+                 .dst = c->world,
+                 .tag = r->tag,
+                 .seen = *seq_at(D.recv_seq, slot, r->peer),
+                 .slot = k,
+                 .gen = D.claim_gen[k],
+                 .raddr = r->addr,
+                 .rlen = r->len,
+                 .rtoken = (uint64_t)(uintptr_t)r};
+    ctl_send(d, TAG_RR, &a, (int)sizeof a);
+    D.announced++;
+}
+
 /* A receive of client `slot`: the first unexpected message that matches,
  * or posted. */
 static void hand_recv(int slot, nm_rec_t *r)
 {
     dclient_t *c = &D.cl[slot];
+    r->rr = 0;
     nm_msg_t *m = take_unexpected(c, r, 1);
     if (m) {
         deliver_to(slot, m, r);
@@ -860,6 +1347,8 @@ static void hand_recv(int slot, nm_rec_t *r)
     p->next = NULL;
     *c->posted_tail = p;
     c->posted_tail = &p->next;
+    D.nbig += big_recv(c, r);
+    announce(slot, r);
 }
 
 static int64_t h_send(dlg_req_t *req, void *ctx)
@@ -906,6 +1395,7 @@ static int64_t h_mrecv(dlg_req_t *req, void *ctx)
         if ((*pp)->id == r->arg) {
             nm_msg_t *m = *pp;
             *pp = m->next;
+            r->rr = 0;
             deliver_to(dlg_req_client(req), m, r);
             return 0;
         }
@@ -922,11 +1412,10 @@ static int64_t h_cancel(dlg_req_t *req, void *ctx)
     r->found = 0;
     for (nm_post_t **pp = &c->posted; *pp; pp = &(*pp)->next) {
         if ((*pp)->rec == target) {
-            nm_post_t *p = *pp;
-            *pp = p->next;
-            if (!*pp)
-                c->posted_tail = pp;
-            free(p);
+            /* announced and claimed by its sender: its data comes */
+            if (!claim_rr(target))
+                return 0;
+            unpost(c, pp);
             target->cancelled = 1;
             target->err = MPI_SUCCESS;
             target->st_count = 0;
@@ -964,6 +1453,34 @@ static void on_dead(dlg_delegatee_t *dg, int client, pid_t pid, void *ctx)
 /* Main loop                                                           */
 /* ------------------------------------------------------------------ */
 
+/* D.cma[d]: delegatee d runs in another process of this node and each of
+ * us can read the other's memory (process_vm_readv of a known word; a
+ * kernel or a ptrace policy may forbid it): NM_F_CMA messages between us.
+ * Collective over the delegatees. */
+static void cma_setup(int nd)
+{
+    static const uint64_t probe = 0x6d70696465c1e9aull;
+    uint64_t mine = (uint64_t)(uintptr_t)&probe, *addr;
+    int *can = calloc((size_t)nd, sizeof *can);
+    D.cma = calloc((size_t)nd, sizeof *D.cma);
+    addr = malloc((size_t)nd * sizeof *addr);
+    if (!can || !D.cma || !addr)
+        fatal("setup", ENOMEM);
+    PMPI_Allgather(&mine, 1, MPI_UINT64_T, addr, 1, MPI_UINT64_T, D.dcomm);
+    for (int d = 0; d < nd && nm_lay.cma_min; d++) {
+        uint64_t v = 0;
+        can[d] = d != D.me && D.bells[d]->pid != (int32_t)getpid() &&
+                 cma_copy(D.bells[d]->pid, &v, addr[d], sizeof v, 0) ==
+                     MPI_SUCCESS &&
+                 v == probe;
+    }
+    PMPI_Alltoall(can, 1, MPI_INT, D.cma, 1, MPI_INT, D.dcomm);
+    for (int d = 0; d < nd; d++)
+        D.cma[d] = D.cma[d] && can[d];
+    free(can);
+    free(addr);
+}
+
 void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
 {
     D.dcomm = dcomm;
@@ -982,8 +1499,13 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     D.ncl = nm_lay.world_rank - first;
     D.cl = calloc((size_t)D.ncl, sizeof *D.cl);
     D.slot_of_world = malloc(sizeof(int) * (size_t)nm_lay.world_size);
-    if (!D.cl || !D.slot_of_world)
+    size_t npairs = (size_t)(D.ncl ? D.ncl : 1) * (size_t)nm_lay.world_size;
+    D.sent_seq = calloc(npairs, sizeof *D.sent_seq);
+    D.recv_seq = calloc(npairs, sizeof *D.recv_seq);
+    if (!D.cl || !D.slot_of_world || !D.sent_seq || !D.recv_seq)
         fatal("setup", ENOMEM);
+    for (int k = 0; k < NM_CLAIMS; k++)
+        D.claim_free[D.nclaim_free++] = NM_CLAIMS - 1 - k;
     for (int i = 0; i < nm_lay.world_size; i++)
         D.slot_of_world[i] = -1;
     for (int i = 0; i < D.ncl; i++) {
@@ -1041,6 +1563,7 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
             fatal("doorbell of another delegatee", errno ? errno : EIO);
     }
     free(all);
+    cma_setup(nd);
     /* everyone has mapped every doorbell before any is closed */
     PMPI_Barrier(dcomm);
 
@@ -1054,6 +1577,7 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     nm_log("delegatee of ranks %d..%d, region %s", first, nm_lay.world_rank - 1,
            spec);
 
+    atomic_store(&D.ccpu, -1);
     struct timespec t_idle = {0, 0};
     unsigned idle_rounds = 0;
     uint64_t spin = dlg_spin_bound_ns();
@@ -1146,15 +1670,23 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     while (atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
         sched_yield();
     nm_log("delegatee done (%llu sleeps, %llu sends without a copy, %llu "
-           "receives filled in place)",
+           "receives filled in place; %llu payloads pulled, %llu pushed, "
+           "%llu receives announced)",
            (unsigned long long)D.sleeps, (unsigned long long)D.zsends,
-           (unsigned long long)D.drecvs);
+           (unsigned long long)D.drecvs, (unsigned long long)D.pulls,
+           (unsigned long long)D.pushes, (unsigned long long)D.announced);
     PMPI_Barrier(dcomm); /* nobody rings a doorbell that is gone */
     for (int i = 0; i < nd; i++)
         if (i != D.me || !D.any_same) /* our clients' turns look at it */
             munmap(D.bells[i], 4096);
     free(D.bells);
     free(D.peer_seen);
+    free(D.cma);
+    free(D.push);
+    free(D.cs);
+    free(D.rr);
+    free(D.sent_seq);
+    free(D.recv_seq);
     close(bfd);
     dlg_delegatee_destroy(D.dg);
     free(D.treq);

@@ -141,12 +141,15 @@ static int env_word(const char *name, const char *const *words, int n)
     for (int i = 0; i < n; i++)
         if (strcmp(s, words[i]) == 0)
             return i;
-    fprintf(stderr, "mpideleg: %s='%s' must be ", name, s);
-    for (int i = 0; i < n; i++)
-        fprintf(stderr, "%s%s", words[i],
-                i == n - 1   ? "\n"
-                : i == n - 2 ? " or "
-                             : ", ");
+    /* one write: the ranks of a node print it at once */
+    char list[256];
+    size_t k = 0;
+    for (int i = 0; i < n && k < sizeof list; i++)
+        k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", words[i],
+                              i == n - 1   ? ""
+                              : i == n - 2 ? " or "
+                                           : ", ");
+    fprintf(stderr, "mpideleg: %s='%s' must be %s\n", name, s, list);
     return -1;
 }
 
@@ -165,6 +168,28 @@ static int env_oversub(void)
     static const char *const w[] = {"auto", "yes", "no"};
     int i = env_word("MPIDELEG_OVERSUBSCRIBED", w, 3);
     return i < 0 ? -1 : i == 0 ? 2 : i == 1;
+}
+
+/* MPIDELEG_CMA_MIN: bytes (a positive integer, at most 2^40); -1 with a
+ * one-line message on another value. */
+static int env_cma_min(uint64_t *out)
+{
+    const char *s = getenv("MPIDELEG_CMA_MIN");
+    *out = 65536;
+    if (!s || !*s)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || *s < '0' || *s > '9' || v < 1 || v > 1ull << 40) {
+        fprintf(stderr,
+                "mpideleg: MPIDELEG_CMA_MIN='%s' must be a number of bytes "
+                "(1 to 2^40)\n",
+                s);
+        return -1;
+    }
+    *out = v;
+    return 0;
 }
 
 /* Bind this rank as MPIDELEG_PLACE says; 0 or -1 (message printed). */
@@ -214,8 +239,13 @@ static int read_layout(void)
         return -1;
     }
     nm_lay.is_deleg = nm_deleg_of(nm_lay.world_rank) == nm_lay.world_rank;
-    if ((nm_lay.oversub = env_oversub()) < 0)
+    static const char *const cma[] = {"auto", "pull", "push", "off"};
+    if ((nm_lay.oversub = env_oversub()) < 0 ||
+        (nm_lay.cma_mode = env_word("MPIDELEG_CMA", cma, 4)) < 0 ||
+        env_cma_min(&nm_lay.cma_min))
         return -1;
+    if (nm_lay.cma_mode == NM_CMA_OFF)
+        nm_lay.cma_min = 0;
     int how = env_place();
     return how < 0 ? -1 : place(how);
 }

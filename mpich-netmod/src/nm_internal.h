@@ -23,6 +23,7 @@
 #include "deleg.h"
 
 #define NM_INLINE 128 /* payload bytes carried in the request record */
+#define NM_CLAIMS 960 /* claim words in a doorbell page */
 
 /* Operations handed to the delegatee (libdeleg op ids). */
 enum {
@@ -40,7 +41,10 @@ enum {
     NM_F_SYNC = 1u << 0,
     NM_F_INLINE = 1u << 1,
     NM_F_SPLIT = 1u << 2,
-    NM_F_LOCAL = 1u << 3 /* buffered mode: completes without the receiver */
+    NM_F_LOCAL = 1u << 3, /* buffered mode: completes without the receiver */
+    NM_F_CMA = 1u << 4    /* NM_F_SPLIT: the payload stays in the sender's
+                             buffer (hdr.addr) until the receiving side pulls
+                             it or asks the sender to push it */
 };
 
 /*
@@ -65,7 +69,8 @@ typedef struct nm_rec {
     int32_t st_tag;
     int32_t cancelled;
     int32_t found; /* IPROBE/IMPROBE: a message matched */
-    int32_t pad;
+    int32_t rr;    /* the delegatee's: claim slot + 1 of the announcement
+                      of this posted receive (0: none) */
     uint64_t st_count; /* bytes delivered / probed */
     char inl[NM_INLINE];
 } nm_rec_t;
@@ -80,7 +85,10 @@ typedef struct {
     uint64_t token; /* its record pointer */
     int32_t ptag;   /* NM_F_SPLIT: the payload follows on its own, with this
                        tag on the delegatees' payload communicator */
-    int32_t pad;
+    uint32_t seq;   /* messages from src to dst between two delegatees,
+                       numbered from 1 */
+    uint64_t addr; /* NM_F_CMA: the payload's address in the sending
+                      delegatee's process */
 } nm_hdr_t;
 
 /* Doorbell of a delegatee, in a page of its own that its clients and the
@@ -113,7 +121,15 @@ typedef struct {
     _Atomic uint64_t turn;
     _Atomic uint64_t post_turn; /* the lighter turn after posting */
     _Atomic uint64_t direct;    /* hand a send/receive over without the ring */
+    /* Claims of announced receives (NM_F_CMA): the receiving delegatee arms
+     * a word as (generation << 2); it or the sending delegatee claims it
+     * with a compare-and-swap, 1 = the receiver fills the receive (pull,
+     * or another message), 2 = the sender pushes the data.  A new
+     * generation retires the word: a stale claim fails. */
+    _Alignas(64) _Atomic uint32_t claim[NM_CLAIMS];
 } nm_bell_t;
+
+_Static_assert(sizeof(nm_bell_t) <= 4096, "a doorbell is one page");
 
 int nm_bell_ring(nm_bell_t *b); /* 1: not rung, a client of it spins */
 nm_bell_t *nm_bell_open(const char *spec); /* "PID:FD" */
@@ -129,7 +145,15 @@ typedef struct {
      * its CPUs): waits for sends whose data the peer pulls sleep instead of
      * spinning, leaving the CPU to the thread that moves the other end */
     int oversub;
+    /* MPIDELEG_CMA_MIN: PiP form, split messages of at least this many bytes
+     * between two processes move by one process_vm_readv/writev, done by
+     * whichever side waits (0: MPIDELEG_CMA=off, MPI carries them) */
+    uint64_t cma_min;
+    /* MPIDELEG_CMA: who moves such a payload (NM_CMA_*) */
+    int cma_mode;
 } nm_layout_t;
+
+enum { NM_CMA_AUTO, NM_CMA_PULL, NM_CMA_PUSH, NM_CMA_OFF };
 
 /* Communicator record of the client shim. */
 typedef struct nm_comm {

@@ -44,6 +44,28 @@ else
 fi
 nm_pip pipb 4 MPIDELEG_BOARD_SIZE=2 MPIDELEG_BOARDS_PER_DELEGATEE=2 "$pip" "$sp"
 nm_same direct3 pipb
+# Payloads between the two processes by one process_vm_readv/writev
+# (MPIDELEG_CMA): nm_cma's orders of receives and sends (announced
+# receives, cancels racing the send, truncation, synchronous and buffered
+# sends), each way of moving them forced once, then MPI carrying them
+m=$top/mpich-netmod/tests/nm_cma
+mp=$top/mpich-netmod/tests/nm_cma_pip
+nm_run mdirect2 2 direct "$m" 100
+for how in auto push pull off; do
+    nm_pip "cma$how" 4 MPIDELEG_BOARD_SIZE=1 MPIDELEG_CMA=$how MPIDELEG_DEBUG=1 "$pip" "$mp" 100
+    nm_same mdirect2 "cma$how"
+    echo "cma$how: $(grep -o '[0-9]* payloads pulled, [0-9]* pushed, [0-9]* receives announced' "$NM_TMP/cma$how.err" | tr '\n' ';')"
+done
+# each way was taken where it was forced, and none with off
+for want in 'auto [1-9][0-9]* pushed' 'push [1-9][0-9]* pushed' 'pull [1-9][0-9]* payloads pulled'; do
+    how=${want%% *} pat=${want#* }
+    if ! grep -q "$pat" "$NM_TMP/cma$how.err"; then
+        echo "FAIL: MPIDELEG_CMA=$how: no '$pat' in the delegatees' counts"; nm_fail=1
+    fi
+done
+if grep -q '[1-9][0-9]* payloads pulled\|[1-9][0-9]* pushed' "$NM_TMP/cmaoff.err"; then
+    echo "FAIL: MPIDELEG_CMA=off moved payloads itself"; nm_fail=1
+fi
 # MPI_THREAD_MULTIPLE: 4 threads per rank, all of them running turns of
 # their delegatee's work while they wait
 t=$top/mpich-netmod/tests/nm_threads

@@ -17,6 +17,12 @@ nm_run linked 4 direct env MPIDELEG_BOARD_SIZE=1 "$top/mpich-netmod/tests/nm_sui
 nm_same direct2 prea '^delegated world'
 nm_same direct3 preb
 nm_same direct2 linked
+# the orders of large sends and receives of nm_cma (the PiP form moves
+# them between processes in its own way: test_netmod_pip.sh)
+m=$top/mpich-netmod/tests/nm_cma
+nm_run mdirect 2 direct "$m" 30
+nm_run mprea 4 a "$m" 30
+nm_same mdirect mprea
 grep -q '^delegated world: yes' "$NM_TMP/prea.out" || { echo "FAIL: world not delegated under the shim"; nm_fail=1; }
 grep -q 'MPI_Irecv_c with a count above INT_MAX is not supported' "$NM_TMP/prea.err" || { echo "FAIL: no one-line refusal message"; nm_fail=1; }
 exit $nm_fail
