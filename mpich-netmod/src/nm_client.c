@@ -277,9 +277,21 @@ int nm_post(unsigned op, nm_rec_t *r)
 int nm_post_async(unsigned op, nm_rec_t *r)
 {
     /* PiP form: straight to the delegatee's code when its turn is free */
-    if (direct_fn && (op == NM_OP_SEND || op == NM_OP_RECV) &&
-        direct_fn(op, nm_lay.world_rank, nm_rec_off(r)) == 0)
-        return MPI_SUCCESS;
+    if (direct_fn && (op == NM_OP_SEND || op == NM_OP_RECV)) {
+        /* The turn is taken: most likely by the delegatee's thread, maybe
+         * preempted inside its turn on this very CPU (it runs turns back
+         * to back while it looks for work).  A few yields let it finish
+         * there; the ring would leave the operation (a send's header, for
+         * one) to that thread's next turn, which may come only after this
+         * thread's time slice, when it computes. */
+        for (int k = 0;; k++) {
+            if (direct_fn(op, nm_lay.world_rank, nm_rec_off(r)) == 0)
+                return MPI_SUCCESS;
+            if (k == 4)
+                break;
+            sched_yield();
+        }
+    }
     dlg_ticket_t t;
     pthread_mutex_lock(&cl_lock);
     int e = submit(op, r, &t);
