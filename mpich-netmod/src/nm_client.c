@@ -270,6 +270,17 @@ int nm_post(unsigned op, nm_rec_t *r)
     return MPI_SUCCESS;
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
 /* Hand the record over without waiting for the handler, for operations
  * whose outcome the record carries (a failing handler completes the record
  * with an error class): saves a round trip to the delegatee on every send
@@ -287,9 +298,18 @@ int nm_post_async(unsigned op, nm_rec_t *r)
         for (int k = 0;; k++) {
             if (direct_fn(op, nm_lay.world_rank, nm_rec_off(r)) == 0)
                 return MPI_SUCCESS;
-            if (k == 4)
+            if (k == 5)
                 break;
-            sched_yield();
+            if (k > 0) {
+                sched_yield();
+                continue;
+            }
+            /* first a short spin: a turn running on another CPU ends
+             * within a microsecond or so, without a system call */
+            for (int s = 0; s < 64 && atomic_load_explicit(
+                                          &bell->busy, memory_order_relaxed);
+                 s++)
+                cpu_relax();
         }
     }
     dlg_ticket_t t;
