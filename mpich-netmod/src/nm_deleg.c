@@ -195,9 +195,10 @@ static void complete(nm_rec_t *r)
 {
     D.completions++;
     atomic_store_explicit(&r->done, 1, memory_order_release);
-    /* the record a client hands over in deleg_direct: that very thread
-     * runs this, so nobody sleeps on it (no fence) */
-    if (r == D.own)
+    /* the record a client hands over in deleg_direct (that very thread
+     * runs this), or one its client waits for spinning: nobody sleeps on
+     * it (no fence) */
+    if (r == D.own || (r->flags & NM_F_SPIN))
         return;
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&r->waiting, memory_order_relaxed))
@@ -1201,9 +1202,13 @@ static int deleg_direct(unsigned op, int world, uint64_t off)
     if (slot < 0 ||
         atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
         return -1;
-    int cpu = this_cpu();
-    if (atomic_load_explicit(&D.ccpu, memory_order_relaxed) != cpu)
-        atomic_store_explicit(&D.ccpu, cpu, memory_order_relaxed);
+    if (op == NM_OP_RECV && big_recv(&D.cl[slot], r)) {
+        /* where the client that may compute while the payload comes runs
+         * (a tick-counter read: only for such receives) */
+        int cpu = this_cpu();
+        if (atomic_load_explicit(&D.ccpu, memory_order_relaxed) != cpu)
+            atomic_store_explicit(&D.ccpu, cpu, memory_order_relaxed);
+    }
     while (serve_rings(1) > 0)
         ;
     D.own = r;

@@ -42,9 +42,11 @@ enum {
     NM_F_INLINE = 1u << 1,
     NM_F_SPLIT = 1u << 2,
     NM_F_LOCAL = 1u << 3, /* buffered mode: completes without the receiver */
-    NM_F_CMA = 1u << 4    /* NM_F_SPLIT: the payload stays in the sender's
+    NM_F_CMA = 1u << 4,   /* NM_F_SPLIT: the payload stays in the sender's
                              buffer (hdr.addr) until the receiving side pulls
                              it or asks the sender to push it */
+    NM_F_SPIN = 1u << 5   /* record only: its client waits for it spinning
+                             (a blocking call, poll policy), never asleep */
 };
 
 /*

@@ -279,6 +279,15 @@ static void op_free(nm_op_t *op)
         free(op);
 }
 
+/* NM_F_SPIN for the record of a blocking call (its operation on the
+ * caller's stack) waited for with the poll policy: the delegatee then
+ * completes it without a fence (nobody sleeps on it). */
+static uint32_t spin_flag(const nm_op_t *op)
+{
+    return op->on_stack && nm_policy_blocking == DLG_POLICY_POLL ? NM_F_SPIN
+                                                                 : 0;
+}
+
 /* *out: NULL, or a zeroed operation of the caller (on its stack, for a
  * blocking call that ends before returning). */
 static int op_new(nm_comm_t *c, void *buf, int count, MPI_Datatype dt,
@@ -363,6 +372,7 @@ static int send_start(const void *buf, int count, MPI_Datatype dt, int dest,
     } else {
         r->addr = (uint64_t)(uintptr_t)src;
     }
+    r->flags |= spin_flag(op);
     rc = nm_post_async(NM_OP_SEND, r);
     if (rc != MPI_SUCCESS) {
         op_free(op);
@@ -417,6 +427,7 @@ static int recv_start(void *buf, int count, MPI_Datatype dt, int source,
         r->flags = NM_F_INLINE;
     else
         r->addr = (uint64_t)(uintptr_t)dst;
+    r->flags |= spin_flag(op);
     rc = msgid ? nm_post(NM_OP_MRECV, r) : nm_post_async(NM_OP_RECV, r);
     if (rc != MPI_SUCCESS) {
         op_free(op);
