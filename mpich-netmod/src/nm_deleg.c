@@ -520,18 +520,27 @@ static uint32_t *seq_at(uint32_t *tab, int slot, int world)
     return &tab[(size_t)slot * (size_t)nm_lay.world_size + (size_t)world];
 }
 
-/* Sender: the announcement for (src, dst, ctx, tag), taken off the list. */
+/* Sender: the announcement for (src, dst, ctx, tag), taken off the list.
+ * One whose claim word the receiver has retired meanwhile (its receive was
+ * cancelled) is dropped on the way: left there, it would take the place of
+ * the next announcement for the same messages. */
 static int take_rr(int32_t src, int32_t dst, uint32_t ctx, int32_t tag,
                    nm_rr_t *out)
 {
     for (int i = 0; i < D.nrr; i++) {
         nm_rr_t *a = &D.rr[i];
-        if (a->src == src && a->dst == dst && a->ctx == ctx && a->tag == tag) {
+        if (a->src != src || a->dst != dst || a->ctx != ctx || a->tag != tag)
+            continue;
+        uint32_t w = atomic_load_explicit(&D.bells[a->d]->claim[a->slot],
+                                          memory_order_relaxed);
+        int live = w >> 2 == (a->gen & 0x3fffffffu);
+        if (live)
             *out = *a;
-            memmove(a, a + 1, sizeof *a * (size_t)(D.nrr - i - 1));
-            D.nrr--;
+        memmove(a, a + 1, sizeof *a * (size_t)(D.nrr - i - 1));
+        D.nrr--;
+        if (live)
             return 1;
-        }
+        i--;
     }
     return 0;
 }
