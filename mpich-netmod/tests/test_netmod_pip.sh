@@ -73,6 +73,12 @@ tp=$top/mpich-netmod/tests/nm_threads_pip
 nm_run tdirect3 3 direct "$t" 30
 nm_pip tpipb 4 MPIDELEG_BOARD_SIZE=2 MPIDELEG_BOARDS_PER_DELEGATEE=2 "$pip" "$tp" 30
 nm_same tdirect3 tpipb
+# ... and in layout a (two processes) with every message above 200 B moved
+# by the payload protocol between the processes (announcements, pulls and
+# pushes from 4 threads per rank at once)
+nm_run tdirect2 2 direct "$t" 30
+nm_pip tpipa 4 MPIDELEG_BOARD_SIZE=1 MPIDELEG_CMA_MIN=200 "$pip" "$tp" 30
+nm_same tdirect2 tpipa
 # MPI's progress rule: a client blocked on a delegated message keeps its
 # MPICH collective moving (nm_progress; the turns path of the waits)
 g=$top/mpich-netmod/tests/nm_progress
