@@ -35,10 +35,10 @@
 #define TAG_MSG 1
 #define TAG_ACK 2
 /* NM_F_CMA messages (PiP form, between two processes of one node) */
-#define TAG_FIN 3   /* receiver -> sender: payload taken (pulled or dropped) */
-#define TAG_RTR 4   /* receiver -> sender: push it to this address */
+#define TAG_FIN    3 /* receiver -> sender: payload taken (pulled or dropped) */
+#define TAG_RTR    4 /* receiver -> sender: push it to this address */
 #define TAG_PUSHED 5 /* sender -> receiver: pushed */
-#define TAG_RR 6     /* receiver -> sender: a receive is posted (announce) */
+#define TAG_RR     6 /* receiver -> sender: a receive is posted (announce) */
 
 /* TAG_RTR and TAG_PUSHED bodies */
 typedef struct {
@@ -160,26 +160,26 @@ static struct {
     uint32_t entries_seen; /* bell->entries at our last long nap */
     inq_t *push;           /* receives the senders were asked to push */
     int npush, cappush;
-    csend_t *cs;           /* our NM_F_CMA sends not yet taken */
+    csend_t *cs; /* our NM_F_CMA sends not yet taken */
     int ncs, capcs;
-    int nattached;         /* of them, with an announcement to push to */
-    nm_rr_t *rr;           /* announcements not yet attached to a send */
+    int nattached; /* of them, with an announcement to push to */
+    nm_rr_t *rr;   /* announcements not yet attached to a send */
     int nrr, caprr;
-    uint32_t *sent_seq;    /* [client slot * world size + dst world rank] */
-    uint32_t *recv_seq;    /* [client slot * world size + src world rank] */
-    int nbig;              /* posted receives big_recv() */
-    nm_post_t *post_free;  /* unused entries of the posted queues */
-    int *cma;              /* per delegatee: NM_F_CMA both ways */
-    int waiting_turn;      /* this turn is a waiting client's */
-    nm_rec_t *own;         /* the record deleg_direct hands over */
-    char *base;            /* dlg_region_base(region) */
-    _Atomic int ccpu;      /* CPU of the client that last handed an
-                              operation over (PiP form; -1: unknown) */
+    uint32_t *sent_seq;   /* [client slot * world size + dst world rank] */
+    uint32_t *recv_seq;   /* [client slot * world size + src world rank] */
+    int nbig;             /* posted receives big_recv() */
+    nm_post_t *post_free; /* unused entries of the posted queues */
+    int *cma;             /* per delegatee: NM_F_CMA both ways */
+    int waiting_turn;     /* this turn is a waiting client's */
+    nm_rec_t *own;        /* the record deleg_direct hands over */
+    char *base;           /* dlg_region_base(region) */
+    _Atomic int ccpu;     /* CPU of the client that last handed an
+                             operation over (PiP form; -1: unknown) */
     uint64_t pulls, pushes, announced;
-    uint64_t *peer_seen;   /* per delegatee: tick when it had a spinning
-                              client (PiP form) */
-    uint64_t peer_ticks;   /* how long that answer is trusted (~5 us) */
-    MPI_Request *treq;     /* scratch of test_all() */
+    uint64_t *peer_seen; /* per delegatee: tick when it had a spinning
+                            client (PiP form) */
+    uint64_t peer_ticks; /* how long that answer is trusted (~5 us) */
+    MPI_Request *treq;   /* scratch of test_all() */
     int *tidx, captest;
     MPI_Status *tst;
     nm_bell_t *bell;   /* ours */
@@ -392,7 +392,8 @@ static void await_push(nm_msg_t *m, nm_rec_t *r)
     if (!(m->hdr.flags & NM_F_CMA))
         fatal("an announced receive was claimed for another message", EPROTO);
     D.push = grow(D.push, &D.cappush, D.npush, sizeof *D.push, "receive");
-    D.push[D.npush++] = (inq_t){.req = MPI_REQUEST_NULL, .rec = r, .hdr = m->hdr};
+    D.push[D.npush++] =
+        (inq_t){.req = MPI_REQUEST_NULL, .rec = r, .hdr = m->hdr};
     msg_free(m);
 }
 
@@ -575,8 +576,8 @@ static void got_rr(int d, const nm_rr_t *in)
 {
     nm_rr_t a = *in;
     a.d = d;
-    int s = a.src >= 0 && a.src < nm_lay.world_size ? D.slot_of_world[a.src]
-                                                    : -1;
+    int s =
+        a.src >= 0 && a.src < nm_lay.world_size ? D.slot_of_world[a.src] : -1;
     if (s < 0 || a.dst < 0 || a.dst >= nm_lay.world_size)
         return;
     uint32_t sent = *seq_at(D.sent_seq, s, a.dst);
@@ -589,7 +590,8 @@ static void got_rr(int d, const nm_rr_t *in)
     for (int i = 0; i < D.ncs; i++) {
         csend_t *e = &D.cs[i];
         if (e->src == a.src && e->dst == a.dst && e->seq > a.seen &&
-            e->ctx == a.ctx && e->tag == a.tag && (!first || e->seq < first->seq))
+            e->ctx == a.ctx && e->tag == a.tag &&
+            (!first || e->seq < first->seq))
             first = e;
     }
     if (!first || first->has_rr || first->rec->len > a.rlen)
@@ -615,8 +617,8 @@ static int try_push(void)
         e->has_rr = 0;
         D.nattached--;
         uint32_t want = e->rr.gen << 2;
-        if (!atomic_compare_exchange_strong(
-                &D.bells[e->d]->claim[e->rr.slot], &want, want | 2))
+        if (!atomic_compare_exchange_strong(&D.bells[e->d]->claim[e->rr.slot],
+                                            &want, want | 2))
             continue;
         nm_rec_t *r = e->rec;
         int err = cma_copy(D.bells[e->d]->pid, (void *)(uintptr_t)r->addr,
@@ -855,7 +857,7 @@ static int progress_sends(void)
 static void recv_done(nm_rec_t *r, const nm_hdr_t *h, int err)
 {
     release_rr(r);
-    r->err = err != MPI_SUCCESS  ? err
+    r->err = err != MPI_SUCCESS ? err
              : h->size > r->len ? MPI_ERR_TRUNCATE
                                 : MPI_SUCCESS;
     r->st_src = h->src;
@@ -888,9 +890,9 @@ static int recv_in_place(nm_msg_t *m, nm_rec_t *r, int slot)
             /* a client of ours waits (this is its CPU), or our thread runs
              * on another CPU than the client that posted last (which may
              * compute) and no client of the sender spins: pull it now */
-            int err = cma_copy(D.bells[m->pend_d]->pid,
-                               (void *)(uintptr_t)r->addr, m->hdr.addr,
-                               m->hdr.size, 0);
+            int err =
+                cma_copy(D.bells[m->pend_d]->pid, (void *)(uintptr_t)r->addr,
+                         m->hdr.addr, m->hdr.size, 0);
             ctl_send(m->pend_d, TAG_FIN, &m->hdr.token, sizeof m->hdr.token);
             D.pulls++;
             recv_done(r, &m->hdr, err);
@@ -898,7 +900,8 @@ static int recv_in_place(nm_msg_t *m, nm_rec_t *r, int slot)
             /* our thread, on the CPU of a client of ours that may
              * compute, or while a client of the sender spins in a wait
              * (its CPU is free): the sender's side pushes it */
-            D.push = grow(D.push, &D.cappush, D.npush, sizeof *D.push, "receive");
+            D.push =
+                grow(D.push, &D.cappush, D.npush, sizeof *D.push, "receive");
             inq_t *q = &D.push[D.npush++];
             q->rec = r;
             q->hdr = m->hdr;
@@ -932,8 +935,8 @@ static void fetch_payload(nm_msg_t *m)
     m->blk = nb;
     m->data = (char *)nb + sizeof(nm_hdr_t);
     if (m->hdr.flags & NM_F_CMA) {
-        if (cma_copy(D.bells[m->pend_d]->pid, m->data, m->hdr.addr,
-                     m->hdr.size, 0) != MPI_SUCCESS)
+        if (cma_copy(D.bells[m->pend_d]->pid, m->data, m->hdr.addr, m->hdr.size,
+                     0) != MPI_SUCCESS)
             fatal("reading a message from the sender's process", errno);
         ctl_send(m->pend_d, TAG_FIN, &m->hdr.token, sizeof m->hdr.token);
         D.pulls++;
@@ -1005,8 +1008,8 @@ static void note_seq(const void *h)
 {
     nm_hdr_t x;
     memcpy(&x, h, sizeof x);
-    int s = x.dst >= 0 && x.dst < nm_lay.world_size ? D.slot_of_world[x.dst]
-                                                    : -1;
+    int s =
+        x.dst >= 0 && x.dst < nm_lay.world_size ? D.slot_of_world[x.dst] : -1;
     if (s >= 0 && x.src >= 0 && x.src < nm_lay.world_size)
         *seq_at(D.recv_seq, s, x.src) = x.seq;
 }
@@ -1030,8 +1033,8 @@ static void control(int tag, int d, const void *b, int n)
         memcpy(&t, b, sizeof t);
         nm_rec_t *r = (nm_rec_t *)(uintptr_t)t.token;
         uint64_t len = t.size < r->len ? t.size : r->len;
-        int err = cma_copy(D.bells[d]->pid, (void *)(uintptr_t)r->addr,
-                           t.raddr, len, 1);
+        int err = cma_copy(D.bells[d]->pid, (void *)(uintptr_t)r->addr, t.raddr,
+                           len, 1);
         nm_pushed_t p = {.rtoken = t.rtoken, .err = err};
         csend_drop(r);
         ctl_send(d, TAG_PUSHED, &p, (int)sizeof p);
@@ -1144,10 +1147,9 @@ static void turn_end(void)
 {
     /* sends or receives the peer moves (NM_F_CMA) */
     int peer_moves = D.ncs > 0 || D.npush > 0;
-    atomic_store_explicit(&D.more,
-                          D.nfin < D.ncl || D.nout > 0 || D.pend || D.nin ||
-                              peer_moves,
-                          memory_order_relaxed);
+    atomic_store_explicit(
+        &D.more, D.nfin < D.ncl || D.nout > 0 || D.pend || D.nin || peer_moves,
+        memory_order_relaxed);
     /* never sleep while sends are in flight: their protocol (rendezvous
      * replies) needs our progress, and nobody rings for it */
     atomic_store_explicit(&D.may_sleep,
@@ -1331,7 +1333,8 @@ static void announce(int slot, nm_rec_t *r)
     if (d == D.me || !D.cma[d])
         return;
     for (nm_post_t *p = c->posted; p && p->rec != r; p = p->next)
-        if (p->rec->ctx == r->ctx && (p->rec->peer < 0 || p->rec->peer == r->peer) &&
+        if (p->rec->ctx == r->ctx &&
+            (p->rec->peer < 0 || p->rec->peer == r->peer) &&
             (p->rec->tag < 0 || p->rec->tag == r->tag))
             return;
     int k = D.claim_free[--D.nclaim_free];
@@ -1621,10 +1624,10 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
         /* PiP form: while a client thread spins in a wait, it does this
          * thread's work: nap long (5 ms), leaving the cores to the clients
          * (each wake takes one from them for a moment: with naps of 200 us
-         * an 8 B ping-pong took 15 % longer, with 1 ms 5 %).  Nobody rings while a client
-         * waits; a ring after that ends the nap.  A client that only runs
-         * one turn (after posting) is not waiting: try again at once.  A
-         * client that entered a wait since our last nap, with nothing in
+         * an 8 B ping-pong took 15 % longer, with 1 ms 5 %).  Nobody rings
+         * while a client waits; a ring after that ends the nap.  A client that
+         * only runs one turn (after posting) is not waiting: try again at once.
+         * A client that entered a wait since our last nap, with nothing in
          * flight, is between two waits (a ping-pong sends between its
          * receives): nap again rather than spin with yields that take its
          * core. */

@@ -70,9 +70,9 @@ typedef struct nm_rec {
     int32_t st_src; /* world rank of the matched sender */
     int32_t st_tag;
     int32_t cancelled;
-    int32_t found; /* IPROBE/IMPROBE: a message matched */
-    int32_t rr;    /* the delegatee's: claim slot + 1 of the announcement
-                      of this posted receive (0: none) */
+    int32_t found;     /* IPROBE/IMPROBE: a message matched */
+    int32_t rr;        /* the delegatee's: claim slot + 1 of the announcement
+                          of this posted receive (0: none) */
     uint64_t st_count; /* bytes delivered / probed */
     char inl[NM_INLINE];
 } nm_rec_t;
@@ -89,8 +89,8 @@ typedef struct {
                        tag on the delegatees' payload communicator */
     uint32_t seq;   /* messages from src to dst between two delegatees,
                        numbered from 1 */
-    uint64_t addr; /* NM_F_CMA: the payload's address in the sending
-                      delegatee's process */
+    uint64_t addr;  /* NM_F_CMA: the payload's address in the sending
+                       delegatee's process */
 } nm_hdr_t;
 
 /* Doorbell of a delegatee, in a page of its own that its clients and the

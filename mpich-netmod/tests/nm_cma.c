@@ -46,8 +46,8 @@ static void expect_count(MPI_Status *st, int n, int src, int tag,
 
 /* Rank 1's half of a case: two BIG receives from rank 0 (tag1, tag2)
  * posted before the barrier, then their payloads checked (seed1, seed2). */
-static void recv_two(char *a, char *b, int tag1, int seed1, int tag2,
-                     int seed2, const char *what)
+static void recv_two(char *a, char *b, int tag1, int seed1, int tag2, int seed2,
+                     const char *what)
 {
     MPI_Request rq[2];
     MPI_Status st[2];
@@ -73,8 +73,8 @@ static void send_one(char *s, int seed, int tag)
  * says rank 1 has posted its receives; how: 0 Isend both and Waitall,
  * 1 Send both, 2 Ssend then Bsend (the buffered copy is what travels: the
  * buffer is cleared at once). */
-static void send_two(char *s, int n1, int seed1, int tag1, int seed2,
-                     int tag2, int how)
+static void send_two(char *s, int n1, int seed1, int tag1, int seed2, int tag2,
+                     int how)
 {
     char *s2 = malloc(BIG);
     MPI_Request rq[2];
@@ -148,8 +148,8 @@ int main(int argc, char **argv)
 
     /* 4. a wildcard receive posted first takes the first message */
     if (rank == 1) {
-        MPI_Irecv(a, BIG, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
-                  MPI_COMM_WORLD, &rq[0]);
+        MPI_Irecv(a, BIG, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                  &rq[0]);
         MPI_Irecv(b, BIG, MPI_BYTE, 0, 4, MPI_COMM_WORLD, &rq[1]);
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Waitall(2, rq, st);
@@ -256,8 +256,8 @@ int main(int argc, char **argv)
             MPI_Isend(s, BIG, MPI_BYTE, peer, 11, MPI_COMM_WORLD, &rq[1]);
             MPI_Waitall(2, rq, st);
         } else {
-            MPI_Sendrecv(s, BIG, MPI_BYTE, peer, 11, a, BIG, MPI_BYTE, peer,
-                         11, MPI_COMM_WORLD, &st[0]);
+            MPI_Sendrecv(s, BIG, MPI_BYTE, peer, 11, a, BIG, MPI_BYTE, peer, 11,
+                         MPI_COMM_WORLD, &st[0]);
         }
         expect(a, BIG, 100 + peer * 50 + i % 13, "exchange");
     }
