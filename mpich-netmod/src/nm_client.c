@@ -295,21 +295,20 @@ int nm_post_async(unsigned op, nm_rec_t *r)
          * there; the ring would leave the operation (a send's header, for
          * one) to that thread's next turn, which may come only after this
          * thread's time slice, when it computes. */
-        for (int k = 0;; k++) {
-            if (direct_fn(op, nm_lay.world_rank, nm_rec_off(r)) == 0)
+        uint64_t off = nm_rec_off(r);
+        if (direct_fn(op, nm_lay.world_rank, off) == 0)
+            return MPI_SUCCESS;
+        /* first a short spin: a turn running on another CPU ends within a
+         * microsecond or so, without a system call */
+        for (int s = 0;
+             s < 64 && atomic_load_explicit(&bell->busy, memory_order_relaxed);
+             s++)
+            cpu_relax();
+        for (int k = 0; k < 5; k++) {
+            if (direct_fn(op, nm_lay.world_rank, off) == 0)
                 return MPI_SUCCESS;
-            if (k == 5)
-                break;
-            if (k > 0) {
+            if (k < 4)
                 sched_yield();
-                continue;
-            }
-            /* first a short spin: a turn running on another CPU ends
-             * within a microsecond or so, without a system call */
-            for (int s = 0; s < 64 && atomic_load_explicit(
-                                          &bell->busy, memory_order_relaxed);
-                 s++)
-                cpu_relax();
         }
     }
     dlg_ticket_t t;

@@ -32,6 +32,10 @@
 
 #include "nm_internal.h"
 
+/* Who runs a turn: our own thread, a client of our address space that
+ * waits for us, or one that hands an operation over (and goes on) */
+enum { TURN_THREAD, TURN_WAIT, TURN_POST };
+
 #define TAG_MSG 1
 #define TAG_ACK 2
 /* NM_F_CMA messages (PiP form, between two processes of one node) */
@@ -170,11 +174,9 @@ static struct {
     int nbig;             /* posted receives big_recv() */
     nm_post_t *post_free; /* unused entries of the posted queues */
     int *cma;             /* per delegatee: NM_F_CMA both ways */
-    int waiting_turn;     /* this turn is a waiting client's */
+    int turn_kind;        /* who runs this turn (TURN_*) */
     nm_rec_t *own;        /* the record deleg_direct hands over */
     char *base;           /* dlg_region_base(region) */
-    _Atomic int ccpu;     /* CPU of the client that last handed an
-                             operation over (PiP form; -1: unknown) */
     uint64_t pulls, pushes, announced;
     uint64_t *peer_seen; /* per delegatee: tick when it had a spinning
                             client (PiP form) */
@@ -203,21 +205,6 @@ static void complete(nm_rec_t *r)
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&r->waiting, memory_order_relaxed))
         syscall(SYS_futex, &r->done, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
-/* The CPU this thread runs on (x86-64: from TSC_AUX, which the kernel
- * sets to it; no system call, and no libc state: a client thread may run
- * this code); -1 if unknown. */
-static int this_cpu(void)
-{
-#if defined(__x86_64__)
-    unsigned aux;
-    (void)__rdtscp(&aux);
-    return (int)(aux & 0xfff);
-#else
-    unsigned cpu;
-    return syscall(SYS_getcpu, &cpu, NULL, NULL) == 0 ? (int)cpu : -1;
-#endif
 }
 
 static uint64_t ticks(void)
@@ -354,6 +341,36 @@ static nm_rec_t *unpost(dclient_t *c, nm_post_t **pp)
     return r;
 }
 
+/* Receiver: the NM_F_CMA payload of message m (from delegatee m->pend_d)
+ * read into `to` of ours; the sender is told (its send completes).  The
+ * copy's outcome (MPI_SUCCESS or MPI_ERR_BUFFER). */
+static int pull_payload(const nm_msg_t *m, void *to)
+{
+    int err =
+        cma_copy(D.bells[m->pend_d]->pid, to, m->hdr.addr, m->hdr.size, 0);
+    ctl_send(m->pend_d, TAG_FIN, &m->hdr.token, sizeof m->hdr.token);
+    D.pulls++;
+    return err;
+}
+
+/* Receiver: receive r waits for its sender to push the message with header
+ * h (TAG_PUSHED completes it). */
+static void expect_push(nm_rec_t *r, const nm_hdr_t *h)
+{
+    D.push = grow(D.push, &D.cappush, D.npush, sizeof *D.push, "receive");
+    D.push[D.npush++] = (inq_t){.req = MPI_REQUEST_NULL, .rec = r, .hdr = *h};
+}
+
+/* Receiver: r's announcement is over (its claim word was retired): the
+ * word goes back to the free ones with its next generation. */
+static void rr_free(nm_rec_t *r)
+{
+    int k = r->rr - 1;
+    D.claim_gen[k]++;
+    D.claim_free[D.nclaim_free++] = k;
+    r->rr = 0;
+}
+
 /* Receiver: retire the claim word of r's announcement (a stale claim of
  * the sender fails from now on) and free it. */
 static void release_rr(nm_rec_t *r)
@@ -361,9 +378,8 @@ static void release_rr(nm_rec_t *r)
     if (!r->rr)
         return;
     int k = r->rr - 1;
-    atomic_store(&D.bell->claim[k], ++D.claim_gen[k] << 2);
-    D.claim_free[D.nclaim_free++] = k;
-    r->rr = 0;
+    atomic_store(&D.bell->claim[k], (D.claim_gen[k] + 1) << 2);
+    rr_free(r);
 }
 
 /* Receiver: take receive r to fill it ourselves.  An announced one is
@@ -379,9 +395,7 @@ static int claim_rr(nm_rec_t *r)
     if (!atomic_compare_exchange_strong(&D.bell->claim[k], &want,
                                         (D.claim_gen[k] + 1) << 2))
         return 0;
-    D.claim_gen[k]++;
-    D.claim_free[D.nclaim_free++] = k;
-    r->rr = 0;
+    rr_free(r);
     return 1;
 }
 
@@ -391,9 +405,7 @@ static void await_push(nm_msg_t *m, nm_rec_t *r)
 {
     if (!(m->hdr.flags & NM_F_CMA))
         fatal("an announced receive was claimed for another message", EPROTO);
-    D.push = grow(D.push, &D.cappush, D.npush, sizeof *D.push, "receive");
-    D.push[D.npush++] =
-        (inq_t){.req = MPI_REQUEST_NULL, .rec = r, .hdr = m->hdr};
+    expect_push(r, &m->hdr);
     msg_free(m);
 }
 
@@ -566,6 +578,22 @@ static void csend_drop(nm_rec_t *r)
     fatal("completion of an unknown send", EPROTO);
 }
 
+/* Sender: write len bytes of our NM_F_CMA send r into the receive buffer
+ * raddr of delegatee d's process, tell d (its record rtoken completes),
+ * and complete the send. */
+static void push_payload(nm_rec_t *r, int d, uint64_t raddr, uint64_t rtoken,
+                         uint64_t len)
+{
+    int err =
+        cma_copy(D.bells[d]->pid, (void *)(uintptr_t)r->addr, raddr, len, 1);
+    nm_pushed_t pu = {.rtoken = rtoken, .err = err};
+    csend_drop(r);
+    ctl_send(d, TAG_PUSHED, &pu, (int)sizeof pu);
+    D.pushes++;
+    r->err = err;
+    complete(r);
+}
+
 /* Sender: an announcement from delegatee d.  With nothing from its sender
  * to its receiver in flight, it waits for the next matching send; else
  * it belongs to the first of those in flight that matches, which we can
@@ -620,16 +648,8 @@ static int try_push(void)
         if (!atomic_compare_exchange_strong(&D.bells[e->d]->claim[e->rr.slot],
                                             &want, want | 2))
             continue;
-        nm_rec_t *r = e->rec;
-        int err = cma_copy(D.bells[e->d]->pid, (void *)(uintptr_t)r->addr,
-                           e->rr.raddr, r->len, 1);
-        nm_pushed_t pu = {.rtoken = e->rr.rtoken, .err = err};
-        int d = e->d;
-        D.cs[i--] = D.cs[--D.ncs];
-        ctl_send(d, TAG_PUSHED, &pu, (int)sizeof pu);
-        D.pushes++;
-        r->err = err;
-        complete(r);
+        push_payload(e->rec, e->d, e->rr.raddr, e->rr.rtoken, e->rec->len);
+        i--; /* the last entry moved here */
         n++;
     }
     return n;
@@ -879,33 +899,20 @@ static int recv_in_place(nm_msg_t *m, nm_rec_t *r, int slot)
         return 0;
     if (m->hdr.flags & NM_F_CMA) {
         D.drecvs++;
+        /* the side that waits copies: a client of ours that waits (this
+         * is its CPU), or our own thread when no client of the sender
+         * spins; a client handing a receive over goes on computing, and a
+         * spinning client of the sender has a CPU to spare: it pushes */
         int pull = nm_lay.cma_mode == NM_CMA_PULL;
         if (nm_lay.cma_mode == NM_CMA_AUTO)
-            pull = D.waiting_turn ||
-                   (!atomic_load_explicit(&D.bells[m->pend_d]->waiters,
-                                          memory_order_relaxed) &&
-                    this_cpu() !=
-                        atomic_load_explicit(&D.ccpu, memory_order_relaxed));
+            pull = D.turn_kind == TURN_WAIT ||
+                   (D.turn_kind == TURN_THREAD &&
+                    !atomic_load_explicit(&D.bells[m->pend_d]->waiters,
+                                          memory_order_relaxed));
         if (pull) {
-            /* a client of ours waits (this is its CPU), or our thread runs
-             * on another CPU than the client that posted last (which may
-             * compute) and no client of the sender spins: pull it now */
-            int err =
-                cma_copy(D.bells[m->pend_d]->pid, (void *)(uintptr_t)r->addr,
-                         m->hdr.addr, m->hdr.size, 0);
-            ctl_send(m->pend_d, TAG_FIN, &m->hdr.token, sizeof m->hdr.token);
-            D.pulls++;
-            recv_done(r, &m->hdr, err);
+            recv_done(r, &m->hdr, pull_payload(m, (void *)(uintptr_t)r->addr));
         } else {
-            /* our thread, on the CPU of a client of ours that may
-             * compute, or while a client of the sender spins in a wait
-             * (its CPU is free): the sender's side pushes it */
-            D.push =
-                grow(D.push, &D.cappush, D.npush, sizeof *D.push, "receive");
-            inq_t *q = &D.push[D.npush++];
-            q->rec = r;
-            q->hdr = m->hdr;
-            q->req = MPI_REQUEST_NULL;
+            expect_push(r, &m->hdr);
             nm_rtr_t t = {.token = m->hdr.token,
                           .raddr = r->addr,
                           .rtoken = (uint64_t)(uintptr_t)r,
@@ -935,11 +942,8 @@ static void fetch_payload(nm_msg_t *m)
     m->blk = nb;
     m->data = (char *)nb + sizeof(nm_hdr_t);
     if (m->hdr.flags & NM_F_CMA) {
-        if (cma_copy(D.bells[m->pend_d]->pid, m->data, m->hdr.addr, m->hdr.size,
-                     0) != MPI_SUCCESS)
-            fatal("reading a message from the sender's process", errno);
-        ctl_send(m->pend_d, TAG_FIN, &m->hdr.token, sizeof m->hdr.token);
-        D.pulls++;
+        if (pull_payload(m, m->data) != MPI_SUCCESS)
+            fatal("reading a message from the sender's process", EFAULT);
     } else {
         PMPI_Recv(m->data, (int)m->hdr.size, MPI_BYTE, m->pend_d, m->hdr.ptag,
                   D.pcomm, MPI_STATUS_IGNORE);
@@ -1003,15 +1007,13 @@ static int progress_recvs(void)
     return done;
 }
 
-/* Receiver: the message with header h (maybe unaligned) was taken in. */
-static void note_seq(const void *h)
+/* Receiver: the message with header h was taken in. */
+static void note_seq(const nm_hdr_t *h)
 {
-    nm_hdr_t x;
-    memcpy(&x, h, sizeof x);
-    int s =
-        x.dst >= 0 && x.dst < nm_lay.world_size ? D.slot_of_world[x.dst] : -1;
-    if (s >= 0 && x.src >= 0 && x.src < nm_lay.world_size)
-        *seq_at(D.recv_seq, s, x.src) = x.seq;
+    int s = h->dst >= 0 && h->dst < nm_lay.world_size ? D.slot_of_world[h->dst]
+                                                      : -1;
+    if (s >= 0 && h->src >= 0 && h->src < nm_lay.world_size)
+        *seq_at(D.recv_seq, s, h->src) = h->seq;
 }
 
 /* A control message (tag) from delegatee d. */
@@ -1032,15 +1034,8 @@ static void control(int tag, int d, const void *b, int n)
             fatal("short control message", EPROTO);
         memcpy(&t, b, sizeof t);
         nm_rec_t *r = (nm_rec_t *)(uintptr_t)t.token;
-        uint64_t len = t.size < r->len ? t.size : r->len;
-        int err = cma_copy(D.bells[d]->pid, (void *)(uintptr_t)r->addr, t.raddr,
-                           len, 1);
-        nm_pushed_t p = {.rtoken = t.rtoken, .err = err};
-        csend_drop(r);
-        ctl_send(d, TAG_PUSHED, &p, (int)sizeof p);
-        D.pushes++;
-        r->err = err;
-        complete(r);
+        push_payload(r, d, t.raddr, t.rtoken,
+                     t.size < r->len ? t.size : r->len);
     } else if (tag == TAG_PUSHED) {
         nm_pushed_t p;
         if (n < (int)sizeof p)
@@ -1100,10 +1095,13 @@ static int progress_incoming(int client)
                 free(blk);
             continue;
         }
-        if (cnt >= (int)sizeof(nm_hdr_t))
-            note_seq(blk);
-        if (small && !(sb.h.flags & NM_F_SPLIT)) {
-            nm_msg_t sm = {.hdr = sb.h,
+        if (cnt < (int)sizeof(nm_hdr_t))
+            fatal("message without a header", EPROTO);
+        nm_hdr_t h; /* blk may be unaligned */
+        memcpy(&h, blk, sizeof h);
+        note_seq(&h);
+        if (small && !(h.flags & NM_F_SPLIT)) {
+            nm_msg_t sm = {.hdr = h,
                            .data = sb.b + sizeof(nm_hdr_t),
                            .borrowed = 1,
                            .on_stack = 1,
@@ -1112,16 +1110,16 @@ static int progress_incoming(int client)
             continue;
         }
         if (small) {
-            void *h = malloc((size_t)cnt + 1);
-            if (!h)
+            void *heap = malloc((size_t)cnt + 1);
+            if (!heap)
                 fatal("incoming message", ENOMEM);
-            memcpy(h, blk, (size_t)cnt);
-            blk = h;
+            memcpy(heap, blk, (size_t)cnt);
+            blk = heap;
         }
         nm_msg_t *m = malloc(sizeof *m);
         if (!m)
             fatal("incoming message", ENOMEM);
-        memcpy(&m->hdr, blk, sizeof m->hdr);
+        m->hdr = h;
         m->blk = blk;
         m->data = (char *)blk + sizeof(nm_hdr_t);
         m->borrowed = 0;
@@ -1213,16 +1211,10 @@ static int deleg_direct(unsigned op, int world, uint64_t off)
     if (slot < 0 ||
         atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
         return -1;
-    if (op == NM_OP_RECV && big_recv(&D.cl[slot], r)) {
-        /* where the client that may compute while the payload comes runs
-         * (a tick-counter read: only for such receives) */
-        int cpu = this_cpu();
-        if (atomic_load_explicit(&D.ccpu, memory_order_relaxed) != cpu)
-            atomic_store_explicit(&D.ccpu, cpu, memory_order_relaxed);
-    }
     while (serve_rings(1) > 0)
         ;
     D.own = r;
+    D.turn_kind = TURN_POST;
     if (op == NM_OP_SEND && !D.pend) {
         /* nothing queued before it: sent now, without a queue entry */
         pend_t p = {.rec = r, .client = slot};
@@ -1234,6 +1226,7 @@ static int deleg_direct(unsigned op, int world, uint64_t off)
     }
     progress_sends();
     D.own = NULL;
+    D.turn_kind = TURN_THREAD;
     turn_end();
     return 0;
 }
@@ -1247,15 +1240,15 @@ static int turn(int light, int client)
 {
     if (atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
         return -1;
-    D.waiting_turn = client && !light;
+    D.turn_kind = !client ? TURN_THREAD : light ? TURN_POST : TURN_WAIT;
     int n = serve_rings(client) + progress_sends();
     if (!light)
         n += progress_incoming(client) + progress_recvs();
-    if (D.waiting_turn && D.nattached)
+    if (D.turn_kind == TURN_WAIT && D.nattached)
         n += try_push();
     if (D.nfin == D.ncl)
         drop_pending();
-    D.waiting_turn = 0;
+    D.turn_kind = TURN_THREAD;
     turn_end();
     return n;
 }
@@ -1610,7 +1603,6 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     nm_log("delegatee of ranks %d..%d, region %s", first, nm_lay.world_rank - 1,
            spec);
 
-    atomic_store(&D.ccpu, -1);
     struct timespec t_idle = {0, 0};
     unsigned idle_rounds = 0;
     uint64_t spin = dlg_spin_bound_ns();

@@ -124,10 +124,11 @@ typedef struct {
     _Atomic uint64_t post_turn; /* the lighter turn after posting */
     _Atomic uint64_t direct;    /* hand a send/receive over without the ring */
     /* Claims of announced receives (NM_F_CMA): the receiving delegatee arms
-     * a word as (generation << 2); it or the sending delegatee claims it
-     * with a compare-and-swap, 1 = the receiver fills the receive (pull,
-     * or another message), 2 = the sender pushes the data.  A new
-     * generation retires the word: a stale claim fails. */
+     * a word as (generation << 2).  The sending delegatee claims it with a
+     * compare-and-swap to (generation << 2) | 2 and pushes the data; the
+     * receiving one, to fill the receive itself (pull, another message,
+     * cancel), retires it with a compare-and-swap to the next generation,
+     * after which a stale claim of the sender fails. */
     _Alignas(64) _Atomic uint32_t claim[NM_CLAIMS];
 } nm_bell_t;
 

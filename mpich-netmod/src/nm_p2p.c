@@ -968,10 +968,9 @@ static int probe_once(nm_comm_t *c, int source, int tag, int take, int *flag,
     return rc;
 }
 
-static int probe_loop(MPI_Comm comm, int source, int tag, int take,
-                      MPI_Message *msg, MPI_Status *status)
+static int probe_loop(MPI_Comm comm, nm_comm_t *c, int source, int tag,
+                      int take, MPI_Message *msg, MPI_Status *status)
 {
-    nm_comm_t *c = nm_comm_find(comm);
     unsigned k = 0;
     nm_wait_enter();
     for (;;) {
@@ -991,34 +990,36 @@ static int probe_loop(MPI_Comm comm, int source, int tag, int take,
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
                MPI_Status *status)
 {
-    if (!deleg_comm(comm, source))
+    nm_comm_t *c = deleg_comm(comm, source);
+    if (!c)
         return PMPI_Iprobe(source, tag, nm_xl(comm), flag, status);
-    return nm_error(comm, probe_once(nm_comm_find(comm), source, tag, 0, flag,
-                                     NULL, status));
+    return nm_error(comm, probe_once(c, source, tag, 0, flag, NULL, status));
 }
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    if (!deleg_comm(comm, source))
+    nm_comm_t *c = deleg_comm(comm, source);
+    if (!c)
         return PMPI_Probe(source, tag, nm_xl(comm), status);
-    return probe_loop(comm, source, tag, 0, NULL, status);
+    return probe_loop(comm, c, source, tag, 0, NULL, status);
 }
 
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
                 MPI_Message *message, MPI_Status *status)
 {
-    if (!deleg_comm(comm, source))
+    nm_comm_t *c = deleg_comm(comm, source);
+    if (!c)
         return PMPI_Improbe(source, tag, nm_xl(comm), flag, message, status);
-    return nm_error(comm, probe_once(nm_comm_find(comm), source, tag, 1, flag,
-                                     message, status));
+    return nm_error(comm, probe_once(c, source, tag, 1, flag, message, status));
 }
 
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
                MPI_Status *status)
 {
-    if (!deleg_comm(comm, source))
+    nm_comm_t *c = deleg_comm(comm, source);
+    if (!c)
         return PMPI_Mprobe(source, tag, nm_xl(comm), message, status);
-    return probe_loop(comm, source, tag, 1, message, status);
+    return probe_loop(comm, c, source, tag, 1, message, status);
 }
 
 static int mrecv_start(void *buf, int count, MPI_Datatype dt,
