@@ -29,6 +29,7 @@ libpip_libpip_la_SOURCES = \
 	libpip/src/pip_util.c \
 	libpip/src/pip_registry.h \
 	libpip/src/pip_registry.c \
+	libpip/src/pip_compat.c \
 	libpip/src/pip_libmain.c
 libpip_libpip_la_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -I$(top_srcdir)/libpip/src
 libpip_libpip_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden

@@ -111,7 +111,7 @@ static int parse_cores(struct spec *s)
         } else {
             goto bad;
         }
-        if (b > (long)PIP_CPUCORE_CORENO_MAX)
+        if (b >= (long)PIP_CPUCORE_CORENO_MAX)
             goto bad;
         for (long c = a; c <= b; c++) {
             if (n == cap) {

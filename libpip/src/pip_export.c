@@ -166,7 +166,7 @@ int pip_import(int pipid, void **expp)
     if ((rc = pip_get_task(pipid, &t)) != 0)
         return rc;
     if (t->state == PIP_TASK_FREE)
-        return ECHILD;
+        return ESRCH; /* as PiP: no such task */
     if (expp != NULL)
         *expp = __atomic_load_n(&t->exp, __ATOMIC_ACQUIRE);
     return 0;
@@ -203,7 +203,7 @@ int pip_get_addr(int pipid, const char *symbol, void **addrp)
     if (t->pipid == PIP_PIPID_ROOT)
         h = RTLD_DEFAULT;
     else if (t->state == PIP_TASK_FREE || t->img == NULL)
-        return ECHILD;
+        return ESRCH; /* as PiP: no such task */
     else
         h = t->img->handle;
     (void)dlerror();

@@ -106,6 +106,9 @@ int pip_get_task(int pipid, struct pip_task **tp)
         *tp = self != NULL ? self : pip_root_task();
         return 0;
     }
+    /* PiP's pipid check: ANY and NULL name no task; others out of range. */
+    if (pipid == PIP_PIPID_ANY || pipid == PIP_PIPID_NULL)
+        return EINVAL;
     if (pipid < 0 || pipid >= r->ntasks)
         return ERANGE;
     *tp = &r->tasks[pipid];
@@ -233,6 +236,9 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
 
 int pip_fin(void)
 {
+    /* A task: nothing to finalise (PiP returns 0 there too). */
+    if (pip_is_task_copy() && pip_get_root() != NULL)
+        return 0;
     if (pip_check_root() != 0)
         return EPERM;
     struct pip_root *r = pip_root_;
@@ -325,7 +331,7 @@ int pip_get_system_id(int pipid, pip_id_t *idp)
     if ((rc = pip_get_task(pipid, &t)) != 0)
         return rc;
     if (t->state != PIP_TASK_RUNNING)
-        return ECHILD;
+        return ESRCH; /* as PiP: no such task */
     if (idp != NULL) {
         if (pip_root_->mode == PIP_MODE_PTHREAD)
             *idp = (pip_id_t)t->thread;

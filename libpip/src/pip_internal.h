@@ -189,7 +189,10 @@ struct pip_root {
     volatile int finalized;
 
     volatile int lock;         /* spin-then-futex lock for exports */
-    volatile int loader_lock;  /* pip_glibc_lock */
+    volatile int loader_lock;  /* pip_glibc_lock (recursive: owner, depth) */
+    volatile pid_t loader_owner;
+    int loader_depth;
+    volatile int universal_lock; /* pip_universal_lock */
     volatile uint32_t end_seq; /* bumped (futex) when a task ends */
     size_t tid_offset; /* offset of glibc's tid word in struct pthread */
 

@@ -402,7 +402,7 @@ int pip_core_to_cpuset(uint32_t coreno, cpu_set_t *set, int *bind)
     CPU_ZERO(set);
     if (flags == PIP_CPUCORE_ASIS)
         return n == 0 ? 0 : EINVAL;
-    if (n > PIP_CPUCORE_CORENO_MAX)
+    if (n >= PIP_CPUCORE_CORENO_MAX)
         return EINVAL;
     if (flags == PIP_CPUCORE_ABS) {
         /* A CPU that does not exist in this system. */
@@ -440,17 +440,44 @@ pid_t pip_gettid(void)
 }
 
 static volatile int pip_local_loader_lock;
+static volatile pid_t pip_local_loader_owner;
+static int pip_local_loader_depth;
 
+/*
+ * Recursive (as PiP's): a task's constructor, run by dlmopen under this
+ * lock in the root's thread, may call pip_dlopen().
+ */
 void pip_glibc_lock(void)
 {
-    pip_lock(pip_root_ != NULL ? &pip_root_->loader_lock
-                               : &pip_local_loader_lock);
+    struct pip_root *r = pip_root_;
+    volatile int *l = r != NULL ? &r->loader_lock : &pip_local_loader_lock;
+    volatile pid_t *owner =
+        r != NULL ? &r->loader_owner : &pip_local_loader_owner;
+    int *depth = r != NULL ? &r->loader_depth : &pip_local_loader_depth;
+    pid_t me = (pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
+    if (__atomic_load_n(owner, __ATOMIC_ACQUIRE) == me) {
+        (*depth)++;
+        return;
+    }
+    pip_lock(l);
+    __atomic_store_n(owner, me, __ATOMIC_RELEASE);
+    *depth = 1;
 }
 
 void pip_glibc_unlock(void)
 {
-    pip_unlock(pip_root_ != NULL ? &pip_root_->loader_lock
-                                 : &pip_local_loader_lock);
+    struct pip_root *r = pip_root_;
+    volatile int *l = r != NULL ? &r->loader_lock : &pip_local_loader_lock;
+    volatile pid_t *owner =
+        r != NULL ? &r->loader_owner : &pip_local_loader_owner;
+    int *depth = r != NULL ? &r->loader_depth : &pip_local_loader_depth;
+    pid_t me = (pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
+    if (__atomic_load_n(owner, __ATOMIC_ACQUIRE) != me || *depth <= 0)
+        return; /* not ours */
+    if (--(*depth) == 0) {
+        __atomic_store_n(owner, 0, __ATOMIC_RELEASE);
+        pip_unlock(l);
+    }
 }
 
 int pip_is_debug_build(void)

@@ -52,8 +52,8 @@ static int pip_wait_check(int pipid, struct pip_task **tp)
 }
 
 /*
- * Try to reap `t`.  Returns 0 (reaped, *status set), EAGAIN (still running).
- * `block`: wait for it.
+ * Try to reap `t`.  Returns 0 (reaped, *status set), EAGAIN (still running;
+ * the API reports ECHILD there, as PiP does).  `block`: wait for it.
  */
 static int pip_reap(struct pip_task *t, int *status, int block)
 {
@@ -112,16 +112,23 @@ int pip_wait(int pipid, int *status)
     return pip_reap(t, status, 1);
 }
 
+/*
+ * PiP's contract: ECHILD while the task runs (programs poll with
+ * `while (pip_trywait(id, &st) == ECHILD)`), as for a task that does not
+ * exist or was already reaped.
+ */
 int pip_trywait(int pipid, int *status)
 {
     struct pip_task *t;
     int rc = pip_wait_check(pipid, &t);
     if (rc != 0)
         return rc;
-    return pip_reap(t, status, 0);
+    rc = pip_reap(t, status, 0);
+    return rc == EAGAIN ? ECHILD : rc;
 }
 
-int pip_trywait_any(int *pipidp, int *status)
+/* EAGAIN: tasks run but none has ended; ECHILD: no task to wait for. */
+static int pip_try_any(int *pipidp, int *status)
 {
     if (pip_check_init() != 0 || pip_is_task_copy())
         return EPERM;
@@ -141,6 +148,15 @@ int pip_trywait_any(int *pipidp, int *status)
     return any ? EAGAIN : ECHILD;
 }
 
+/* As PiP: ECHILD both when no task has ended yet and when none is left. */
+int pip_trywait_any(int *pipidp, int *status)
+{
+    if (pip_check_init() != 0 || pip_is_task_copy())
+        return EPERM;
+    int rc = pip_try_any(pipidp, status);
+    return rc == EAGAIN ? ECHILD : rc;
+}
+
 int pip_wait_any(int *pipidp, int *status)
 {
     if (pip_check_init() != 0 || pip_is_task_copy())
@@ -148,7 +164,7 @@ int pip_wait_any(int *pipidp, int *status)
     struct pip_root *r = pip_root_;
     for (;;) {
         uint32_t seq = r->end_seq;
-        int rc = pip_trywait_any(pipidp, status);
+        int rc = pip_try_any(pipidp, status);
         if (rc != EAGAIN)
             return rc;
         if (r->mode == PIP_MODE_PROCESS) {
@@ -211,17 +227,25 @@ int pip_kill(int pipid, int signal)
         return EINVAL;
     if ((rc = pip_get_task(pipid, &t)) != 0)
         return rc;
-    if (!pip_task_alive(t) || t->pid <= 0 || t->tid <= 0)
-        return ECHILD;
+    /*
+     * As PiP: ESRCH for a pipid with no task (never spawned, or reaped).  A
+     * process-mode task that ended but is not reaped yet is a zombie whose
+     * PID is still its own: kill() answers for it.  A thread-mode task's
+     * TID may be reused as soon as its thread ends: ESRCH then.
+     */
+    if (t->pipid != PIP_PIPID_ROOT &&
+        (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != PIP_TASK_RUNNING ||
+         t->pid <= 0 || t->tid <= 0))
+        return ESRCH;
     long r;
     if (pip_root_->mode == PIP_MODE_PROCESS)
         r = pip_raw_syscall(SYS_kill, t->pid, signal, 0, 0, 0, 0);
+    else if (t->pipid != PIP_PIPID_ROOT && pip_task_ended(t))
+        r = -ESRCH;
     else
         r = pip_raw_syscall(SYS_tgkill, pip_root_->pid, t->tid, signal, 0, 0,
                             0);
-    if (r < 0)
-        return -r == ESRCH ? ECHILD : (int)-r;
-    return 0;
+    return r < 0 ? (int)-r : 0;
 }
 
 int pip_kill_all_tasks(void)

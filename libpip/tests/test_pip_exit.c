@@ -62,11 +62,11 @@ PT_CASE(exit_ends_only_that_task)
     PT_CHECK_EXIT(pt_wait(quitter), 1);
     /* The sibling is still running, and the root (us) too. */
     int st;
-    PT_CHECK_ERR(pip_trywait(blocked, &st), EAGAIN);
+    PT_CHECK_ERR(pip_trywait(blocked, &st), ECHILD);
     /* A new task can still be spawned after a task called exit(). */
     int later = PT_SPAWN("task_plain", "exit", "2", NULL);
     PT_CHECK_EXIT(pt_wait(later), 2);
-    PT_CHECK_ERR(pip_trywait(blocked, &st), EAGAIN);
+    PT_CHECK_ERR(pip_trywait(blocked, &st), ECHILD);
     pt_gate_open(&g, 1);
     PT_CHECK_EXIT(pt_wait(blocked), 5);
     PT_OK(pip_fin());

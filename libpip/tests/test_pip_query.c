@@ -111,7 +111,7 @@ PT_CASE(root_sees_task_system_id)
     PT_CHECK_EXIT(pt_wait(a), 0);
     int other = a == 0 ? 1 : 0;
     int rc = pip_get_system_id(other, &id);
-    PT_CHECK_MSG(rc == ECHILD, "system id of unspawned task: %d (%s)", rc,
+    PT_CHECK_MSG(rc == ESRCH, "system id of unspawned task: %d (%s)", rc,
                  pt_errname(rc));
     rc = pip_get_system_id(99, &id);
     PT_CHECK_MSG(rc == ERANGE || rc == EINVAL, "system id of 99: %d (%s)", rc,

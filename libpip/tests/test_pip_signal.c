@@ -123,13 +123,14 @@ PT_CASE(kill_bad_arguments)
     /* Signal 0: only checks the task exists. */
     PT_OK(pip_kill(a, 0));
     int other = a == 0 ? 1 : 0;
-    PT_CHECK_ERR(pip_kill(other, 0), ECHILD);
+    /* As PiP: ESRCH for a pipid with no task. */
+    PT_CHECK_ERR(pip_kill(other, 0), ESRCH);
     int rc = pip_kill(100, 0);
     PT_CHECK_MSG(rc == ERANGE || rc == EINVAL, "pip_kill(100): %d (%s)", rc,
                  pt_errname(rc));
     pt_gate_open(&g, 1);
     PT_CHECK_EXIT(pt_wait(a), 0);
-    PT_CHECK_ERR(pip_kill(a, 0), ECHILD);
+    PT_CHECK_ERR(pip_kill(a, 0), ESRCH);
     PT_OK(pip_fin());
 }
 

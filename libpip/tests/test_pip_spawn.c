@@ -235,7 +235,7 @@ PT_CASE(stop_on_start_stops_task_before_main)
         usleep(1000);
     }
     int st;
-    PT_CHECK_ERR(pip_trywait(id, &st), EAGAIN);
+    PT_CHECK_ERR(pip_trywait(id, &st), ECHILD);
     PT_OK(pip_kill(id, SIGCONT));
     PT_CHECK_EXIT(pt_wait(id), 5);
     PT_OK(pip_fin());

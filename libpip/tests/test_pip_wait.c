@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_pip_wait.c: pip_wait / pip_trywait / pip_wait_any / pip_trywait_any:
- * exit statuses, signal deaths (process mode), EAGAIN while running,
+ * exit statuses, signal deaths (process mode), ECHILD while running,
  * ECHILD, EDEADLK, ranges.
  */
 #include "pt_util.h"
@@ -55,21 +55,23 @@ PT_CASE(sigsegv_death_is_wifsignaled)
     check_signal_death("segv", SIGSEGV);
 }
 
-PT_CASE(trywait_while_running_is_eagain)
+/* PiP's contract: ECHILD while the task runs (PiP programs poll on it). */
+PT_CASE(trywait_while_running_is_echild)
 {
     pt_gate_t g;
     pt_gate_init(&g);
     pt_init(2);
     int a = PT_SPAWN("task_plain", "waitfd", g.rfd_arg, "ret", "8", NULL);
     int st = -1;
-    PT_CHECK_ERR(pip_trywait(a, &st), EAGAIN);
+    PT_CHECK_ERR(pip_trywait(a, &st), ECHILD);
     int id = PIP_PIPID_NULL;
-    PT_CHECK_ERR(pip_trywait_any(&id, &st), EAGAIN);
+    PT_CHECK_ERR(pip_trywait_any(&id, &st), ECHILD);
+    PT_CHECK(id == PIP_PIPID_NULL);
     pt_gate_open(&g, 1);
     /* Poll with trywait until the task has ended (bounded). */
     double end = pt_now() + PT_WAIT_SECONDS;
     int rc;
-    while ((rc = pip_trywait(a, &st)) == EAGAIN) {
+    while ((rc = pip_trywait(a, &st)) == ECHILD) {
         PT_CHECK(pt_now() < end);
         usleep(1000);
     }
@@ -162,7 +164,7 @@ PT_CASE(trywait_any_reaps_ended_task)
     int a = PT_SPAWN("task_plain", "ret", "17", NULL);
     int id = PIP_PIPID_NULL, st = -1, rc;
     double end = pt_now() + PT_WAIT_SECONDS;
-    while ((rc = pip_trywait_any(&id, &st)) == EAGAIN) {
+    while ((rc = pip_trywait_any(&id, &st)) == ECHILD) {
         PT_CHECK(pt_now() < end);
         usleep(1000);
     }
@@ -207,7 +209,7 @@ int main(void)
         cmocka_unit_test(null_status_is_allowed),
         cmocka_unit_test(sigkill_death_is_wifsignaled),
         cmocka_unit_test(sigsegv_death_is_wifsignaled),
-        cmocka_unit_test(trywait_while_running_is_eagain),
+        cmocka_unit_test(trywait_while_running_is_echild),
         cmocka_unit_test(second_wait_is_echild),
         cmocka_unit_test(wait_for_never_spawned_is_echild),
         cmocka_unit_test(wait_for_root_is_edeadlk),

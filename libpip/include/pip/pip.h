@@ -76,10 +76,35 @@
 #include <pip/pip_config.h>
 #include <pip/pip_machdep.h>
 
+#include <errno.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
+
+/*
+ * The PiP version whose API this header provides (PiP 2.4.1): code written
+ * for PiP tests these to take its v2 paths.  pipcc defines them too.
+ */
+#ifndef PIP_VERSION_MAJOR
+#define PIP_VERSION_MAJOR 2
+#endif
+#ifndef PIP_VERSION_MINOR
+#define PIP_VERSION_MINOR 4
+#endif
+#ifndef PIP_VERSION_SUBMINOR
+#define PIP_VERSION_SUBMINOR 1
+#endif
+/* PiP 2.4 and later define this. */
+#define PIP_HAVE_LDPIP
+
+/* PiP's pip.h defines this for its inline functions; programs may use it. */
+#ifndef INLINE
+#define INLINE inline static
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -105,6 +130,8 @@ extern "C" {
 #define PIP_MODE_PROCESS_GOT                                                   \
     (0x2400) /**< historical GOT-patch variant (EPERM) */
 #define PIP_MODE_MASK (0xFF00)
+/** PiP 2.4's name of the obsolete GOT-patch variant (EPERM here). */
+#define PIP_MODE_PROCESS_GOT_OBS PIP_MODE_PROCESS_GOT
 
 /** Every bit pip_init() and pip_task_spawn() accept in `opts`. */
 #define PIP_VALID_OPTS                                                         \
@@ -120,6 +147,16 @@ extern "C" {
 #define PIP_ENV_MODE_PROCESS_PIPCLONE "process:pipclone"
 #define PIP_ENV_STACKSZ               "PIP_STACKSZ"
 #define PIP_ENV_STOP_ON_START         "PIP_STOP_ON_START"
+/* Environment names of PiP 2.4's header.  libpip reads none of these:
+ * there is no preload library, and PiP-gdb's automatic attach on a fatal
+ * signal is not provided (see COMPAT-API.md). */
+#define PIP_ENV_PRELOAD     "PIP_PRELOAD"
+#define PIP_ENV_GDB_PATH    "PIP_GDB_PATH"
+#define PIP_ENV_GDB_COMMAND "PIP_GDB_COMMAND"
+#define PIP_ENV_GDB_SIGNALS "PIP_GDB_SIGNALS"
+#define PIP_ENV_SHOW_MAPS   "PIP_SHOW_MAPS"
+#define PIP_ENV_SHOW_PIPS   "PIP_SHOW_PIPS"
+#define PIP_ENV_QUIET       "PIP_QUIET"
 
 #define PIP_MAGIC_NUM    (-747)
 #define PIP_PIPID_ROOT   (-748) /**< the root */
@@ -139,8 +176,9 @@ extern "C" {
 #define PIP_CPUCORE_ASIS       (1U << PIP_CPUCORE_FLAG_SHIFT) /**< do not bind */
 #define PIP_CPUCORE_ABS                                                        \
     (2U << PIP_CPUCORE_FLAG_SHIFT) /**< | absolute core id */
-#define PIP_CPUCORE_CORENO_MAX  ((1U << 20) - 1)
-#define PIP_CPUCORE_CORENO_MASK PIP_CPUCORE_CORENO_MAX
+/** Core numbers are below this (PiP: EINVAL from this value up). */
+#define PIP_CPUCORE_CORENO_MAX  (1U << 20)
+#define PIP_CPUCORE_CORENO_MASK ((1U << PIP_CPUCORE_FLAG_SHIFT) - 1)
 
 #define PIP_YIELD_DEFAULT (0x0) /**< whatever suits the mode */
 #define PIP_YIELD_USER    (0x1) /**< user-level yield (same as system here) */
@@ -193,7 +231,7 @@ typedef struct {
 typedef uintptr_t pip_id_t;
 
 /** A barrier usable by the root and any tasks (it lives in shared memory). */
-typedef struct {
+typedef struct pip_barrier {
     int count_init;
     volatile uint32_t count;
     volatile int gsense;
@@ -247,10 +285,28 @@ PIP_EXPORT int pip_is_initialized(void);
 /* Spawn                                                                    */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * pip_spawn_from_main() and pip_spawn_from_func() take PiP 2.4's argument
+ * lists (no `exp`) as well as the later ones with `exp` before `aux`: the
+ * macros below pick the form by the number of arguments, so programs
+ * written for either compile unchanged.
+ *
+ *   pip_spawn_from_main(progp, prog, argv, envv, aux)            PiP 2.4
+ *   pip_spawn_from_main(progp, prog, argv, envv, exp, aux)
+ *   pip_spawn_from_func(progp, prog, funcname, arg, envv, aux)   PiP 2.4
+ *   pip_spawn_from_func(progp, prog, funcname, arg, envv, exp, aux)
+ *
+ * envv NULL: the task gets a copy of the root's environ at spawn time.
+ */
+#define PIP_NARGS_(_1, _2, _3, _4, _5, _6, _7, N, ...) N
+#define PIP_NARGS(...)      PIP_NARGS_(__VA_ARGS__, 7, 6, 5, 4, 3, 2, 1, 0)
+#define PIP_CAT_(a, b)      a##b
+#define PIP_CAT(a, b)       PIP_CAT_(a, b)
+
 /** Fill `*p` to start `prog` (NULL: argv[0]) at main(). */
-static inline void pip_spawn_from_main(pip_spawn_program_t *p, char *prog,
-                                       char **argv, char **envv, void *exp,
-                                       void *aux)
+static inline void pip_spawn_from_main_6(pip_spawn_program_t *p, char *prog,
+                                         char **argv, char **envv, void *exp,
+                                         void *aux)
 {
     size_t i;
     for (i = 0; i < sizeof(p->reserved) / sizeof(p->reserved[0]); i++)
@@ -264,11 +320,19 @@ static inline void pip_spawn_from_main(pip_spawn_program_t *p, char *prog,
     p->aux = aux;
 }
 
-/** Fill `*p` to start `prog` at the exported function `int funcname(void
- * *arg)`. */
-static inline void pip_spawn_from_func(pip_spawn_program_t *p, char *prog,
-                                       char *funcname, void *arg, char **envv,
-                                       void *exp, void *aux)
+static inline void pip_spawn_from_main_5(pip_spawn_program_t *p, char *prog,
+                                         char **argv, char **envv, void *aux)
+{
+    pip_spawn_from_main_6(p, prog, argv, envv, NULL, aux);
+}
+
+/**
+ * Fill `*p` to start `prog` at `int funcname(void *arg)`: an exported
+ * function, or one found in the file's own symbol table (a static one).
+ */
+static inline void pip_spawn_from_func_7(pip_spawn_program_t *p, char *prog,
+                                         char *funcname, void *arg,
+                                         char **envv, void *exp, void *aux)
 {
     size_t i;
     for (i = 0; i < sizeof(p->reserved) / sizeof(p->reserved[0]); i++)
@@ -281,6 +345,18 @@ static inline void pip_spawn_from_func(pip_spawn_program_t *p, char *prog,
     p->exp = exp;
     p->aux = aux;
 }
+
+static inline void pip_spawn_from_func_6(pip_spawn_program_t *p, char *prog,
+                                         char *funcname, void *arg,
+                                         char **envv, void *aux)
+{
+    pip_spawn_from_func_7(p, prog, funcname, arg, envv, NULL, aux);
+}
+
+#define pip_spawn_from_main(...)                                               \
+    PIP_CAT(pip_spawn_from_main_, PIP_NARGS(__VA_ARGS__))(__VA_ARGS__)
+#define pip_spawn_from_func(...)                                               \
+    PIP_CAT(pip_spawn_from_func_, PIP_NARGS(__VA_ARGS__))(__VA_ARGS__)
 
 /** Fill `*h` with spawn hooks. */
 static inline void pip_spawn_hook(pip_spawn_hook_t *h, pip_spawnhook_t before,
@@ -523,6 +599,64 @@ PIP_EXPORT void pip_glibc_lock(void);
 PIP_EXPORT void pip_glibc_unlock(void);
 /** @return nonzero if libpip was built for debugging (PIP_DEBUG_BUILD). */
 PIP_EXPORT int pip_is_debug_build(void);
+
+/* ------------------------------------------------------------------------ */
+/* The rest of PiP 2.4's pip.h                                              */
+/* ------------------------------------------------------------------------ */
+
+/** @brief Same as pip_kill_all_tasks() (PiP 2.4's name). */
+PIP_EXPORT int pip_kill_all_child_tasks(void);
+
+/*
+ * dlopen() and friends under libpip's loader lock (recursive), as PiP's
+ * wrappers; the _unsafe forms take no lock.  They act in the caller's
+ * namespace (a task's own libc).
+ */
+PIP_EXPORT void *pip_dlopen(const char *filename, int flag);
+PIP_EXPORT void *pip_dlopen_unsafe(const char *filename, int flag);
+PIP_EXPORT void *pip_dlmopen(long lmid, const char *filename, int flag);
+PIP_EXPORT void *pip_dlsym(void *handle, const char *symbol);
+PIP_EXPORT void *pip_dlsym_unsafe(void *handle, const char *symbol);
+PIP_EXPORT int pip_dlclose(void *handle);
+PIP_EXPORT char *pip_dlerror(void);
+PIP_EXPORT int pip_dlinfo(void *handle, int request, void *info);
+
+/*
+ * The malloc family of the caller (a task: its own libc's heap).  Memory
+ * may be freed by any task or the root: every task thread has an arena of
+ * its own, found from the chunk by any libc.
+ */
+PIP_EXPORT void *pip_malloc(size_t size);
+PIP_EXPORT void pip_free(void *ptr);
+PIP_EXPORT void *pip_calloc(size_t nmemb, size_t size);
+PIP_EXPORT void *pip_realloc(void *ptr, size_t size);
+PIP_EXPORT int pip_posix_memalign(void **memptr, size_t alignment,
+                                  size_t size);
+PIP_EXPORT size_t pip_malloc_usable_size(void *ptr);
+
+/** The loader lock (same as pip_glibc_lock / pip_glibc_unlock). */
+PIP_EXPORT void pip_libc_lock(void);
+PIP_EXPORT void pip_libc_unlock(void);
+/** One lock shared by the root and every task (not recursive). */
+PIP_EXPORT void pip_universal_lock(void);
+PIP_EXPORT void pip_universal_unlock(void);
+
+/**
+ * Write the caller's id into buf: "<R:tid>" (root), "<Tpipid:tid>" (task),
+ * "<(tid)>" (not initialised).  @return its length (truncated to sz - 1).
+ */
+PIP_EXPORT size_t pip_idstr(char *buf, size_t sz);
+/** One line per task slot in use, on stderr. */
+PIP_EXPORT void pip_debug_info(void);
+/** "PiP-INFO<id> message" (and PiP-WARN, PiP-ERR) on one line. */
+PIP_EXPORT void pip_info_fmesg(FILE *fp, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+PIP_EXPORT void pip_info_mesg(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
+PIP_EXPORT void pip_err_mesg(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
+PIP_EXPORT void pip_warn_mesg(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
 
 #ifdef __cplusplus
 }
