@@ -210,7 +210,8 @@ PIP_TASK_LIBPIP = libpip/libpip.la
 endif
 check_PROGRAMS += libpip/tests/task_nop libpip/tests/task_plain \
 	libpip/tests/task_tls libpip/tests/task_api \
-	libpip/tests/task_nopie libpip/tests/task_nordyn libpip/tests/task_stdio \
+	libpip/tests/task_nopie libpip/tests/task_nordyn \
+	libpip/tests/task_nordyn_stripped libpip/tests/task_stdio \
 	libpip/tests/task_scale
 libpip_tests_task_scale_SOURCES = libpip/tests/task_scale.c libpip/tests/ps_shared.h
 libpip_tests_task_scale_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
@@ -238,15 +239,19 @@ libpip_tests_task_stdio_SOURCES = libpip/tests/task_stdio.c
 libpip_tests_task_stdio_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
 libpip_tests_task_stdio_CFLAGS = $(PIP_TASK_CF)
 libpip_tests_task_stdio_LDFLAGS = $(PIP_TASK_LDF)
-# Bad tasks for the loader's error cases: not a PIE; a PIE without -rdynamic.
+# A bad task for the loader's error cases: not a PIE.
 libpip_tests_task_nopie_SOURCES = libpip/tests/task_nop.c
 libpip_tests_task_nopie_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
 libpip_tests_task_nopie_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fno-pie
 libpip_tests_task_nopie_LDFLAGS = -no-pie -rdynamic -no-install
-libpip_tests_task_nordyn_SOURCES = libpip/tests/task_nop.c
-libpip_tests_task_nordyn_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+# task_nordyn runs anyway (main and start functions from its .symtab);
+# stripped as well, its symbols are really absent (ENOEXEC).
+libpip_tests_task_nordyn_SOURCES = libpip/tests/task_nordyn.c
 libpip_tests_task_nordyn_CFLAGS = $(PIP_TASK_CF)
 libpip_tests_task_nordyn_LDFLAGS = -pie -no-install
+libpip_tests_task_nordyn_stripped_SOURCES = libpip/tests/task_nordyn.c
+libpip_tests_task_nordyn_stripped_CFLAGS = $(PIP_TASK_CF)
+libpip_tests_task_nordyn_stripped_LDFLAGS = -pie -no-install -Wl,--strip-all
 
 # Every libpip test program runs once per execution mode: the harness runs
 # test_pip_X.process and test_pip_X.thread, two small scripts that set

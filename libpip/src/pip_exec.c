@@ -185,10 +185,10 @@ static const char *loader_reason(int err, const struct spec *s)
     case ENOEXEC:
         if (s->func != NULL) {
             snprintf(buf, sizeof(buf),
-                     "start function '%s' not found or not exported", s->func);
+                     "no start function '%s' in the program", s->func);
             return buf;
         }
-        return "'main' is not exported: link it with -rdynamic";
+        return "no 'main' in the program (stripped?): link it with -rdynamic";
     case EAGAIN:
         return "cannot load another task: out of memory, processes or "
                "dlmopen namespaces (try a smaller PIP_NAMESPACES)";

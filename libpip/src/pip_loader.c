@@ -11,7 +11,8 @@
  *   EACCES   not a regular executable file (a directory gives EACCES too)
  *   ELIBBAD  not ELF, or not ELFCLASS64 / the host machine
  *   ELIBEXEC not ET_DYN (position dependent)
- *   ENOEXEC  `main` (or the start function) is not an exported symbol
+ *   ENOEXEC  `main` (or the start function) is neither exported nor in the
+ *            file's symbol table (a stripped file without -rdynamic)
  *   EAGAIN   no dlmopen namespace or static TLS left (stock glibc limit)
  *   ELIBACC  a library the program needs cannot be loaded
  */
@@ -50,9 +51,14 @@ static int pip_pread_all(int fd, void *buf, size_t len, off_t off)
     return 0;
 }
 
-/* Is `name` a defined, exported function or object in the file's .dynsym? */
-static int pip_elf_exports(int fd, const Elf64_Ehdr *eh, off_t fsize,
-                           const char *name)
+/*
+ * Look `name` up in the file's symbol table of section type `type`
+ * (SHT_DYNSYM: exported symbols only; SHT_SYMTAB: the full table, local
+ * symbols included).  Returns 1 (found, *vaddr its unrelocated address),
+ * 0 (not there), -1 (no such table, or unreadable).
+ */
+static int pip_elf_find_sym(int fd, const Elf64_Ehdr *eh, off_t fsize,
+                            const char *name, uint32_t type, uint64_t *vaddr)
 {
     if (eh->e_shoff == 0 || eh->e_shnum == 0 ||
         eh->e_shentsize != sizeof(Elf64_Shdr))
@@ -68,7 +74,7 @@ static int pip_elf_exports(int fd, const Elf64_Ehdr *eh, off_t fsize,
     if (pip_pread_all(fd, sh, shsz, (off_t)eh->e_shoff) != 0)
         goto out;
     for (int i = 0; i < eh->e_shnum; i++) {
-        if (sh[i].sh_type != SHT_DYNSYM)
+        if (sh[i].sh_type != type)
             continue;
         found = 0;
         if (sh[i].sh_link >= eh->e_shnum ||
@@ -87,17 +93,32 @@ static int pip_elf_exports(int fd, const Elf64_Ehdr *eh, off_t fsize,
                 0) {
             strs[strh->sh_size] = '\0';
             size_t n = sh[i].sh_size / sizeof(Elf64_Sym);
+            int best = 0; /* 2: global function, 1: local function */
             for (size_t k = 1; k < n; k++) {
                 Elf64_Sym *s = &syms[k];
-                if (s->st_name >= strh->sh_size || s->st_shndx == SHN_UNDEF)
+                if (s->st_name >= strh->sh_size || s->st_shndx == SHN_UNDEF ||
+                    s->st_shndx >= SHN_LORESERVE ||
+                    strcmp(strs + s->st_name, name) != 0)
                     continue;
                 int bind = ELF64_ST_BIND(s->st_info);
                 int vis = ELF64_ST_VISIBILITY(s->st_other);
-                if ((bind == STB_GLOBAL || bind == STB_WEAK) &&
-                    (vis == STV_DEFAULT || vis == STV_PROTECTED) &&
-                    strcmp(strs + s->st_name, name) == 0) {
+                if (type == SHT_DYNSYM) {
+                    if ((bind == STB_GLOBAL || bind == STB_WEAK) &&
+                        (vis == STV_DEFAULT || vis == STV_PROTECTED)) {
+                        found = 1;
+                        *vaddr = s->st_value;
+                        break;
+                    }
+                    continue;
+                }
+                /* .symtab: a function, a global one rather than a static. */
+                if (ELF64_ST_TYPE(s->st_info) != STT_FUNC)
+                    continue;
+                int rank = bind == STB_LOCAL ? 1 : 2;
+                if (rank > best) {
+                    best = rank;
                     found = 1;
-                    break;
+                    *vaddr = s->st_value;
                 }
             }
         } else {
@@ -110,6 +131,30 @@ static int pip_elf_exports(int fd, const Elf64_Ehdr *eh, off_t fsize,
 out:
     free(sh);
     return found;
+}
+
+/*
+ * The start symbol (`func`, NULL: main) of the program at `path`, from the
+ * file's full symbol table: a static function, or main of a program linked
+ * without -rdynamic, is not in the dynamic symbol table.  0 and *vaddr its
+ * unrelocated address, or ENOEXEC.
+ */
+static int pip_elf_local_start(const char *path, const char *func,
+                               uint64_t *vaddr)
+{
+    Elf64_Ehdr eh;
+    struct stat st;
+    int rc = ENOEXEC;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ENOEXEC;
+    if (fstat(fd, &st) == 0 && pip_pread_all(fd, &eh, sizeof(eh), 0) == 0 &&
+        pip_elf_find_sym(fd, &eh, st.st_size, func != NULL ? func : "main",
+                         SHT_SYMTAB, vaddr) == 1 &&
+        *vaddr != 0)
+        rc = 0;
+    close(fd);
+    return rc;
 }
 
 /*
@@ -248,17 +293,25 @@ int pip_elf_check(const char *path, const char *func, int verbose,
         }
     }
     free(dyn);
+    /*
+     * The start function: exported, or (as PiP 2.4 does) found in the
+     * file's own symbol table: a static function, or main of a program
+     * linked without -rdynamic.  A stripped file has only the former.
+     */
     const char *sym = func != NULL ? func : "main";
-    if (pip_elf_exports(fd, &eh, st.st_size, sym) == 0) {
+    uint64_t vaddr = 0;
+    if (pip_elf_find_sym(fd, &eh, st.st_size, sym, SHT_DYNSYM, &vaddr) == 0 &&
+        pip_elf_find_sym(fd, &eh, st.st_size, sym, SHT_SYMTAB, &vaddr) != 1) {
         if (func == NULL)
-            pip_msg(
-                verbose,
-                "%s: 'main' is not exported: link the program with -rdynamic",
-                path);
+            pip_msg(verbose,
+                    "%s: no 'main' in its symbol tables (stripped?): link the "
+                    "program with -rdynamic",
+                    path);
         else
             pip_msg(verbose,
-                    "%s: start function '%s' is not an exported symbol", path,
-                    func);
+                    "%s: no start function '%s' in its symbol tables "
+                    "(exported or not)",
+                    path, func);
         rc = ENOEXEC;
         goto out;
     }
@@ -717,28 +770,28 @@ bind:
     img->busy = 1;
     t->img = img;
     t->ns = img->ns;
-    if (func != NULL) {
-        *(void **)&t->funcf = dlsym(img->handle, func);
-        if (t->funcf == NULL) {
-            pip_msg(0, "%s: start function '%s' not found (not exported?)",
-                    path, func);
+    {
+        /* Exported, else from the file's symbol table (not exported). */
+        void *start = dlsym(img->handle, func != NULL ? func : "main");
+        uint64_t vaddr = 0;
+        if (start == NULL && pip_elf_local_start(path, func, &vaddr) == 0)
+            start = (void *)(img->l_addr + vaddr);
+        if (start == NULL) {
+            if (func != NULL)
+                pip_msg(0, "%s: no start function '%s' in the program", path,
+                        func);
+            else
+                pip_msg(0, "%s: no 'main' in the program: link it with "
+                        "-rdynamic", path);
             img->busy = 0;
             t->img = NULL;
             t->ns = NULL;
             return ENOEXEC;
         }
-    } else {
-        *(void **)&t->mainf = dlsym(img->handle, "main");
-        if (t->mainf == NULL) {
-            pip_msg(
-                0,
-                "%s: 'main' is not exported: link the program with -rdynamic",
-                path);
-            img->busy = 0;
-            t->img = NULL;
-            t->ns = NULL;
-            return ENOEXEC;
-        }
+        if (func != NULL)
+            *(void **)&t->funcf = start;
+        else
+            *(void **)&t->mainf = start;
     }
     t->ns->busy++;
     t->ns->single = t->ns->busy == 1 ? t : NULL;

@@ -59,6 +59,12 @@ int tf_ret_arg(void *arg)
     return arg != NULL ? *(int *)arg : 55;
 }
 
+/* Not exported (static): libpip finds it in the file's symbol table. */
+__attribute__((used)) static int tf_static_ret(void *arg)
+{
+    return arg != NULL ? *(int *)arg + 100 : 77;
+}
+
 int tf_hello(void *arg)
 {
     int pipid = -1;

@@ -293,11 +293,63 @@ PT_CASE(non_pie_is_elibexec)
     PT_OK(pip_fin());
 }
 
-PT_CASE(no_exported_main_is_enoexec)
+/* As PiP 2.4: main of a PIE without -rdynamic is found in its .symtab. */
+PT_CASE(pie_without_rdynamic_runs)
 {
     pt_init(2);
+    char *argv[] = {pt_path("task_nordyn"), "x", NULL};
+    pip_spawn_program_t prog;
     int id = PIP_PIPID_ANY;
-    PT_CHECK_ERR(spawn_path(pt_path("task_nordyn"), &id), ENOEXEC);
+    pip_spawn_from_main(&prog, argv[0], argv, NULL, NULL);
+    PT_OK(pip_task_spawn(&prog, PIP_CPUCORE_ASIS, 0, &id, NULL));
+    PT_CHECK_EXIT(pt_wait(id), 32);
+    PT_OK(pip_fin());
+}
+
+/* Its global and its static start functions, neither exported. */
+PT_CASE(unexported_start_functions_run)
+{
+    static int arg = 20;
+    const char *fns[] = {"nordyn_start", "nordyn_static"};
+    pt_init(2);
+    for (int i = 0; i < 2; i++) {
+        pip_spawn_program_t prog;
+        int id = PIP_PIPID_ANY;
+        pip_spawn_from_func(&prog, pt_path("task_nordyn"), (char *)fns[i],
+                            &arg, NULL, NULL);
+        PT_OK(pip_task_spawn(&prog, PIP_CPUCORE_ASIS, 0, &id, NULL));
+        PT_CHECK_EXIT(pt_wait(id), 21 + i);
+    }
+    PT_OK(pip_fin());
+}
+
+/* A static start function of a program linked with -rdynamic. */
+PT_CASE(static_start_function_runs)
+{
+    static int arg = 5;
+    pt_init(2);
+    pip_spawn_program_t prog;
+    int id = PIP_PIPID_ANY;
+    pip_spawn_from_func(&prog, pt_path("task_api"), "tf_static_ret", &arg,
+                        NULL, NULL);
+    PT_OK(pip_task_spawn(&prog, PIP_CPUCORE_ASIS, 0, &id, NULL));
+    PT_CHECK_EXIT(pt_wait(id), 105);
+    PT_OK(pip_fin());
+}
+
+/* Stripped and not exported: the symbols are really absent. */
+PT_CASE(stripped_without_rdynamic_is_enoexec)
+{
+    static int arg = 1;
+    pt_init(2);
+    int id = PIP_PIPID_ANY;
+    PT_CHECK_ERR(spawn_path(pt_path("task_nordyn_stripped"), &id), ENOEXEC);
+    pip_spawn_program_t prog;
+    pip_spawn_from_func(&prog, pt_path("task_nordyn_stripped"), "nordyn_start",
+                        &arg, NULL, NULL);
+    id = PIP_PIPID_ANY;
+    PT_CHECK_ERR(pip_task_spawn(&prog, PIP_CPUCORE_ASIS, 0, &id, NULL),
+                 ENOEXEC);
     PT_OK(pip_fin());
 }
 
@@ -325,7 +377,7 @@ PT_CASE(loader_failures_leave_library_usable)
                    b.script,
                    b.garbage,
                    pt_path("task_nopie"),
-                   pt_path("task_nordyn")};
+                   pt_path("task_nordyn_stripped")};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         int id = PIP_PIPID_ANY;
         PT_CHECK_MSG(spawn_path(bad[i], &id) != 0, "spawn of %s succeeded",
@@ -442,7 +494,8 @@ PT_CASE(check_pie_classifies_files)
     PT_CHECK_ERR(pip_check_pie(b.script, 0), ELIBBAD);
     PT_CHECK_ERR(pip_check_pie(b.garbage, 0), ELIBBAD);
     PT_CHECK_ERR(pip_check_pie(pt_path("task_nopie"), 0), ELIBEXEC);
-    PT_CHECK_ERR(pip_check_pie(pt_path("task_nordyn"), 0), ENOEXEC);
+    PT_OK(pip_check_pie(pt_path("task_nordyn"), 0));
+    PT_CHECK_ERR(pip_check_pie(pt_path("task_nordyn_stripped"), 0), ENOEXEC);
     bad_files_remove(&b);
 }
 
@@ -470,7 +523,7 @@ PT_CASE(check_pie_verbose_says_why_in_one_line)
     bad_files_t b;
     bad_files_make(&b);
     char *bad[] = {b.missing, b.dir, b.script, pt_path("task_nopie"),
-                   pt_path("task_nordyn")};
+                   pt_path("task_nordyn_stripped")};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         int rc;
         char *text = check_pie_stderr(bad[i], 1, &rc);
@@ -505,7 +558,10 @@ int main(void)
         cmocka_unit_test(directory_and_unexecutable_are_eacces),
         cmocka_unit_test(non_elf_is_elibbad),
         cmocka_unit_test(non_pie_is_elibexec),
-        cmocka_unit_test(no_exported_main_is_enoexec),
+        cmocka_unit_test(pie_without_rdynamic_runs),
+        cmocka_unit_test(unexported_start_functions_run),
+        cmocka_unit_test(static_start_function_runs),
+        cmocka_unit_test(stripped_without_rdynamic_is_enoexec),
         cmocka_unit_test(unknown_start_function_is_enoexec),
         cmocka_unit_test(loader_failures_leave_library_usable),
         cmocka_unit_test(tls_task_without_root_reserve_is_elibexec),
