@@ -212,6 +212,7 @@ check_PROGRAMS += libpip/tests/task_nop libpip/tests/task_plain \
 	libpip/tests/task_tls libpip/tests/task_api \
 	libpip/tests/task_nopie libpip/tests/task_nordyn \
 	libpip/tests/task_nordyn_stripped libpip/tests/task_stdio \
+	libpip/tests/task_compat \
 	libpip/tests/task_scale
 libpip_tests_task_scale_SOURCES = libpip/tests/task_scale.c libpip/tests/ps_shared.h
 libpip_tests_task_scale_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
@@ -235,6 +236,11 @@ libpip_tests_task_api_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
 libpip_tests_task_api_CFLAGS = $(PIP_TASK_CF)
 libpip_tests_task_api_LDFLAGS = $(PIP_TASK_LDF)
 libpip_tests_task_api_LDADD = $(PIP_TASK_LIBPIP)
+libpip_tests_task_compat_SOURCES = libpip/tests/task_compat.c
+libpip_tests_task_compat_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_task_compat_CFLAGS = $(PIP_TASK_CF)
+libpip_tests_task_compat_LDFLAGS = $(PIP_TASK_LDF)
+libpip_tests_task_compat_LDADD = $(PIP_TASK_LIBPIP)
 libpip_tests_task_stdio_SOURCES = libpip/tests/task_stdio.c
 libpip_tests_task_stdio_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
 libpip_tests_task_stdio_CFLAGS = $(PIP_TASK_CF)
@@ -277,7 +283,8 @@ PIP_TESTS = \
 	libpip/tests/test_pip_query \
 	libpip/tests/test_pip_exec \
 	libpip/tests/test_pip_scale \
-	libpip/tests/test_pip_pips
+	libpip/tests/test_pip_pips \
+	libpip/tests/test_pip_compat
 check_PROGRAMS += $(PIP_TESTS)
 PIP_TESTS_BY_PROCESS = $(PIP_TESTS:=.process)
 PIP_TESTS_BY_THREAD = $(PIP_TESTS:=.thread)
@@ -375,6 +382,11 @@ libpip_tests_test_pip_exec_CPPFLAGS = $(PIP_TEST_CPPF)
 libpip_tests_test_pip_exec_CFLAGS = $(PIP_TEST_CF)
 libpip_tests_test_pip_exec_LDFLAGS = $(PIP_TEST_LDF)
 libpip_tests_test_pip_exec_LDADD = $(PIP_TEST_LIBS)
+libpip_tests_test_pip_compat_SOURCES = libpip/tests/test_pip_compat.c libpip/tests/pt_util.h
+libpip_tests_test_pip_compat_CPPFLAGS = $(PIP_TEST_CPPF)
+libpip_tests_test_pip_compat_CFLAGS = $(PIP_TEST_CF)
+libpip_tests_test_pip_compat_LDFLAGS = $(PIP_TEST_LDF)
+libpip_tests_test_pip_compat_LDADD = $(PIP_TEST_LIBS) -ldl
 libpip_tests_test_pip_scale_SOURCES = libpip/tests/test_pip_scale.c libpip/tests/pt_util.h libpip/tests/ps_shared.h
 libpip_tests_test_pip_scale_CPPFLAGS = $(PIP_TEST_CPPF)
 libpip_tests_test_pip_scale_CFLAGS = $(PIP_TEST_CF)

@@ -150,7 +150,13 @@ int pip_export(void *exp)
 {
     if (pip_check_init() != 0)
         return EPERM;
+    /* As PiP: NULL cannot be exported, and an address only once. */
+    if (exp == NULL)
+        return EINVAL;
     struct pip_task *self = pip_self_task();
+    if (self->exp_set)
+        return EBUSY;
+    self->exp_set = 1;
     __atomic_store_n(&self->exp, exp, __ATOMIC_RELEASE);
     __atomic_add_fetch(&self->exp_seq, 1, __ATOMIC_SEQ_CST);
     pip_futex_wake(&self->exp_seq, INT32_MAX, 0);

@@ -223,6 +223,14 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
     r->magic = PIP_ROOT_MAGIC;
 
     pip_root_ = r;
+    if (mode == PIP_MODE_PTHREAD && (rc = pip_thread_signals_init()) != 0) {
+        pip_msg(0, "cannot install the task-end signal handler (%s)",
+                strerror(rc));
+        pip_root_ = NULL;
+        munmap(r->arena, r->arena_size);
+        munmap(r, size);
+        return rc == EINVAL ? EPERM : rc;
+    }
     pip_registry_init();
     if (pipidp != NULL)
         *pipidp = PIP_PIPID_ROOT;

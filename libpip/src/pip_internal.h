@@ -76,6 +76,7 @@ struct pip_elf_info {
     int has_tls;
     uint64_t tls_vaddr, tls_filesz, tls_memsz, tls_align;
     uint64_t fini_array, fini_arraysz, fini; /* unrelocated vaddrs / size */
+    uint64_t init_array, init_arraysz, init; /* run by libpip, not ld.so */
     uint64_t dyn_offset, dyn_size;           /* PT_DYNAMIC in the file */
     uint64_t rela, relasz, relaent, symtab, strtab; /* for copy relocations */
     int nrw; /* writable PT_LOAD segments */
@@ -111,6 +112,8 @@ struct pip_image {
     void (*ns_enter)(void *);  /* the namespace libpip's pip_ns_enter_ */
     void (**fini_saved)(void); /* the program's DT_FINI_ARRAY, as loaded */
     size_t nfini;
+    int snapped; /* writable data saved before the constructors: 1; -1
+                    failed (never reused); 0 not yet */
     int nsnap;
     struct pip_snap *snap;
 };
@@ -135,6 +138,7 @@ struct pip_task {
     int reaped_status;
 
     void *exp; /* unnamed export */
+    int exp_set; /* pip_export() done (PiP: once only) */
     void *aux;
     struct pip_named *named;   /* named exports (under root->lock) */
     volatile uint32_t exp_seq; /* bumped (futex) on each export and at end */
@@ -171,6 +175,7 @@ struct pip_task {
     volatile int exit_jmp_ok;
     volatile int exiting;   /* in its exit handler */
     volatile int clean_end; /* ended through its exit handler */
+    volatile int kill_sig;  /* thread mode: the fatal signal pip_kill sent */
 };
 
 struct pip_root {
@@ -275,10 +280,15 @@ PIP_HIDDEN int pip_elf_check(const char *path, const char *func, int verbose,
 PIP_HIDDEN int pip_load(struct pip_task *t, const char *path,
                         const char *func) PIP_WUR;
 
+PIP_HIDDEN int pip_image_init(struct pip_task *t) PIP_WUR;
 PIP_HIDDEN void pip_image_release(struct pip_task *t);
 
 /* ---- pip_spawn.c ---- */
 PIP_HIDDEN void pip_task_cleanup(struct pip_task *t);
+/* Thread mode: the signal that ends a task as if killed by a signal. */
+#define PIP_SIG_TASKEND (SIGRTMAX - 3)
+PIP_HIDDEN int pip_thread_signals_init(void) PIP_WUR;
+PIP_HIDDEN int pip_thread_kill(struct pip_task *t, int sig);
 PIP_HIDDEN void pip_ns_setup_exit(struct pip_ns *ns);
 
 /* ---- pip_wait.c ---- */

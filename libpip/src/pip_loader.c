@@ -280,6 +280,12 @@ int pip_elf_check(const char *path, const char *func, int verbose,
                 info->fini_arraysz = dyn[i].d_un.d_val;
             else if (dyn[i].d_tag == DT_FINI)
                 info->fini = dyn[i].d_un.d_ptr;
+            else if (dyn[i].d_tag == DT_INIT_ARRAY)
+                info->init_array = dyn[i].d_un.d_ptr;
+            else if (dyn[i].d_tag == DT_INIT_ARRAYSZ)
+                info->init_arraysz = dyn[i].d_un.d_val;
+            else if (dyn[i].d_tag == DT_INIT)
+                info->init = dyn[i].d_un.d_ptr;
             else if (dyn[i].d_tag == DT_RELA)
                 info->rela = dyn[i].d_un.d_ptr;
             else if (dyn[i].d_tag == DT_RELASZ)
@@ -329,7 +335,18 @@ int pip_check_pie(const char *path, int verbose)
     return pip_elf_check(path, NULL, verbose, &info);
 }
 
-/* A private copy of the file in a memfd, with DF_1_PIE cleared. */
+/*
+ * A tag no loader knows (between DT_ADDRRNGHI and the version tags): an
+ * entry rewritten to it is skipped.
+ */
+#define PIP_DT_IGNORED 0x6fffff00
+
+/*
+ * A private copy of the file in a memfd, with DF_1_PIE cleared and the
+ * program's constructors (DT_INIT, DT_INIT_ARRAY) hidden from ld.so:
+ * libpip runs them itself once the copy relocations are redone (stdout,
+ * stderr, environ ...), see pip_image_init.
+ */
 static int pip_make_image(const char *path, const struct pip_elf_info *info,
                           int *fdp)
 {
@@ -366,11 +383,19 @@ static int pip_make_image(const char *path, const struct pip_elf_info *info,
             if (pip_pread_all(fd, &d, sizeof(d), off) != 0 ||
                 d.d_tag == DT_NULL)
                 break;
+            int patch = 0;
             if (d.d_tag == DT_FLAGS_1 && (d.d_un.d_val & DF_1_PIE)) {
                 d.d_un.d_val &= ~(Elf64_Xword)DF_1_PIE;
-                if (pwrite(fd, &d, sizeof(d), off) != (ssize_t)sizeof(d))
-                    rc = EIO;
+                patch = 1;
+            } else if (d.d_tag == DT_INIT_ARRAYSZ && d.d_un.d_val != 0) {
+                d.d_un.d_val = 0;
+                patch = 1;
+            } else if (d.d_tag == DT_INIT) {
+                d.d_tag = PIP_DT_IGNORED;
+                patch = 1;
             }
+            if (patch && pwrite(fd, &d, sizeof(d), off) != (ssize_t)sizeof(d))
+                rc = EIO;
         }
     }
     if (rc != 0) {
@@ -635,7 +660,8 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
 
     if (path != NULL && stat(path, &st) == 0) {
         for (struct pip_image *im = r->images; im != NULL; im = im->next) {
-            if (!im->busy && im->dev == st.st_dev && im->ino == st.st_ino &&
+            if (!im->busy && im->snapped == 1 && im->dev == st.st_dev &&
+                im->ino == st.st_ino &&
                 im->size == st.st_size &&
                 im->mtime.tv_sec == st.st_mtim.tv_sec &&
                 im->mtime.tv_nsec == st.st_mtim.tv_nsec) {
@@ -757,8 +783,7 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
     } else {
         img->ns_enter = NULL;
     }
-    if ((rc = pip_snapshot(img)) != 0)
-        goto fail;
+    /* The snapshot and the constructors: pip_image_init, at spawn. */
     img->next = r->images;
     r->images = img;
     pip_glibc_unlock();
@@ -808,6 +833,41 @@ fail:
     free(img);
     t->ns = NULL;
     return rc;
+}
+
+/*
+ * Run the program's constructors for task `t` (DT_INIT, then DT_INIT_ARRAY,
+ * with the task's argc, argv, envp as ld.so would), once the image's copy
+ * relocations are redone and its namespace's environ and program name are
+ * the task's.  A fresh image first saves its writable data (pip_snapshot);
+ * a reused one was put back to that state (pip_restore): so every task
+ * starts from its constructors, as with a fresh copy of the program.  They
+ * run in the spawning thread (the root's), as they would in dlmopen.
+ */
+int pip_image_init(struct pip_task *t)
+{
+    struct pip_image *img = t->img;
+    if (img == NULL)
+        return 0;
+    if (img->snapped == 0) {
+        int rc = pip_snapshot(img);
+        img->snapped = rc == 0 ? 1 : -1;
+        if (rc != 0)
+            return rc;
+    }
+    typedef void (*pip_ctor_t)(int, char **, char **);
+    if (img->elf.init != 0) {
+        pip_ctor_t f = (pip_ctor_t)(img->l_addr + img->elf.init);
+        f(t->argc, t->argv, t->envv);
+    }
+    if (img->elf.init_array != 0) {
+        pip_ctor_t *fa = (pip_ctor_t *)(img->l_addr + img->elf.init_array);
+        size_t n = img->elf.init_arraysz / sizeof(void *);
+        for (size_t i = 0; i < n; i++)
+            if (fa[i] != NULL && fa[i] != (pip_ctor_t)(intptr_t)-1)
+                fa[i](t->argc, t->argv, t->envv);
+    }
+    return 0;
 }
 
 /* The task is reaped: its image becomes idle, reusable by a later task. */

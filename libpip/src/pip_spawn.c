@@ -143,10 +143,18 @@ static void pip_exit_handler(int status, void *arg)
     struct pip_ns *bottom = arg;
     struct pip_root *r = pip_root_;
     struct pip_task *t = pip_cur_task_;
-    if (bottom != NULL) /* keep a bottom entry for the next task */
-        (void)bottom->on_exit(pip_exit_handler, bottom);
-    if (t == NULL && r != NULL && r->mode == PIP_MODE_PROCESS) {
-        pid_t pid = (pid_t)pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+    if (r == NULL)
+        return;
+    /*
+     * A process fork()ed by a task (a copy of the task's process, or of the
+     * whole root in thread mode): its exit() is an ordinary one, without
+     * task bookkeeping.
+     */
+    pid_t pid = (pid_t)pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+    if (r->mode == PIP_MODE_PTHREAD ? pid != r->pid
+                                    : (t != NULL && pid != t->pid))
+        return;
+    if (t == NULL && r->mode == PIP_MODE_PROCESS) {
         for (int i = 0; i < r->ntasks; i++)
             if (r->tasks[i].state == PIP_TASK_RUNNING &&
                 r->tasks[i].pid == pid && pid != r->pid)
@@ -173,17 +181,150 @@ static void pip_exit_handler(int status, void *arg)
     pip_dbg("task %d exits with status %d (%s thread%s)", t->pipid, status,
             main_thread ? "main" : "another",
             nthreads != 1 ? ", other threads alive" : "");
+    if (!main_thread && t->mode == PIP_MODE_PTHREAD) {
+        t->exiting = 0;
+        return; /* thread mode, another thread: exit() ends the process */
+    }
+    /*
+     * This handler does not return from here on: keep a bottom entry for
+     * the next task of the namespace.  Only here: were exit() to go on, it
+     * would run the new entry, and this handler again, for ever.
+     */
+    if (bottom != NULL)
+        (void)bottom->on_exit(pip_exit_handler, bottom);
     if (t->mode == PIP_MODE_PROCESS && (!main_thread || nthreads != 1)) {
         pip_notify_end(t);
         t->ns->_exit(status); /* the whole task process */
     }
-    if (!main_thread) {
-        t->exiting = 0;
-        return; /* thread mode, another thread: exit() ends the process */
-    }
     t->clean_end = 1;
     pip_notify_end(t);
     longjmp(t->exit_jmp, 1);
+}
+
+/*
+ * Thread mode: a signal whose default action ends the process, sent by
+ * pip_kill() to a task, ends only that task.  pip_kill() records it and
+ * sends PIP_SIG_TASKEND to the task's main thread instead; this handler
+ * (the root's libpip, installed at pip_init) then ends the task thread as
+ * the signal would end a process: no atexit handlers, destructors, hook or
+ * stdio flush, and pip_wait() reports WIFSIGNALED with that signal.
+ */
+static void pip_taskend_handler(int signo, siginfo_t *si, void *uc)
+{
+    struct pip_task *t = pip_cur_task_;
+    (void)signo;
+    (void)si;
+    (void)uc;
+    if (pip_root_ == NULL || t == NULL || t->exiting || !t->exit_jmp_ok ||
+        t->kill_sig <= 0)
+        return;
+    if ((pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0) != t->tid)
+        return;
+    t->exiting = 1;
+    t->status = t->kill_sig & 0x7f; /* waitpid's "killed by signal" */
+    pip_notify_end(t);
+    longjmp(t->exit_jmp, 2);
+}
+
+int pip_thread_signals_init(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = pip_taskend_handler;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigfillset(&sa.sa_mask);
+    return sigaction(PIP_SIG_TASKEND, &sa, NULL) == 0 ? 0 : errno;
+}
+
+/* Does the default action of `sig` end the process? */
+static int pip_sig_terminates(int sig)
+{
+    switch (sig) {
+    case SIGCHLD:
+    case SIGCONT:
+    case SIGSTOP:
+    case SIGTSTP:
+    case SIGTTIN:
+    case SIGTTOU:
+    case SIGURG:
+    case SIGWINCH:
+        return 0;
+    default:
+        /* glibc's own signals lie between 32 and SIGRTMIN */
+        return sig > 0 && sig < NSIG && (sig < 32 || sig >= SIGRTMIN) &&
+               sig != PIP_SIG_TASKEND;
+    }
+}
+
+/* Is `sig` blocked by thread `tid` of this process?  -1: cannot tell. */
+static int pip_thread_blocks(pid_t tid, int sig)
+{
+    char path[64], buf[2048];
+    snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *p = strstr(buf, "\nSigBlk:");
+    if (p == NULL)
+        return -1;
+    unsigned long long mask = strtoull(p + sizeof("\nSigBlk:") - 1, NULL, 16);
+    return (mask >> (sig - 1)) & 1ULL ? 1 : 0;
+}
+
+/*
+ * Is thread `tid` in sigwait() & co. (rt_sigtimedwait)?  Its blocked mask
+ * then lacks the signals it waits for, which it wants delivered.
+ */
+static int pip_thread_in_sigwait(pid_t tid)
+{
+    char path[64], buf[64];
+    snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    return buf[0] >= '0' && buf[0] <= '9' &&
+           strtol(buf, NULL, 10) == SYS_rt_sigtimedwait;
+}
+
+/*
+ * Thread mode, a live task: send `sig` so that, if it would end the
+ * process, it ends only the task (see pip_taskend_handler).  The signal
+ * itself is sent when the process has a handler for it (or ignores it),
+ * or when the task blocks it (it stays pending, as for a process) or waits
+ * for signals in sigwait().
+ */
+int pip_thread_kill(struct pip_task *t, int sig)
+{
+    struct pip_root *r = pip_root_;
+    struct sigaction cur;
+    int send = sig;
+    /*
+     * A task still starting has every signal blocked (as any new thread):
+     * PIP_SIG_TASKEND stays pending, and pip_task_main sends it again once
+     * the task can be ended.
+     */
+    int started = t->exit_jmp_ok;
+    if (sig != 0 && pip_sig_terminates(sig) &&
+        sigaction(sig, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
+        cur.sa_handler == SIG_DFL &&
+        (!started || (pip_thread_blocks(t->tid, sig) == 0 &&
+                      pip_thread_blocks(t->tid, PIP_SIG_TASKEND) == 0 &&
+                      pip_thread_in_sigwait(t->tid) == 0))) {
+        t->kill_sig = sig;
+        send = PIP_SIG_TASKEND;
+    }
+    long rc = pip_raw_syscall(SYS_tgkill, r->pid, t->tid, send, 0, 0, 0);
+    return rc < 0 ? (int)-rc : 0;
 }
 
 void pip_ns_setup_exit(struct pip_ns *ns)
@@ -260,6 +401,10 @@ static void *pip_task_main(void *arg)
         return NULL; /* exit() caught: status recorded; the thread ends */
     }
     t->exit_jmp_ok = 1;
+    /* A pip_kill() that came before the jump target existed. */
+    if (t->kill_sig > 0)
+        (void)pip_raw_syscall(SYS_tgkill, r->pid, t->tid, PIP_SIG_TASKEND, 0,
+                              0, 0);
     if (t->hook.before != NULL) {
         int rv = t->hook.before(t->hook.hookarg);
         if (rv != 0) {
@@ -599,6 +744,8 @@ int pip_task_spawn(pip_spawn_program_t *progp, uint32_t coreno, uint32_t opts,
 
     pip_ns_set_vars(t);
     vars_set = 1;
+    if ((rc = pip_image_init(t)) != 0)
+        goto fail;
 
     t->stack_size = ((r->stack_size + 4095) & ~(size_t)4095) + r->tls_reserve +
                     PIP_TLS_ROOM;

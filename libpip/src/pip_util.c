@@ -489,11 +489,12 @@ int pip_is_debug_build(void)
 #endif
 }
 
+/* As PiP 2.4: the flag is reserved (any value); EPERM before pip_init. */
 int pip_yield(int flag)
 {
-    if (flag != PIP_YIELD_DEFAULT && flag != PIP_YIELD_USER &&
-        flag != PIP_YIELD_SYSTEM)
-        return EINVAL;
+    (void)flag;
+    if (pip_check_init() != 0)
+        return EPERM;
     sched_yield();
     return 0;
 }

@@ -242,6 +242,8 @@ int pip_kill(int pipid, int signal)
         r = pip_raw_syscall(SYS_kill, t->pid, signal, 0, 0, 0, 0);
     else if (t->pipid != PIP_PIPID_ROOT && pip_task_ended(t))
         r = -ESRCH;
+    else if (t->pipid != PIP_PIPID_ROOT)
+        r = -pip_thread_kill(t, signal); /* ends only the task, as PiP */
     else
         r = pip_raw_syscall(SYS_tgkill, pip_root_->pid, t->tid, signal, 0, 0,
                             0);
@@ -253,13 +255,14 @@ int pip_kill_all_tasks(void)
     if (pip_check_root() != 0)
         return EPERM;
     struct pip_root *r = pip_root_;
-    /* Thread mode: a fatal signal to a task thread would end the root too. */
-    if (r->mode != PIP_MODE_PROCESS)
-        return 0;
     for (int i = 0; i < r->ntasks; i++) {
         struct pip_task *t = &r->tasks[i];
-        if (t->state == PIP_TASK_RUNNING && !pip_task_ended(t))
+        if (t->state != PIP_TASK_RUNNING || pip_task_ended(t))
+            continue;
+        if (r->mode == PIP_MODE_PROCESS)
             (void)pip_raw_syscall(SYS_kill, t->pid, SIGKILL, 0, 0, 0, 0);
+        else /* ends only that task thread, as SIGKILL would a process */
+            (void)pip_thread_kill(t, SIGKILL);
     }
     return 0;
 }

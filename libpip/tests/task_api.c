@@ -183,6 +183,9 @@ int main(int argc, char **argv)
         CHECK(pip_named_export(pt_task_array, "array-%d", pipid) == EBUSY, 31);
         CHECK(pip_named_export(&pt_task_global, "global") == 0, 32);
         CHECK(pip_export(pt_task_array) == 0, 33);
+        /* As PiP: once only, and never NULL. */
+        CHECK(pip_export(pt_task_array) == EBUSY, 36);
+        CHECK(pip_export(NULL) == EINVAL, 37);
         pt_inc(&sh->ready);
         CHECK(pt_wait_ge(&sh->go, 1) == 0, 34);
         /* The root may have written into our array: report what we see. */

@@ -42,11 +42,11 @@
  *   TLS initialisation image, not the task's.
  *
  * START-UP AND END OF A TASK
- *   The program's constructors run inside pip_task_spawn(), in the root's
- *   thread (dlmopen runs them), before the task's environ/argv are set.
- *   Before main, libpip sets the namespace's environ, __progname,
- *   __progname_full (program_invocation_name/_short_name) and redoes the
- *   program's copy relocations (stdin/stdout/stderr, environ, optind, ...).
+ *   In pip_task_spawn(), libpip sets the namespace's environ, __progname,
+ *   __progname_full (program_invocation_name/_short_name), redoes the
+ *   program's copy relocations (stdin/stdout/stderr, environ, optind, ...)
+ *   and then runs the program's constructors (with argc, argv, envp), in
+ *   the root's thread, once per task (stdio works there).
  *   At the end (return from main, exit(), pip_exit()) the task's atexit
  *   handlers, its destructors (.fini_array) and the "after" hook run in the
  *   task, and its stdio is flushed.  A fatal signal loses unflushed output.
@@ -272,9 +272,10 @@ PIP_EXPORT int pip_init(int *pipidp, int *ntasks, void **root_expp,
                         uint32_t opts);
 
 /**
- * @brief Finalise libpip in the root (frees the bookkeeping).
+ * @brief Finalise libpip in the root (frees the bookkeeping).  In a task
+ * it does nothing and returns 0 (as PiP).
  * @return 0, EBUSY (a task is not yet reaped by pip_wait*), EPERM (not
- *         initialised, second call, or called by a task).
+ *         initialised, or second call in the root).
  */
 PIP_EXPORT int pip_fin(void);
 
@@ -455,13 +456,16 @@ PIP_EXPORT int pip_named_import(int pipid, void **expp, const char *fmt, ...)
 PIP_EXPORT int pip_named_tryimport(int pipid, void **expp, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/** @brief Set the caller's unnamed export slot. @return 0 or EPERM. */
+/**
+ * @brief Set the caller's unnamed export slot (once, as PiP).
+ * @return 0, EPERM, EINVAL (exp is NULL), EBUSY (already exported).
+ */
 PIP_EXPORT int pip_export(void *exp);
 
 /**
  * @brief Read task `pipid`'s unnamed export slot (NULL if nothing exported
  * yet).
- * @return 0, EPERM, EINVAL/ERANGE (bad pipid), ECHILD (no such task).
+ * @return 0, EPERM, EINVAL/ERANGE (bad pipid), ESRCH (no such task).
  */
 PIP_EXPORT int pip_import(int pipid, void **expp);
 
@@ -472,7 +476,7 @@ PIP_EXPORT int pip_get_aux(void **auxp);
 
 /**
  * @brief Address of the global symbol `symbol` in task `pipid`'s namespace.
- * @return 0, ENOENT (no such symbol), EPERM, EINVAL/ERANGE, ECHILD.
+ * @return 0, ENOENT (no such symbol), EPERM, EINVAL/ERANGE, ESRCH.
  */
 PIP_EXPORT int pip_get_addr(int pipid, const char *symbol, void **addrp);
 
@@ -489,11 +493,14 @@ PIP_EXPORT int pip_get_addr(int pipid, const char *symbol, void **addrp);
  *         (pipid out of range).
  */
 PIP_EXPORT int pip_wait(int pipid, int *status);
-/** @brief As pip_wait() but EAGAIN if the task has not ended yet. */
+/**
+ * @brief As pip_wait() but never blocks: ECHILD while the task runs (as
+ * PiP: programs poll `while (pip_trywait(id, &st) == ECHILD)`).
+ */
 PIP_EXPORT int pip_trywait(int pipid, int *status);
 /** @brief Wait for any task; ECHILD when no task is left to reap. */
 PIP_EXPORT int pip_wait_any(int *pipid, int *status);
-/** @brief As pip_wait_any() but EAGAIN if no task has ended yet. */
+/** @brief As pip_wait_any() but never blocks: ECHILD if no task has ended. */
 PIP_EXPORT int pip_trywait_any(int *pipid, int *status);
 
 /* ------------------------------------------------------------------------ */
@@ -519,7 +526,7 @@ PIP_EXPORT const char *pip_get_mode_str(void);
  * thread's pthread_t.  For the root: getpid() / pthread_self() of the
  * root's main thread.  A task's id is valid as soon as the task runs
  * (from its "before" hook on), for the task itself and for everyone else.
- * @return 0, EPERM, ERANGE, ECHILD (no such task: never spawned, not
+ * @return 0, EPERM, ERANGE, ESRCH (no such task: never spawned, not
  *         started yet, or reaped).
  */
 PIP_EXPORT int pip_get_system_id(int pipid, pip_id_t *idp);
@@ -544,9 +551,8 @@ PIP_EXPORT int pip_is_shared_fd(int *flagp);
 PIP_EXPORT void pip_exit(int status) __attribute__((noreturn));
 
 /**
- * @brief Send SIGKILL to every live task (root only).  Process mode only: in
- * thread mode the tasks are threads of the root and a fatal signal would end
- * the root too, so nothing is sent (the call returns 0).
+ * @brief Send SIGKILL to every live task (root only).  Thread mode: each
+ * task thread ends as SIGKILL would end a process (the root goes on).
  * @return 0 or EPERM.
  */
 PIP_EXPORT int pip_kill_all_tasks(void);
@@ -557,7 +563,12 @@ PIP_EXPORT void pip_abort(void) __attribute__((noreturn));
 /**
  * @brief Send `signal` to task `pipid` (or PIP_PIPID_ROOT / PIP_PIPID_MYSELF).
  * Process mode: to the task's process; thread mode: to the task's thread.
- * @return 0, EINVAL (bad signal), EPERM, ERANGE, ECHILD (no such live task).
+ * Thread mode, as PiP: a signal whose default action ends a process (and
+ * that the process neither handles, ignores nor the task blocks) ends only
+ * that task, which pip_wait() reports as killed by that signal.  libpip
+ * uses SIGRTMAX-3 for this in thread mode.
+ * @return 0, EINVAL (bad signal), EPERM, ERANGE, ESRCH (no such task:
+ *         never spawned, reaped, or a thread-mode task that ended).
  */
 PIP_EXPORT int pip_kill(int pipid, int signal);
 
@@ -572,7 +583,7 @@ PIP_EXPORT int pip_signal_wait(int signal);
 /* Synchronisation                                                          */
 /* ------------------------------------------------------------------------ */
 
-/** @brief Give up the CPU. @return 0, EINVAL (unknown flag). */
+/** @brief Give up the CPU; `flag` is reserved (as PiP). @return 0, EPERM. */
 PIP_EXPORT int pip_yield(int flag);
 
 /** @brief Initialise a barrier for `n` (>0) parties. @return 0 or EINVAL. */
