@@ -11,7 +11,13 @@ PIP_MAN_PAGES = libpip/man/libpip.7.md libpip/man/pip-exec.1.md \
 	libpip/man/pip-check.1.md libpip/man/pip-mode.1.md \
 	libpip/man/pips.1.md libpip/man/pip-unpie.1.md
 EXTRA_DIST += libpip/tools/pipcc.in libpip/tests/pipcc_root.c \
-	libpip/tests/pipcc_task.c
+	libpip/tests/pipcc_task.c libpip/COMPAT-API.md \
+	libpip/tests/pipcompat/pipcompat.sh \
+	libpip/tests/pipcompat/pc_initfin.exp libpip/tests/pipcompat/pc_func.exp \
+	libpip/tests/pipcompat/pc_wait.exp libpip/tests/pipcompat/pc_export.exp \
+	libpip/tests/pipcompat/pc_barrier.exp \
+	libpip/tests/pipcompat/pc_signal.exp libpip/tests/pipcompat/pc_exit.exp \
+	libpip/tests/pipcompat/pc_ctor.exp libpip/tests/pipcompat/pc_fork.exp
 
 if BUILD_LIBPIP
 
@@ -447,6 +453,74 @@ libpip_tests_test_pip_pips_CPPFLAGS = $(PIP_TEST_CPPF)
 libpip_tests_test_pip_pips_CFLAGS = $(PIP_TEST_CF)
 libpip_tests_test_pip_pips_LDFLAGS = $(PIP_TEST_LDF)
 libpip_tests_test_pip_pips_LDADD = $(PIP_TEST_LIBS)
+
+# --- PiP-style programs (libpip/tests/pipcompat/) ------------------------------
+# Written against PiP 2.4.1's documented API, built as PiP users build
+# (cc -fPIE -pie -rdynamic, -lpip), each its own root spawning itself.
+# pipcompat.sh runs them all in one mode and compares their outputs.
+check_PROGRAMS += libpip/tests/pipcompat/pc_initfin \
+	libpip/tests/pipcompat/pc_func libpip/tests/pipcompat/pc_wait \
+	libpip/tests/pipcompat/pc_export libpip/tests/pipcompat/pc_barrier \
+	libpip/tests/pipcompat/pc_signal libpip/tests/pipcompat/pc_exit \
+	libpip/tests/pipcompat/pc_ctor libpip/tests/pipcompat/pc_fork
+PIPCOMPAT_CF = -std=gnu11 $(WARN_CFLAGS) -fPIE
+PIPCOMPAT_LDF = -pie -rdynamic -no-install
+libpip_tests_pipcompat_pc_initfin_SOURCES = libpip/tests/pipcompat/pc_initfin.c libpip/tests/pipcompat/pc.h
+libpip_tests_pipcompat_pc_initfin_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_pipcompat_pc_initfin_CFLAGS = $(PIPCOMPAT_CF)
+libpip_tests_pipcompat_pc_initfin_LDFLAGS = $(PIPCOMPAT_LDF)
+libpip_tests_pipcompat_pc_initfin_LDADD = $(PIP_TASK_LIBPIP)
+libpip_tests_pipcompat_pc_func_SOURCES = libpip/tests/pipcompat/pc_func.c libpip/tests/pipcompat/pc.h
+libpip_tests_pipcompat_pc_func_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_pipcompat_pc_func_CFLAGS = $(PIPCOMPAT_CF)
+libpip_tests_pipcompat_pc_func_LDFLAGS = $(PIPCOMPAT_LDF)
+libpip_tests_pipcompat_pc_func_LDADD = $(PIP_TASK_LIBPIP)
+libpip_tests_pipcompat_pc_wait_SOURCES = libpip/tests/pipcompat/pc_wait.c libpip/tests/pipcompat/pc.h
+libpip_tests_pipcompat_pc_wait_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_pipcompat_pc_wait_CFLAGS = $(PIPCOMPAT_CF)
+libpip_tests_pipcompat_pc_wait_LDFLAGS = $(PIPCOMPAT_LDF)
+libpip_tests_pipcompat_pc_wait_LDADD = $(PIP_TASK_LIBPIP)
+libpip_tests_pipcompat_pc_export_SOURCES = libpip/tests/pipcompat/pc_export.c libpip/tests/pipcompat/pc.h
+libpip_tests_pipcompat_pc_export_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_pipcompat_pc_export_CFLAGS = $(PIPCOMPAT_CF)
+libpip_tests_pipcompat_pc_export_LDFLAGS = $(PIPCOMPAT_LDF)
+libpip_tests_pipcompat_pc_export_LDADD = $(PIP_TASK_LIBPIP)
+libpip_tests_pipcompat_pc_barrier_SOURCES = libpip/tests/pipcompat/pc_barrier.c libpip/tests/pipcompat/pc.h
+libpip_tests_pipcompat_pc_barrier_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_pipcompat_pc_barrier_CFLAGS = $(PIPCOMPAT_CF)
+libpip_tests_pipcompat_pc_barrier_LDFLAGS = $(PIPCOMPAT_LDF)
+libpip_tests_pipcompat_pc_barrier_LDADD = $(PIP_TASK_LIBPIP)
+libpip_tests_pipcompat_pc_signal_SOURCES = libpip/tests/pipcompat/pc_signal.c libpip/tests/pipcompat/pc.h
+libpip_tests_pipcompat_pc_signal_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_pipcompat_pc_signal_CFLAGS = $(PIPCOMPAT_CF)
+libpip_tests_pipcompat_pc_signal_LDFLAGS = $(PIPCOMPAT_LDF)
+libpip_tests_pipcompat_pc_signal_LDADD = $(PIP_TASK_LIBPIP)
+libpip_tests_pipcompat_pc_exit_SOURCES = libpip/tests/pipcompat/pc_exit.c libpip/tests/pipcompat/pc.h
+libpip_tests_pipcompat_pc_exit_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_pipcompat_pc_exit_CFLAGS = $(PIPCOMPAT_CF)
+libpip_tests_pipcompat_pc_exit_LDFLAGS = $(PIPCOMPAT_LDF)
+libpip_tests_pipcompat_pc_exit_LDADD = $(PIP_TASK_LIBPIP)
+libpip_tests_pipcompat_pc_ctor_SOURCES = libpip/tests/pipcompat/pc_ctor.c libpip/tests/pipcompat/pc.h
+libpip_tests_pipcompat_pc_ctor_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_pipcompat_pc_ctor_CFLAGS = $(PIPCOMPAT_CF)
+libpip_tests_pipcompat_pc_ctor_LDFLAGS = $(PIPCOMPAT_LDF)
+libpip_tests_pipcompat_pc_ctor_LDADD = $(PIP_TASK_LIBPIP)
+libpip_tests_pipcompat_pc_fork_SOURCES = libpip/tests/pipcompat/pc_fork.c libpip/tests/pipcompat/pc.h
+libpip_tests_pipcompat_pc_fork_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_pipcompat_pc_fork_CFLAGS = $(PIPCOMPAT_CF)
+libpip_tests_pipcompat_pc_fork_LDFLAGS = $(PIPCOMPAT_LDF)
+libpip_tests_pipcompat_pc_fork_LDADD = $(PIP_TASK_LIBPIP)
+PIPCOMPAT_TESTS = libpip/tests/pipcompat/pipcompat.process \
+	libpip/tests/pipcompat/pipcompat.thread
+TESTS += $(PIPCOMPAT_TESTS)
+CLEANFILES += $(PIPCOMPAT_TESTS)
+$(PIPCOMPAT_TESTS): Makefile
+	$(AM_V_GEN)$(MKDIR_P) libpip/tests/pipcompat && rm -f $@ && \
+	printf '#!/bin/sh\nexec sh "%s" %s "%s"\n' \
+	    '$(abs_top_srcdir)/libpip/tests/pipcompat/pipcompat.sh' \
+	    '$(subst .,,$(suffix $@))' \
+	    '$(abs_top_builddir)/libpip/tests/pipcompat' >$@ && \
+	chmod +x $@
 
 endif BUILD_LIBPIP
 
