@@ -220,6 +220,43 @@ PT_CASE(sigkill_of_blocked_task_never_hangs)
     }
 }
 
+/* PiP 2.4.1's answers of pip_trywait / pip_wait / pip_kill in every case. */
+PT_CASE(wait_and_kill_codes_match_pip)
+{
+    pt_gate_t g;
+    pt_gate_init(&g);
+    int st;
+    PT_CHECK_ERR(pip_trywait(0, &st), EPERM); /* not initialised */
+    pt_init(3);
+    int a = PT_SPAWN("task_compat", "waitfd", g.rfd_arg, NULL);
+    PT_CHECK_ERR(pip_trywait(a, &st), ECHILD);       /* running */
+    PT_CHECK_ERR(pip_trywait(a + 1, &st), ECHILD);   /* never spawned */
+    PT_CHECK_ERR(pip_trywait(PIP_PIPID_ROOT, &st), EDEADLK);
+    PT_CHECK_ERR(pip_trywait(PIP_PIPID_MYSELF, &st), EDEADLK);
+    PT_CHECK_ERR(pip_trywait(PIP_PIPID_ANY, &st), EINVAL);
+    PT_CHECK_ERR(pip_trywait(PIP_PIPID_NULL, &st), EINVAL);
+    PT_CHECK_ERR(pip_trywait(-5, &st), ERANGE);
+    PT_CHECK_ERR(pip_trywait(3, &st), ERANGE);
+    PT_CHECK_ERR(pip_kill(PIP_PIPID_ANY, 0), EINVAL);
+    PT_CHECK_ERR(pip_kill(3, 0), ERANGE);
+    PT_CHECK_ERR(pip_kill(a + 1, SIGTERM), ESRCH);
+    PT_CHECK_ERR(pip_kill(a, NSIG), EINVAL);
+    int id = PIP_PIPID_NULL;
+    PT_CHECK_ERR(pip_trywait_any(&id, &st), ECHILD); /* none ended yet */
+    pt_gate_open(&g, 1);
+    double end = pt_now() + PT_WAIT_SECONDS;
+    int rc;
+    while ((rc = pip_trywait(a, &st)) == ECHILD && pt_now() < end)
+        usleep(1000);
+    PT_OK(rc);
+    PT_CHECK_EXIT(st, 0);
+    PT_CHECK_ERR(pip_trywait(a, &st), ECHILD);     /* reaped */
+    PT_CHECK_ERR(pip_trywait_any(&id, &st), ECHILD); /* none left */
+    PT_CHECK_ERR(pip_wait_any(&id, &st), ECHILD);
+    PT_CHECK_ERR(pip_kill(a, 0), ESRCH);
+    PT_OK(pip_fin());
+}
+
 /* The helpers of PiP's pip.h. */
 PT_CASE(pip_h_helpers_work)
 {
@@ -290,6 +327,7 @@ int main(void)
         cmocka_unit_test(handled_signal_does_not_end_the_task),
         cmocka_unit_test(kill_all_child_tasks_ends_every_task),
         cmocka_unit_test(sigkill_of_blocked_task_never_hangs),
+        cmocka_unit_test(wait_and_kill_codes_match_pip),
         cmocka_unit_test(pip_h_helpers_work),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
