@@ -184,8 +184,8 @@ static const char *loader_reason(int err, const struct spec *s)
                "large: rebuild with -fPIE -pie -rdynamic (try pip-check)";
     case ENOEXEC:
         if (s->func != NULL) {
-            snprintf(buf, sizeof(buf),
-                     "no start function '%s' in the program", s->func);
+            snprintf(buf, sizeof(buf), "no start function '%s' in the program",
+                     s->func);
             return buf;
         }
         return "no 'main' in the program (stripped?): link it with -rdynamic";

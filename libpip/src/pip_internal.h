@@ -137,7 +137,7 @@ struct pip_task {
     int status;         /* waitpid-style status (thread mode) */
     int reaped_status;
 
-    void *exp; /* unnamed export */
+    void *exp;   /* unnamed export */
     int exp_set; /* pip_export() done (PiP: once only) */
     void *aux;
     struct pip_named *named;   /* named exports (under root->lock) */
@@ -193,12 +193,12 @@ struct pip_root {
     volatile uint32_t exp_seq;
     volatile int finalized;
 
-    volatile int lock;         /* spin-then-futex lock for exports */
-    volatile int loader_lock;  /* pip_glibc_lock (recursive: owner, depth) */
+    volatile int lock;        /* spin-then-futex lock for exports */
+    volatile int loader_lock; /* pip_glibc_lock (recursive: owner, depth) */
     volatile pid_t loader_owner;
     int loader_depth;
     volatile int universal_lock; /* pip_universal_lock */
-    volatile uint32_t end_seq; /* bumped (futex) when a task ends */
+    volatile uint32_t end_seq;   /* bumped (futex) when a task ends */
     size_t tid_offset; /* offset of glibc's tid word in struct pthread */
 
     size_t tls_reserve; /* round_up(memsz, align) of the root's PT_TLS */

@@ -661,8 +661,7 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
     if (path != NULL && stat(path, &st) == 0) {
         for (struct pip_image *im = r->images; im != NULL; im = im->next) {
             if (!im->busy && im->snapped == 1 && im->dev == st.st_dev &&
-                im->ino == st.st_ino &&
-                im->size == st.st_size &&
+                im->ino == st.st_ino && im->size == st.st_size &&
                 im->mtime.tv_sec == st.st_mtim.tv_sec &&
                 im->mtime.tv_nsec == st.st_mtim.tv_nsec) {
                 img = im;
@@ -806,8 +805,10 @@ bind:
                 pip_msg(0, "%s: no start function '%s' in the program", path,
                         func);
             else
-                pip_msg(0, "%s: no 'main' in the program: link it with "
-                        "-rdynamic", path);
+                pip_msg(0,
+                        "%s: no 'main' in the program: link it with "
+                        "-rdynamic",
+                        path);
             img->busy = 0;
             t->img = NULL;
             t->ns = NULL;

@@ -403,8 +403,8 @@ static void *pip_task_main(void *arg)
     t->exit_jmp_ok = 1;
     /* A pip_kill() that came before the jump target existed. */
     if (t->kill_sig > 0)
-        (void)pip_raw_syscall(SYS_tgkill, r->pid, t->tid, PIP_SIG_TASKEND, 0,
-                              0, 0);
+        (void)pip_raw_syscall(SYS_tgkill, r->pid, t->tid, PIP_SIG_TASKEND, 0, 0,
+                              0);
     if (t->hook.before != NULL) {
         int rv = t->hook.before(t->hook.hookarg);
         if (rv != 0) {

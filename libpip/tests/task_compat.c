@@ -25,8 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-__attribute__((constructor)) static void task_compat_ctor(int argc,
-                                                          char **argv)
+__attribute__((constructor)) static void task_compat_ctor(int argc, char **argv)
 {
     /* Both streams must be usable here, in every task. */
     fprintf(stdout, "ctor-out %s\n", argc > 1 ? argv[1] : "-");

@@ -78,10 +78,9 @@ PT_CASE(forked_child_that_exits_ends)
 
 /* Every signal whose default action terminates a process. */
 static const int pt_fatal_sigs[] = {
-    SIGHUP,  SIGINT,  SIGQUIT,   SIGILL,  SIGTRAP, SIGABRT, SIGBUS,
-    SIGFPE,  SIGKILL, SIGUSR1,   SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM,
-    SIGTERM, SIGXCPU, SIGXFSZ,   SIGVTALRM, SIGPROF, SIGIO, SIGPWR,
-    SIGSYS,  SIGSTKFLT};
+    SIGHUP,  SIGINT,    SIGQUIT, SIGILL,  SIGTRAP, SIGABRT, SIGBUS,   SIGFPE,
+    SIGKILL, SIGUSR1,   SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM,  SIGXCPU,
+    SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,   SIGPWR,  SIGSYS,  SIGSTKFLT};
 
 /*
  * pip_kill() of a task with a fatal signal ends that task only: another
@@ -229,8 +228,8 @@ PT_CASE(wait_and_kill_codes_match_pip)
     PT_CHECK_ERR(pip_trywait(0, &st), EPERM); /* not initialised */
     pt_init(3);
     int a = PT_SPAWN("task_compat", "waitfd", g.rfd_arg, NULL);
-    PT_CHECK_ERR(pip_trywait(a, &st), ECHILD);       /* running */
-    PT_CHECK_ERR(pip_trywait(a + 1, &st), ECHILD);   /* never spawned */
+    PT_CHECK_ERR(pip_trywait(a, &st), ECHILD);     /* running */
+    PT_CHECK_ERR(pip_trywait(a + 1, &st), ECHILD); /* never spawned */
     PT_CHECK_ERR(pip_trywait(PIP_PIPID_ROOT, &st), EDEADLK);
     PT_CHECK_ERR(pip_trywait(PIP_PIPID_MYSELF, &st), EDEADLK);
     PT_CHECK_ERR(pip_trywait(PIP_PIPID_ANY, &st), EINVAL);
@@ -250,7 +249,7 @@ PT_CASE(wait_and_kill_codes_match_pip)
         usleep(1000);
     PT_OK(rc);
     PT_CHECK_EXIT(st, 0);
-    PT_CHECK_ERR(pip_trywait(a, &st), ECHILD);     /* reaped */
+    PT_CHECK_ERR(pip_trywait(a, &st), ECHILD);       /* reaped */
     PT_CHECK_ERR(pip_trywait_any(&id, &st), ECHILD); /* none left */
     PT_CHECK_ERR(pip_wait_any(&id, &st), ECHILD);
     PT_CHECK_ERR(pip_kill(a, 0), ESRCH);
@@ -286,7 +285,8 @@ PT_CASE(pip_h_helpers_work)
     pip_free(al);
     pip_free(pip_calloc(2, 8));
     char id[64];
-    PT_CHECK(pip_idstr(id, sizeof(id)) == strlen(id) && strncmp(id, "<R:", 3) == 0);
+    PT_CHECK(pip_idstr(id, sizeof(id)) == strlen(id) &&
+             strncmp(id, "<R:", 3) == 0);
     char *err = fd_to_file(2, "mesg");
     pip_info_mesg("info %d", 1);
     pip_warn_mesg("warn %d", 2);

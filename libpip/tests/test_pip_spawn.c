@@ -315,8 +315,8 @@ PT_CASE(unexported_start_functions_run)
     for (int i = 0; i < 2; i++) {
         pip_spawn_program_t prog;
         int id = PIP_PIPID_ANY;
-        pip_spawn_from_func(&prog, pt_path("task_nordyn"), (char *)fns[i],
-                            &arg, NULL, NULL);
+        pip_spawn_from_func(&prog, pt_path("task_nordyn"), (char *)fns[i], &arg,
+                            NULL, NULL);
         PT_OK(pip_task_spawn(&prog, PIP_CPUCORE_ASIS, 0, &id, NULL));
         PT_CHECK_EXIT(pt_wait(id), 21 + i);
     }
@@ -330,8 +330,8 @@ PT_CASE(static_start_function_runs)
     pt_init(2);
     pip_spawn_program_t prog;
     int id = PIP_PIPID_ANY;
-    pip_spawn_from_func(&prog, pt_path("task_api"), "tf_static_ret", &arg,
-                        NULL, NULL);
+    pip_spawn_from_func(&prog, pt_path("task_api"), "tf_static_ret", &arg, NULL,
+                        NULL);
     PT_OK(pip_task_spawn(&prog, PIP_CPUCORE_ASIS, 0, &id, NULL));
     PT_CHECK_EXIT(pt_wait(id), 105);
     PT_OK(pip_fin());

@@ -300,9 +300,10 @@ PIP_EXPORT int pip_is_initialized(void);
  * envv NULL: the task gets a copy of the root's environ at spawn time.
  */
 #define PIP_NARGS_(_1, _2, _3, _4, _5, _6, _7, N, ...) N
-#define PIP_NARGS(...)      PIP_NARGS_(__VA_ARGS__, 7, 6, 5, 4, 3, 2, 1, 0)
-#define PIP_CAT_(a, b)      a##b
-#define PIP_CAT(a, b)       PIP_CAT_(a, b)
+/* the number of arguments (1 to 7) */
+#define PIP_NARGS(...) PIP_NARGS_(__VA_ARGS__, 7, 6, 5, 4, 3, 2, 1, 0)
+#define PIP_CAT_(a, b) a##b
+#define PIP_CAT(a, b)  PIP_CAT_(a, b)
 
 /** Fill `*p` to start `prog` (NULL: argv[0]) at main(). */
 static inline void pip_spawn_from_main_6(pip_spawn_program_t *p, char *prog,
@@ -332,8 +333,8 @@ static inline void pip_spawn_from_main_5(pip_spawn_program_t *p, char *prog,
  * function, or one found in the file's own symbol table (a static one).
  */
 static inline void pip_spawn_from_func_7(pip_spawn_program_t *p, char *prog,
-                                         char *funcname, void *arg,
-                                         char **envv, void *exp, void *aux)
+                                         char *funcname, void *arg, char **envv,
+                                         void *exp, void *aux)
 {
     size_t i;
     for (i = 0; i < sizeof(p->reserved) / sizeof(p->reserved[0]); i++)
@@ -348,8 +349,8 @@ static inline void pip_spawn_from_func_7(pip_spawn_program_t *p, char *prog,
 }
 
 static inline void pip_spawn_from_func_6(pip_spawn_program_t *p, char *prog,
-                                         char *funcname, void *arg,
-                                         char **envv, void *aux)
+                                         char *funcname, void *arg, char **envv,
+                                         void *aux)
 {
     pip_spawn_from_func_7(p, prog, funcname, arg, envv, NULL, aux);
 }
@@ -641,8 +642,7 @@ PIP_EXPORT void *pip_malloc(size_t size);
 PIP_EXPORT void pip_free(void *ptr);
 PIP_EXPORT void *pip_calloc(size_t nmemb, size_t size);
 PIP_EXPORT void *pip_realloc(void *ptr, size_t size);
-PIP_EXPORT int pip_posix_memalign(void **memptr, size_t alignment,
-                                  size_t size);
+PIP_EXPORT int pip_posix_memalign(void **memptr, size_t alignment, size_t size);
 PIP_EXPORT size_t pip_malloc_usable_size(void *ptr);
 
 /** The loader lock (same as pip_glibc_lock / pip_glibc_unlock). */

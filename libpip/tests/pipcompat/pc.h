@@ -24,7 +24,7 @@
 #define PC_CHECK(expr, code)                                                   \
     do {                                                                       \
         if (!(expr)) {                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,  \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,   \
                     #expr);                                                    \
             fflush(NULL);                                                      \
             exit(code);                                                        \

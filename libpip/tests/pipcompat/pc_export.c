@@ -11,7 +11,7 @@
 #include "pc.h"
 
 #define NTASKS 4
-#define LEN 1000
+#define LEN    1000
 
 static int array[LEN]; /* one per task: its own copy of the program */
 

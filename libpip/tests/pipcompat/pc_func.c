@@ -42,8 +42,7 @@ int main(int argc, char **argv)
     int id;
 
     id = 0;
-    pip_spawn_from_func(&prog, argv[0], "start_exported", &args[0], NULL,
-                        NULL);
+    pip_spawn_from_func(&prog, argv[0], "start_exported", &args[0], NULL, NULL);
     PC_RV(pip_task_spawn(&prog, PIP_CPUCORE_ASIS, 0, &id, NULL), 0);
 
     id = 1;
