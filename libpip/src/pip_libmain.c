@@ -53,7 +53,10 @@ static void pip_put_fd(int fd, const char *s)
     }
 }
 
-static void pip_put(const char *s) { pip_put_fd(1, s); }
+static void pip_put(const char *s)
+{
+    pip_put_fd(1, s);
+}
 
 /* The installation prefix: the directory above the one holding this file
  * (PREFIX/lib/libpip.so), found through /proc/self/exe. */
@@ -72,16 +75,31 @@ static const char *pip_libmain_prefix(char *buf, size_t size)
     return buf[0] != '\0' ? buf : "/";
 }
 
-enum { Q_NAME, Q_VERSION, Q_LICENSE, Q_OS, Q_CC, Q_PREFIX, Q_GLIBC,
-       Q_LDLINUX, Q_COMMIT, Q_DEBUG, Q_N };
+enum {
+    Q_NAME,
+    Q_VERSION,
+    Q_LICENSE,
+    Q_OS,
+    Q_CC,
+    Q_PREFIX,
+    Q_GLIBC,
+    Q_LDLINUX,
+    Q_COMMIT,
+    Q_DEBUG,
+    Q_N
+};
 
 static const struct {
     const char *opt, *field;
 } pip_queries[Q_N] = {
-    [Q_NAME] = {"name", "Package"},       [Q_VERSION] = {"version", "Version"},
-    [Q_LICENSE] = {"license", "License"}, [Q_OS] = {"os", "Build OS"},
-    [Q_CC] = {"cc", "Build CC"},          [Q_PREFIX] = {"prefix", "Prefix dir"},
-    [Q_GLIBC] = {"glibc", "PiP-glibc"},   [Q_LDLINUX] = {"ldlinux", "ld-linux"},
+    [Q_NAME] = {"name", "Package"},
+    [Q_VERSION] = {"version", "Version"},
+    [Q_LICENSE] = {"license", "License"},
+    [Q_OS] = {"os", "Build OS"},
+    [Q_CC] = {"cc", "Build CC"},
+    [Q_PREFIX] = {"prefix", "Prefix dir"},
+    [Q_GLIBC] = {"glibc", "PiP-glibc"},
+    [Q_LDLINUX] = {"ldlinux", "ld-linux"},
     [Q_COMMIT] = {"commit", "Commit Hash"},
     [Q_DEBUG] = {"debug", "Debug build"},
 };

@@ -131,8 +131,7 @@ static void mpmd_colon_form(void **state)
 static void pip_separator_forms(void **state)
 {
     (void)state;
-    run_t r = run_pip_exec("-n", "1", sib("task_api"), "say", "one", ":",
-                           NULL);
+    run_t r = run_pip_exec("-n", "1", sib("task_api"), "say", "one", ":", NULL);
     expect_exit(&r, 0);
     assert_int_equal(th_count(r.out, "one pipid=0\n"), 1);
     assert_int_equal(th_count(r.out, ":"), 0);

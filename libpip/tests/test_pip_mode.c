@@ -42,11 +42,12 @@ static void prints_the_mode_it_would_set(void **state)
 static void variants_run_in_process_mode(void **state)
 {
     (void)state;
-    const char *opts[] = {"-L", "-l", "--process:preload", "-G", "-g",
-                          "--process:got", "-C", "-c", "--process:pipclone"};
+    const char *opts[] = {"-L", "-l", "--process:preload",
+                          "-G", "-g", "--process:got",
+                          "-C", "-c", "--process:pipclone"};
     for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-        pt_run_t r = pt_run(NULL, mode, opts[i], "sh", "-c",
-                            "echo \"$PIP_MODE\"", NULL);
+        pt_run_t r =
+            pt_run(NULL, mode, opts[i], "sh", "-c", "echo \"$PIP_MODE\"", NULL);
         PT_EXPECT_EXIT(r, 0);
         assert_string_equal(r.out, "process\n");
         assert_int_equal(th_count(r.err, "\n"), 1);

@@ -84,8 +84,7 @@ static int pip_way(const char *prog, int check)
     }
     if (f.dyn == NULL) {
         pe_close(&f);
-        fprintf(stderr,
-                "%s: %s: no dynamic section (statically linked?)\n",
+        fprintf(stderr, "%s: %s: no dynamic section (statically linked?)\n",
                 prog_name, prog);
         return 2;
     }
@@ -99,8 +98,8 @@ static int pip_way(const char *prog, int check)
     pe_close(&f);
     if (check) {
         if (flagged)
-            fprintf(stderr, "%s: '%s' is PIE (not 'unpie-ed' yet)\n",
-                    prog_name, prog);
+            fprintf(stderr, "%s: '%s' is PIE (not 'unpie-ed' yet)\n", prog_name,
+                    prog);
         else if (is_dyn)
             fprintf(stderr, "%s: '%s' is PIE (already 'unpie-ed' PIE)\n",
                     prog_name, prog);
