@@ -96,7 +96,7 @@ libpip_libpiproot_a_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fPIE
 # install paths) and libpip/tests/pipcc (the build tree's paths, for tests).
 # In a sanitizer build the tests' pipcc links the uninstrumented libpip copy
 # (see PIP_TASK_LIBPIP): pipcc's programs are built without the sanitizers.
-bin_SCRIPTS = libpip/pipcc libpip/pipfc
+bin_SCRIPTS = libpip/pipcc libpip/pipfc libpip/pip-gdb
 check_SCRIPTS += libpip/tests/pipcc libpip/tests/pipfc
 CLEANFILES += libpip/pipcc libpip/tests/pipcc libpip/pipfc libpip/tests/pipfc
 # pipfc: the same script for Fortran (PIP_FC or FC override the compiler).
@@ -131,6 +131,24 @@ libpip/tests/pipcc libpip/tests/pipfc: $(top_srcdir)/libpip/tools/pipcc.in Makef
 	    -e 's|[@]PIPCC_COMPAT_VERSION[@]|$(PIP_API_VERSION)|g' \
 	    -e 's|[@]PIPCC_LANG[@]|$(PIPCC_LANG)|g' \
 	    $(top_srcdir)/libpip/tools/pipcc.in >$@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@
+
+# pip-gdb: stock gdb with pip-gdb.py, which loads every task namespace's
+# symbols (installed in $(datadir)/pip; the tests' copy uses the source).
+pipgdbdir = $(datadir)/pip
+dist_pipgdb_DATA = libpip/tools/pip-gdb.py
+check_SCRIPTS += libpip/tests/pip-gdb
+CLEANFILES += libpip/pip-gdb libpip/tests/pip-gdb
+EXTRA_DIST += libpip/tools/pip-gdb.in
+libpip/pip-gdb: $(top_srcdir)/libpip/tools/pip-gdb.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) libpip && rm -f $@ $@.tmp && \
+	sed -e 's|[@]PIPGDB_PY[@]|$(pipgdbdir)/pip-gdb.py|g' \
+	    $(top_srcdir)/libpip/tools/pip-gdb.in >$@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@
+libpip/tests/pip-gdb: $(top_srcdir)/libpip/tools/pip-gdb.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) libpip/tests && rm -f $@ $@.tmp && \
+	sed -e 's|[@]PIPGDB_PY[@]|$(abs_top_srcdir)/libpip/tools/pip-gdb.py|g' \
+	    $(top_srcdir)/libpip/tools/pip-gdb.in >$@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 
 # After `make install` (make distcheck runs this): the installed pipcc
@@ -417,6 +435,13 @@ check_PROGRAMS += $(PIP_TOOL_TESTS) libpip/tests/task_block \
 	libpip/tests/task_bigtls libpip/tests/task_static \
 	libpip/tests/root_tls_big libpip/tests/root_tls_small
 TESTS += $(PIP_TOOL_TESTS)
+# pip-gdb on a running root, both modes (skips without gdb or ptrace).
+check_PROGRAMS += libpip/tests/task_gdb
+libpip_tests_task_gdb_SOURCES = libpip/tests/task_gdb.c
+libpip_tests_task_gdb_CFLAGS = $(PIP_TASK_CF) -g
+libpip_tests_task_gdb_LDFLAGS = $(PIP_TASK_LDF)
+TESTS += libpip/tests/test_pip_gdb.sh
+EXTRA_DIST += libpip/tests/test_pip_gdb.sh
 libpip_tests_task_block_SOURCES = libpip/tests/task_block.c
 libpip_tests_task_block_CFLAGS = $(PIP_TASK_CF)
 libpip_tests_task_block_LDFLAGS = $(PIP_TASK_LDF)
