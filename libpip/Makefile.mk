@@ -442,6 +442,12 @@ libpip_tests_task_gdb_CFLAGS = $(PIP_TASK_CF) -g
 libpip_tests_task_gdb_LDFLAGS = $(PIP_TASK_LDF)
 TESTS += libpip/tests/test_pip_gdb.sh
 EXTRA_DIST += libpip/tests/test_pip_gdb.sh
+# Every PiP 2.4.1 flag of libpip.so, pipcc, pipfc and pip-check; the
+# compatibility table of libpip/README.md is complete.
+TESTS += libpip/tests/test_pip_tools_flags.sh libpip/tests/test_pip_compat_table.sh
+EXTRA_DIST += libpip/tests/test_pip_tools_flags.sh \
+	libpip/tests/test_pip_compat_table.sh libpip/tests/pip241-names.txt \
+	libpip/README.md
 libpip_tests_task_block_SOURCES = libpip/tests/task_block.c
 libpip_tests_task_block_CFLAGS = $(PIP_TASK_CF)
 libpip_tests_task_block_LDFLAGS = $(PIP_TASK_LDF)
