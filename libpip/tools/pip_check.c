@@ -119,12 +119,18 @@ static int check_task(const struct opts *o, const char *path, enum pe_status st,
     } else if (!f->has_interp && (f->flags_1 & DF_1_PIE)) {
         no(&v, "a static PIE (no program interpreter): link it dynamically");
     } else {
-        if (pe_exports(f, sym) == 0) {
+        /* Exported, or in the full symbol table (libpip finds a static
+         * start function or an unexported main there, as PiP 2.4). */
+        if (pe_exports(f, sym) == 0 && pe_defines(f, sym) != 1) {
             if (o->func == NULL)
-                no(&v, "'main' is not exported (no -rdynamic): link with "
-                       "-rdynamic (pipcc does)");
+                no(&v, "'main' is neither exported nor in the symbol table "
+                       "(stripped, no -rdynamic): link with -rdynamic "
+                       "(pipcc does)");
             else
-                no(&v, "start function '%s' is not an exported symbol", sym);
+                no(&v,
+                   "start function '%s' is neither exported nor in the "
+                   "symbol table",
+                   sym);
         }
         uint64_t need = pe_tls_need(f);
         if (need > o->reserve)
@@ -187,13 +193,16 @@ static void facts(const char *path, const struct pe_file *f)
                        : f->eh->e_type == ET_EXEC ? "ET_EXEC"
                                                   : "other";
     int ex = pe_exports(f, "main");
+    if (ex == 0 && pe_defines(f, "main") == 1)
+        ex = 2;
     printf("%s: info: type %s, %s, %s, DF_1_PIE %s, main %s, libpip %s, "
            "TLS %llu bytes (align %llu)\n",
            path, type, f->dyn != NULL ? "dynamic" : "static",
            f->has_interp ? "interpreter" : "no interpreter",
            (f->flags_1 & DF_1_PIE) ? "set" : "clear",
            ex == 1   ? "exported"
-           : ex == 0 ? "not exported"
+           : ex == 2 ? "in .symtab only"
+           : ex == 0 ? "absent"
                      : "unknown",
            pe_needs(f, "libpip.so") ? "linked" : "not linked",
            (unsigned long long)pe_tls_need(f),
