@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * task_gdb.c: the task test_pip_gdb.sh debugs.  It says "ready PID" and
- * waits until the debugger sets pip_gdb_go, then calls task_work(3), where
- * the debugger's breakpoint is.  Exit 0 when task_work returned 4.
+ * waits until the debugger sets pip_gdb_go (or PIP_GDB_GO is in its
+ * environment), then calls task_work(3), where the debugger's breakpoint
+ * is.  Exit 0 when task_work returned 4.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 volatile int pip_gdb_go;
@@ -18,6 +20,9 @@ __attribute__((noinline)) int task_work(int x)
 
 int main(void)
 {
+    /* Started under the debugger: no need to wait for it. */
+    if (getenv("PIP_GDB_GO") != NULL)
+        pip_gdb_go = 1;
     printf("ready %d\n", (int)getpid());
     fflush(stdout);
     /* Bounded: 120 s, then give up (the test has failed by then). */

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # test_pip_gdb.sh: pip-gdb attaches to a running PiP program and sees its
 # task: a breakpoint in the task's function is hit and the backtrace shows
-# the task's frames (task_work, then the task's main), in both modes.  In
+# the task's frames (task_work, then the task's main), in both modes; and
+# a thread-mode pip-exec started under pip-gdb stops in the task.  In
 # thread mode gdb attaches to the root (the task is one of its threads); in
 # process mode to the task's thread (pips -l gives its TID).  Batch gdb,
 # everything under a timeout.  Skips (77) without gdb or when ptrace is
@@ -75,4 +76,16 @@ for mode in thread process; do
     root=
     echo "$mode: breakpoint hit in the task, bt shows task_work and main"
 done
+# Thread mode from the start: a pending breakpoint in the task resolves
+# when pip-gdb.py loads the task's namespace (glibc's link-map hook).
+real=$top/libpip/.libs/pip-exec
+[ -x "$real" ] || real=$pe
+: >"$tmp/exec.out"
+PIP_GDB_GO=1 PIP_MODE=thread LD_LIBRARY_PATH=$top/libpip/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+    timeout -s KILL 120 "$gdbw" -batch -nx -ex 'set breakpoint pending on' \
+    -ex 'break task_work' -ex 'run' -ex 'bt' -ex 'kill' \
+    --args "$real" -n 1 "$task" >"$tmp/gdb.out" 2>&1 </dev/null
+grep -q "^#0  .*task_work (.*) at .*task_gdb.c" "$tmp/gdb.out" ||
+    fail "thread mode from the start: the breakpoint in task_work was not hit"
+echo "thread mode from the start: breakpoint hit in the task"
 exit 0
