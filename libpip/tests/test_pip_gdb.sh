@@ -43,6 +43,8 @@ fail() {
     exit 1
 }
 
+"$gdbw" -h >"$tmp/gdb.out" 2>&1 && grep -q "pip-gdb -p PID" "$tmp/gdb.out" ||
+    fail "pip-gdb -h: no usage"
 for mode in thread process; do
     : >"$tmp/exec.out"
     PIP_MODE=$mode "$pe" -n 1 "$task" >"$tmp/exec.out" 2>&1 &
@@ -62,6 +64,7 @@ for mode in thread process; do
         -ex 'break task_work' \
         -ex 'set var *(volatile int *)&pip_gdb_go = 1' \
         -ex 'continue' -ex 'bt' -ex 'info threads' -ex 'pip-tasks' \
+        -ex 'pip-symbols' \
         -ex 'kill' >"$tmp/gdb.out" 2>&1
     rc=$?
     [ $rc -eq 0 ] || fail "$mode: pip-gdb exited with $rc"
@@ -71,6 +74,10 @@ for mode in thread process; do
         fail "$mode: the breakpoint in task_work was not hit"
     grep -q "^#1  .* in main () at .*task_gdb.c" "$tmp/gdb.out" ||
         fail "$mode: bt does not show the task's main"
+    grep -q "^namespace 1: 0x[0-9a-f]* .*task_gdb$" "$tmp/gdb.out" ||
+        fail "$mode: pip-tasks does not list the task's program"
+    grep -q "^pip-gdb: 0 object(s) added$" "$tmp/gdb.out" ||
+        fail "$mode: pip-symbols did not run (or added again)"
     kill -9 "$root" 2>/dev/null
     wait "$root" 2>/dev/null
     root=

@@ -434,9 +434,28 @@ static void pip_columns_and_selections(void **state)
     PT_EXPECT_EXIT(o, 0);
     assert_non_null(strstr(o.out, num(r.pid)));
     pt_run_free(&o);
-    /* --signal 0 (a probe), -s with a name. */
-    o = pt_run(NULL, pips, "--signal", "0", "-p", num(r.pid), NULL);
+    /* Short and long spellings of the same options. */
+    o = pt_run(NULL, pips, "-r", "-p", num(r.pid), NULL);
     PT_EXPECT_EXIT(o, 0);
+    assert_int_equal(th_count(o.out, "\n"), 2);
+    pt_run_free(&o);
+    o = pt_run(NULL, pips, "--task", "-p", num(r.pid), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_int_equal(th_count(o.out, "\n"), 3);
+    pt_run_free(&o);
+    o = pt_run(NULL, pips, "-f", "-p", num(r.pid), num(r.ttid[0]), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_int_equal(th_count(o.out, "\n"), 4);
+    pt_run_free(&o);
+    o = pt_run(NULL, pips, "-T", "-b,-n,1", "-r", "-p", num(r.pid), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_non_null(strstr(o.out, num(r.pid)));
+    pt_run_free(&o);
+    /* --signal 0 (a probe), verbosely. */
+    o = pt_run(NULL, pips, "--signal", "0", "--verbose", "-t", "-p",
+               num(r.pid), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_int_equal(th_count(o.out, "pip-tgkill ? "), 2);
     pt_run_free(&o);
     o = pt_run(NULL, pips, "--debug", "-H", "-p", num(r.pid), NULL);
     PT_EXPECT_EXIT(o, 0);
