@@ -452,8 +452,8 @@ static void pip_columns_and_selections(void **state)
     assert_non_null(strstr(o.out, num(r.pid)));
     pt_run_free(&o);
     /* --signal 0 (a probe), verbosely. */
-    o = pt_run(NULL, pips, "--signal", "0", "--verbose", "-t", "-p",
-               num(r.pid), NULL);
+    o = pt_run(NULL, pips, "--signal", "0", "--verbose", "-t", "-p", num(r.pid),
+               NULL);
     PT_EXPECT_EXIT(o, 0);
     assert_int_equal(th_count(o.out, "pip-tgkill ? "), 2);
     pt_run_free(&o);
