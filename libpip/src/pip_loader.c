@@ -399,8 +399,7 @@ static int pip_is_image_name(const char *name)
         return 0;
     const char *p = strstr(name, "proc/");
     int pid, fd, end = 0;
-    return p != NULL &&
-           sscanf(p, "proc/%d/fd/%d%n", &pid, &fd, &end) == 2 &&
+    return p != NULL && sscanf(p, "proc/%d/fd/%d%n", &pid, &fd, &end) == 2 &&
            p[end] == '\0';
 }
 
