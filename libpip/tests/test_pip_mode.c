@@ -130,6 +130,11 @@ static void runs_commands_under_a_mode(void **state)
     PT_EXPECT_EXIT(r, 0);
     assert_string_equal(r.out, "process\n");
     pt_run_free(&r);
+    /* No option: PIP_MODE is set empty (PiP's), whatever it was. */
+    r = pt_run(env, mode, "sh", "-c", "echo \"[$PIP_MODE]\"", NULL);
+    PT_EXPECT_EXIT(r, 0);
+    assert_string_equal(r.out, "[]\n");
+    pt_run_free(&r);
     r = pt_run(NULL, mode, "-T", "sh", "-c", "echo \"$PIP_MODE\"; exit 5",
                NULL);
     PT_EXPECT_EXIT(r, 5);

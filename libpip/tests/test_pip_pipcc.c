@@ -253,6 +253,7 @@ static void bad_usage_gives_one_line(void **state)
 int main(void)
 {
     unsetenv("PIP_CC");
+    unsetenv("CC"); /* pipcc reads it, as PiP's */
     pipcc = pt_tool_path("pipcc");
     check = pt_tool_path("../pip-check");
     const struct CMUnitTest tests[] = {

@@ -99,7 +99,9 @@ int main(int argc, char **argv)
         printf("PIP_MODE=%s\n", mode);
         return 0;
     }
-    if (*mode != '\0' && setenv(PIP_ENV_MODE, mode, 1) != 0)
+    /* As PiP's: PIP_MODE=<mode> COMMAND, empty without an option (the
+     * default, process mode). */
+    if (setenv(PIP_ENV_MODE, mode, 1) != 0)
         die(1, "setenv: %s", strerror(errno));
     fflush(NULL);
     execvp(argv[i], &argv[i]);
