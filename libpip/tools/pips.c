@@ -585,8 +585,7 @@ static int list_pip_columns(const struct pips_opts *o, struct entry *v, int n)
     }
     int psrc = pclose(ps);
     if (width == 0)
-        die(1, "ps(1) printed nothing (status %d): is procps installed?",
-            psrc);
+        die(1, "ps(1) printed nothing (status %d): is procps installed?", psrc);
     for (int i = 0; i < n; i++) {
         if (lines[i] == NULL)
             continue; /* ended meanwhile */
