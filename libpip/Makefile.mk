@@ -164,7 +164,16 @@ installcheck-libpip:
 	"$$d/root" 3 "$$d/task" >"$$d/out3"; grep -q '^root ok 3$$' "$$d/out3"; \
 	"$(DESTDIR)$(bindir)/pip-check" -r "$$d/root"; \
 	"$(DESTDIR)$(bindir)/pip-check" -t "$$d/task"; \
-	echo "installcheck-libpip: installed pipcc, pip-exec and pip-check work"
+	test "`$(DESTDIR)$(libdir)/libpip.so --version`" = "$(PIP_API_VERSION)"; \
+	test "`PIP_MODE=thread $(DESTDIR)$(bindir)/printpipmode`" = pthread; \
+	"$(DESTDIR)$(bindir)/pip-gdb" -h | grep -q 'pip-gdb -p PID'; \
+	test -r "$(DESTDIR)$(pipgdbdir)/pip-gdb.py"; \
+	if command -v gfortran >/dev/null 2>&1; then \
+	  printf 'program h\n  print *, 1\nend program h\n' >"$$d/h.f90"; \
+	  "$(DESTDIR)$(bindir)/pipfc" -o "$$d/h" "$$d/h.f90"; \
+	  test `"$(DESTDIR)$(bindir)/pip-exec" -n 2 "$$d/h" | grep -c 1` -eq 2; \
+	fi; \
+	echo "installcheck-libpip: installed pipcc, pipfc, pip-exec, pip-check, printpipmode, pip-gdb and libpip.so work"
 
 # --- benchmark: make bench ---------------------------------------------------
 # Spawn+reap of one task: libpip (both modes) against posix_spawn+waitpid
