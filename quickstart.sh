@@ -21,7 +21,7 @@ esac
 cd "$(dirname "$0")"
 top=$(pwd)
 
-packages="build-essential autoconf automake libtool pkg-config libcmocka-dev
+packages="build-essential autoconf automake libtool pkg-config libcmocka-dev gdb
 libhwloc-dev hwloc libmpich-dev mpich procps gfortran libcoarrays-mpich-dev
 gnuplot-nox"
 

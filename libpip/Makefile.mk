@@ -9,7 +9,9 @@ PIP_MAN_PAGES = libpip/man/libpip.7.md libpip/man/pip-exec.1.md \
 	libpip/man/pip_query.3.md libpip/man/pip_signal.3.md \
 	libpip/man/pip_barrier.3.md libpip/man/pipcc.1.md \
 	libpip/man/pip-check.1.md libpip/man/pip-mode.1.md \
-	libpip/man/pips.1.md libpip/man/pip-unpie.1.md
+	libpip/man/pips.1.md libpip/man/pip-unpie.1.md \
+	libpip/man/printpipmode.1.md libpip/man/pipfc.1.md \
+	libpip/man/pip-gdb.1.md
 EXTRA_DIST += libpip/tools/pipcc.in libpip/tests/pipcc_root.c \
 	libpip/tests/pipcc_task.c libpip/COMPAT-API.md \
 	libpip/tests/pipcompat/pipcompat.sh \
@@ -37,12 +39,27 @@ libpip_libpip_la_SOURCES = \
 	libpip/src/pip_registry.c \
 	libpip/src/pip_compat.c \
 	libpip/src/pip_libmain.c
-libpip_libpip_la_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -I$(top_srcdir)/libpip/src
+libpip_libpip_la_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -I$(top_srcdir)/libpip/src \
+	-I$(top_builddir)/libpip
 libpip_libpip_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 # libpip.so is also a program: `libpip.so --version` (entry in pip_libmain.c).
 libpip_libpip_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
 	-Wl,-e,pip_libmain_entry
 libpip_libpip_la_LIBADD = -ldl -lpthread
+
+# libpip/pip_build.h: the facts `libpip.so --os --cc --commit` print.  Made
+# on every build, replaced only when it changes.
+CLEANFILES += libpip/pip_build.h
+libpip/pip_build.h: pip-build-h-always
+	$(AM_V_GEN)$(MKDIR_P) libpip && { \
+	  c=`cd $(top_srcdir) && git rev-parse HEAD 2>/dev/null` || c=unknown; \
+	  echo "#define PIP_BUILD_OS \"$(host)\""; \
+	  echo "#define PIP_BUILD_CC \"$(CC)\""; \
+	  echo "#define PIP_BUILD_COMMIT \"$$c\""; \
+	} >$@.tmp && if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+pip-build-h-always:
+libpip/src/libpip_la-pip_libmain.lo: libpip/pip_build.h
+libpip/src/libpip_task_la-pip_libmain.lo: libpip/pip_build.h
 
 pipincludedir = $(includedir)/pip
 pipinclude_HEADERS = libpip/include/pip/pip.h libpip/include/pip/pip_machdep.h
@@ -60,7 +77,11 @@ PIP_TOOL_CPPF = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -I$(top_srcdir)/libpip/src \
 	-I$(top_srcdir)/libpip/tools
 PIP_ELF_SRC = libpip/tools/pip_elf.c libpip/tools/pip_elf.h \
 	libpip/tools/pip_tools.h
-bin_PROGRAMS += libpip/pip-check libpip/pip-unpie libpip/pips libpip/pip-mode
+bin_PROGRAMS += libpip/pip-check libpip/pip-unpie libpip/pips libpip/pip-mode \
+	libpip/printpipmode
+libpip_printpipmode_SOURCES = libpip/tools/printpipmode.c
+libpip_printpipmode_CPPFLAGS = $(PIP_TOOL_CPPF)
+libpip_printpipmode_LDADD = libpip/libpip.la
 libpip_pip_check_SOURCES = libpip/tools/pip_check.c $(PIP_ELF_SRC)
 libpip_pip_check_CPPFLAGS = $(PIP_TOOL_CPPF)
 libpip_pip_unpie_SOURCES = libpip/tools/pip_unpie.c $(PIP_ELF_SRC)
@@ -82,31 +103,59 @@ libpip_libpiproot_a_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fPIE
 # install paths) and libpip/tests/pipcc (the build tree's paths, for tests).
 # In a sanitizer build the tests' pipcc links the uninstrumented libpip copy
 # (see PIP_TASK_LIBPIP): pipcc's programs are built without the sanitizers.
-bin_SCRIPTS = libpip/pipcc
-check_SCRIPTS += libpip/tests/pipcc
-CLEANFILES += libpip/pipcc libpip/tests/pipcc
+bin_SCRIPTS = libpip/pipcc libpip/pipfc libpip/pip-gdb
+check_SCRIPTS += libpip/tests/pipcc libpip/tests/pipfc
+CLEANFILES += libpip/pipcc libpip/tests/pipcc libpip/pipfc libpip/tests/pipfc
+# pipfc: the same script for Fortran (PIP_FC or FC override the compiler).
+PIP_FC_DEFAULT = gfortran
+libpip/pipcc libpip/tests/pipcc: PIPCC_LANG = c
+libpip/pipcc libpip/tests/pipcc: PIPCC_COMPILER = $(CC)
+libpip/pipfc libpip/tests/pipfc: PIPCC_LANG = fortran
+libpip/pipfc libpip/tests/pipfc: PIPCC_COMPILER = $(PIP_FC_DEFAULT)
 if PVAS_SANITIZERS
 PIPCC_BUILD_LIBNAME = pip_task
 else
 PIPCC_BUILD_LIBNAME = pip
 endif
-libpip/pipcc: $(top_srcdir)/libpip/tools/pipcc.in Makefile
+libpip/pipcc libpip/pipfc: $(top_srcdir)/libpip/tools/pipcc.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) libpip && rm -f $@ $@.tmp && \
-	sed -e 's|[@]PIPCC_CC[@]|$(CC)|g' \
+	sed -e 's|[@]PIPCC_CC[@]|$(PIPCC_COMPILER)|g' \
 	    -e 's|[@]PIPCC_INCDIRS[@]|-I$(includedir)|g' \
 	    -e 's|[@]PIPCC_LIBDIR[@]|$(libdir)|g' \
 	    -e 's|[@]PIPCC_LIBNAME[@]|pip|g' \
 	    -e 's|[@]PIPCC_ROOTLIB[@]|$(libdir)/libpiproot.a|g' \
+	    -e 's|[@]PIPCC_COMPAT_VERSION[@]|$(PIP_API_VERSION)|g' \
+	    -e 's|[@]PIPCC_LANG[@]|$(PIPCC_LANG)|g' \
 	    $(top_srcdir)/libpip/tools/pipcc.in >$@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
-libpip/tests/pipcc: $(top_srcdir)/libpip/tools/pipcc.in Makefile
+libpip/tests/pipcc libpip/tests/pipfc: $(top_srcdir)/libpip/tools/pipcc.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) libpip/tests && rm -f $@ $@.tmp && \
-	sed -e 's|[@]PIPCC_CC[@]|$(CC)|g' \
+	sed -e 's|[@]PIPCC_CC[@]|$(PIPCC_COMPILER)|g' \
 	    -e 's|[@]PIPCC_INCDIRS[@]|-I$(abs_top_srcdir)/libpip/include -I$(abs_top_builddir)/libpip/include|g' \
 	    -e 's|[@]PIPCC_LIBDIR[@]|$(abs_top_builddir)/libpip/.libs|g' \
 	    -e 's|[@]PIPCC_LIBNAME[@]|$(PIPCC_BUILD_LIBNAME)|g' \
 	    -e 's|[@]PIPCC_ROOTLIB[@]|$(abs_top_builddir)/libpip/libpiproot.a|g' \
+	    -e 's|[@]PIPCC_COMPAT_VERSION[@]|$(PIP_API_VERSION)|g' \
+	    -e 's|[@]PIPCC_LANG[@]|$(PIPCC_LANG)|g' \
 	    $(top_srcdir)/libpip/tools/pipcc.in >$@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@
+
+# pip-gdb: stock gdb with pip-gdb.py, which loads every task namespace's
+# symbols (installed in $(datadir)/pip; the tests' copy uses the source).
+pipgdbdir = $(datadir)/pip
+dist_pipgdb_DATA = libpip/tools/pip-gdb.py
+check_SCRIPTS += libpip/tests/pip-gdb
+CLEANFILES += libpip/pip-gdb libpip/tests/pip-gdb
+EXTRA_DIST += libpip/tools/pip-gdb.in
+libpip/pip-gdb: $(top_srcdir)/libpip/tools/pip-gdb.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) libpip && rm -f $@ $@.tmp && \
+	sed -e 's|[@]PIPGDB_PY[@]|$(pipgdbdir)/pip-gdb.py|g' \
+	    $(top_srcdir)/libpip/tools/pip-gdb.in >$@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@
+libpip/tests/pip-gdb: $(top_srcdir)/libpip/tools/pip-gdb.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) libpip/tests && rm -f $@ $@.tmp && \
+	sed -e 's|[@]PIPGDB_PY[@]|$(abs_top_srcdir)/libpip/tools/pip-gdb.py|g' \
+	    $(top_srcdir)/libpip/tools/pip-gdb.in >$@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 
 # After `make install` (make distcheck runs this): the installed pipcc
@@ -122,7 +171,16 @@ installcheck-libpip:
 	"$$d/root" 3 "$$d/task" >"$$d/out3"; grep -q '^root ok 3$$' "$$d/out3"; \
 	"$(DESTDIR)$(bindir)/pip-check" -r "$$d/root"; \
 	"$(DESTDIR)$(bindir)/pip-check" -t "$$d/task"; \
-	echo "installcheck-libpip: installed pipcc, pip-exec and pip-check work"
+	test "`$(DESTDIR)$(libdir)/libpip.so --version`" = "$(PIP_API_VERSION)"; \
+	test "`PIP_MODE=thread $(DESTDIR)$(bindir)/printpipmode`" = pthread; \
+	"$(DESTDIR)$(bindir)/pip-gdb" -h | grep -q 'pip-gdb -p PID'; \
+	test -r "$(DESTDIR)$(pipgdbdir)/pip-gdb.py"; \
+	if command -v gfortran >/dev/null 2>&1; then \
+	  printf 'program h\n  print *, 1\nend program h\n' >"$$d/h.f90"; \
+	  "$(DESTDIR)$(bindir)/pipfc" -o "$$d/h" "$$d/h.f90"; \
+	  test `"$(DESTDIR)$(bindir)/pip-exec" -n 2 "$$d/h" | grep -c 1` -eq 2; \
+	fi; \
+	echo "installcheck-libpip: installed pipcc, pipfc, pip-exec, pip-check, printpipmode, pip-gdb and libpip.so work"
 
 # --- benchmark: make bench ---------------------------------------------------
 # Spawn+reap of one task: libpip (both modes) against posix_spawn+waitpid
@@ -410,6 +468,19 @@ check_PROGRAMS += $(PIP_TOOL_TESTS) libpip/tests/task_block \
 	libpip/tests/task_bigtls libpip/tests/task_static \
 	libpip/tests/root_tls_big libpip/tests/root_tls_small
 TESTS += $(PIP_TOOL_TESTS)
+# pip-gdb on a running root, both modes (skips without gdb or ptrace).
+check_PROGRAMS += libpip/tests/task_gdb
+libpip_tests_task_gdb_SOURCES = libpip/tests/task_gdb.c
+libpip_tests_task_gdb_CFLAGS = $(PIP_TASK_CF) -g
+libpip_tests_task_gdb_LDFLAGS = $(PIP_TASK_LDF)
+TESTS += libpip/tests/test_pip_gdb.sh
+EXTRA_DIST += libpip/tests/test_pip_gdb.sh
+# Every PiP 2.4.1 flag of libpip.so, pipcc, pipfc and pip-check; the
+# compatibility table of libpip/README.md is complete.
+TESTS += libpip/tests/test_pip_tools_flags.sh libpip/tests/test_pip_compat_table.sh
+EXTRA_DIST += libpip/tests/test_pip_tools_flags.sh \
+	libpip/tests/test_pip_compat_table.sh libpip/tests/pip241-names.txt \
+	libpip/README.md
 libpip_tests_task_block_SOURCES = libpip/tests/task_block.c
 libpip_tests_task_block_CFLAGS = $(PIP_TASK_CF)
 libpip_tests_task_block_LDFLAGS = $(PIP_TASK_LDF)

@@ -200,6 +200,12 @@ static const char *loader_reason(int err, const struct spec *s)
     }
 }
 
+/* PiP's separators between programs: ":" and "::". */
+static int is_sep(const char *a)
+{
+    return strcmp(a, ":") == 0 || strcmp(a, "::") == 0;
+}
+
 int main(int argc, char **argv)
 {
     struct spec *specs = NULL;
@@ -233,6 +239,10 @@ int main(int argc, char **argv)
                 i++;
                 break;
             }
+            if (strcmp(o, "-d") == 0) { /* PiP's dry-run flag: a no-op there */
+                i++;
+                continue;
+            }
             if (strcmp(o, "-n") == 0 || strcmp(o, "-c") == 0 ||
                 strcmp(o, "-f") == 0) {
                 if (i + 1 >= argc)
@@ -255,13 +265,13 @@ int main(int argc, char **argv)
             }
             die("unknown option '%s' (see %s -h)", o, prog_name);
         }
-        if (i >= argc || strcmp(argv[i], ":") == 0)
+        if (i >= argc || is_sep(argv[i]))
             die("no program given%s (see %s -h)",
                 nspecs > 0 ? " after ':'" : "", prog_name);
         s.prog = argv[i];
         s.argv = &argv[i];
         int j = i;
-        while (j < argc && strcmp(argv[j], ":") != 0)
+        while (j < argc && !is_sep(argv[j]))
             j++;
         /* Terminate this program's argv at the ':' (restored below, before
          * exec). */
@@ -274,13 +284,12 @@ int main(int argc, char **argv)
             die("too many tasks (%ld): at most %d", (long)total + s.ntasks,
                 PIP_NTASKS_MAX);
         total += s.ntasks;
-        if (j < argc && j + 1 >= argc)
-            die("no program given after ':' (see %s -h)", prog_name);
+        /* A ':' at the very end is accepted, as by PiP's pip-exec. */
     }
 
     /* Split argv at the ':' separators now that exec is behind us. */
     for (int k = 1; k < argc; k++)
-        if (strcmp(argv[k], ":") == 0)
+        if (is_sep(argv[k]))
             argv[k] = NULL;
 
     /* Check every program before starting anything. */

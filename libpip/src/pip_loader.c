@@ -454,7 +454,10 @@ static int pip_dlerror_code(const char *msg)
  * the namespace for the object already loaded, and descriptor numbers are
  * reused: make every name distinct by spelling the path differently.  After
  * the leading '/', each of 32 bits of `seq` is "./" (1) or "/" (0): both
- * resolve to the same directory, and the spellings differ.
+ * resolve to the same directory, and the spellings differ.  The path names
+ * the root's PID, not /proc/self: a debugger reads the names in the link
+ * maps and opens them in its own process, where /proc/self/fd/N is one of
+ * its own descriptors (gdb blocked reading its own pipe on attach).
  */
 static void pip_load_name(char *buf, size_t size, unsigned long seq, int fd)
 {
@@ -465,12 +468,17 @@ static void pip_load_name(char *buf, size_t size, unsigned long seq, int fd)
             buf[n++] = '.';
         buf[n++] = '/';
     }
-    snprintf(buf + n, size - n, "proc/self/fd/%d", fd);
+    snprintf(buf + n, size - n, "proc/%d/fd/%d", (int)getpid(), fd);
 }
 
 static int pip_is_image_name(const char *name)
 {
-    return name != NULL && strstr(name, "proc/self/fd/") != NULL;
+    if (name == NULL)
+        return 0;
+    const char *p = strstr(name, "proc/");
+    int pid, fd, end = 0;
+    return p != NULL && sscanf(p, "proc/%d/fd/%d%n", &pid, &fd, &end) == 2 &&
+           p[end] == '\0';
 }
 
 /*

@@ -126,6 +126,26 @@ static void mpmd_colon_form(void **state)
     assert_int_equal(th_count(r.out, "second pipid=2\n"), 1);
 }
 
+/* PiP's forms: a trailing ':' is accepted, "::" separates too, and
+ * the separator is not passed to the program. */
+static void pip_separator_forms(void **state)
+{
+    (void)state;
+    run_t r = run_pip_exec("-n", "1", sib("task_api"), "say", "one", ":", NULL);
+    expect_exit(&r, 0);
+    assert_int_equal(th_count(r.out, "one pipid=0\n"), 1);
+    assert_int_equal(th_count(r.out, ":"), 0);
+    r = run_pip_exec(sib("task_api"), "say", "a", "::", "-n", "2",
+                     sib("task_api"), "say", "b", ":", NULL);
+    expect_exit(&r, 0);
+    assert_int_equal(th_count(r.out, "a pipid=0\n"), 1);
+    assert_int_equal(th_count(r.out, "b pipid="), 2);
+    /* -d, PiP's no-op dry-run flag, is accepted. */
+    r = run_pip_exec("-d", sib("task_api"), "say", "d", NULL);
+    expect_exit(&r, 0);
+    assert_int_equal(th_count(r.out, "d pipid=0\n"), 1);
+}
+
 static void mpmd_of_different_programs(void **state)
 {
     (void)state;
@@ -216,7 +236,8 @@ static void user_errors_give_one_line(void **state)
          run_pip_exec(sib("task_nordyn_stripped"), NULL)},
         {"unknown function",
          run_pip_exec("-f", "no_such_fn", sib("task_api"), NULL)},
-        {"empty MPMD part", run_pip_exec(sib("task_nop"), ":", NULL)},
+        {"empty MPMD part",
+         run_pip_exec(sib("task_nop"), ":", ":", sib("task_nop"), NULL)},
         {"leading colon", run_pip_exec(":", sib("task_nop"), NULL)},
         {"too many tasks", run_pip_exec("-n", "100000", sib("task_nop"), NULL)},
     };
@@ -334,6 +355,7 @@ int main(void)
         cmocka_unit_test(n_tasks_each_get_a_pipid),
         cmocka_unit_test(single_task_default),
         cmocka_unit_test(mpmd_colon_form),
+        cmocka_unit_test(pip_separator_forms),
         cmocka_unit_test(mpmd_of_different_programs),
         cmocka_unit_test(f_starts_at_function),
         cmocka_unit_test(unflushed_output_appears),

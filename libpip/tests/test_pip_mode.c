@@ -1,14 +1,63 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * test_pip_mode.c: pip-mode prints the mode libpip gives a root under
- * PIP_MODE, runs commands with -p / -t / -P, passes their exit status
- * through, and gives one-line errors for bad values and usage.
+ * test_pip_mode.c: pip-mode takes PiP's flags (-P process, -T thread,
+ * -L/-G/-C process variants run in process mode), prints PIP_MODE=<mode>
+ * without a command, runs commands and passes their exit status through;
+ * printpipmode prints the mode a root gets, or exits with pip_init()'s
+ * error.
  */
 #include "pt_tool.h"
 
-static char *mode;
+static char *mode, *printpipmode;
 
-static void prints_the_mode_a_root_gets(void **state)
+/* Without a command pip-mode prints PIP_MODE=<mode> for its options, as
+ * PiP's does; the mode a root really gets is printpipmode's answer. */
+static void prints_the_mode_it_would_set(void **state)
+{
+    (void)state;
+    struct {
+        const char *opt;
+        const char *want;
+    } cases[] = {
+        {NULL, "PIP_MODE=\n"},
+        {"-P", "PIP_MODE=process\n"},
+        {"-p", "PIP_MODE=process\n"},
+        {"--process", "PIP_MODE=process\n"},
+        {"-T", "PIP_MODE=pthread\n"},
+        {"-t", "PIP_MODE=pthread\n"},
+        {"--thread", "PIP_MODE=pthread\n"},
+        {"--pthread", "PIP_MODE=pthread\n"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        pt_run_t r = pt_run(NULL, mode, cases[i].opt, NULL);
+        PT_EXPECT_EXIT(r, 0);
+        assert_string_equal(r.out, cases[i].want);
+        assert_string_equal(r.err, "");
+        pt_run_free(&r);
+    }
+}
+
+/* PiP's process-mode variants are not needed here: one line says so, and
+ * the command runs in process mode. */
+static void variants_run_in_process_mode(void **state)
+{
+    (void)state;
+    const char *opts[] = {"-L", "-l", "--process:preload",
+                          "-G", "-g", "--process:got",
+                          "-C", "-c", "--process:pipclone"};
+    for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+        pt_run_t r =
+            pt_run(NULL, mode, opts[i], "sh", "-c", "echo \"$PIP_MODE\"", NULL);
+        PT_EXPECT_EXIT(r, 0);
+        assert_string_equal(r.out, "process\n");
+        assert_int_equal(th_count(r.err, "\n"), 1);
+        assert_non_null(strstr(r.err, "is not needed"));
+        pt_run_free(&r);
+    }
+}
+
+/* printpipmode: the mode pip_init() gives a root of this environment. */
+static void printpipmode_prints_the_mode_a_root_gets(void **state)
 {
     (void)state;
     struct {
@@ -18,36 +67,48 @@ static void prints_the_mode_a_root_gets(void **state)
         {NULL, "process\n"},
         {"PIP_MODE=", "process\n"},
         {"PIP_MODE=process", "process\n"},
-        {"PIP_MODE=thread", "thread\n"},
-        {"PIP_MODE=pthread", "thread\n"},
+        {"PIP_MODE=thread", "pthread\n"},
+        {"PIP_MODE=pthread", "pthread\n"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char *env[2] = {(char *)cases[i].env, NULL};
-        pt_run_t r = pt_run(cases[i].env ? env : NULL, mode, NULL);
+        pt_run_t r = pt_run(cases[i].env ? env : NULL, printpipmode, NULL);
         PT_EXPECT_EXIT(r, 0);
         assert_string_equal(r.out, cases[i].want);
         assert_string_equal(r.err, "");
         pt_run_free(&r);
     }
+    /* Under pip-mode -T / -P. */
+    pt_run_t r = pt_run(NULL, mode, "-T", printpipmode, NULL);
+    PT_EXPECT_EXIT(r, 0);
+    assert_string_equal(r.out, "pthread\n");
+    pt_run_free(&r);
+    r = pt_run(NULL, mode, "-P", printpipmode, NULL);
+    PT_EXPECT_EXIT(r, 0);
+    assert_string_equal(r.out, "process\n");
+    pt_run_free(&r);
 }
 
-static void bad_environment_gives_one_line(void **state)
+/* printpipmode exits with pip_init()'s error number, one line on stderr. */
+static void printpipmode_bad_environment(void **state)
 {
     (void)state;
     struct {
         const char *env;
+        int code;
         const char *needle;
     } cases[] = {
-        {"PIP_MODE=bogus", "bad PIP_MODE value 'bogus'"},
-        {"PIP_MODE=threads", "bad PIP_MODE value 'threads'"},
-        {"PIP_MODE=process:got", "variant this libpip does not provide"},
-        {"PIP_MODE=process:preload", "variant this libpip does not provide"},
-        {"PIP_STACKSZ=12q", "check PIP_STACKSZ"},
+        {"PIP_MODE=bogus", EINVAL, "bad PIP_MODE value"},
+        {"PIP_MODE=process:got", EPERM, "variant"},
+        {"PIP_MODE=process:preload", EPERM, "variant"},
+        {"PIP_STACKSZ=12q", EINVAL, "check PIP_STACKSZ"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char *env[2] = {(char *)cases[i].env, NULL};
-        pt_run_t r = pt_run(env, mode, NULL);
-        pt_expect_one_line_error(&r, 1, "pip-mode", cases[i].needle);
+        pt_run_t r = pt_run(env, printpipmode, NULL);
+        pt_expect_one_line_error(&r, cases[i].code, "printpipmode",
+                                 cases[i].needle);
+        assert_non_null(strstr(r.err, "pip_init() fails"));
         pt_run_free(&r);
     }
 }
@@ -57,22 +118,27 @@ static void runs_commands_under_a_mode(void **state)
     (void)state;
     /* pip-mode itself as the command: libpip sees the mode it was given. */
     char *env[] = {"PIP_MODE=thread", NULL};
-    pt_run_t r = pt_run(env, mode, "-p", mode, NULL);
+    pt_run_t r = pt_run(env, mode, "-p", printpipmode, NULL);
     PT_EXPECT_EXIT(r, 0);
     assert_string_equal(r.out, "process\n");
     pt_run_free(&r);
-    r = pt_run(NULL, mode, "-t", mode, NULL);
-    PT_EXPECT_EXIT(r, 0);
-    assert_string_equal(r.out, "thread\n");
-    pt_run_free(&r);
-    r = pt_run(NULL, mode, "-P", "--", "sh", "-c", "echo \"$PIP_MODE\"", NULL);
+    r = pt_run(NULL, mode, "-t", printpipmode, NULL);
     PT_EXPECT_EXIT(r, 0);
     assert_string_equal(r.out, "pthread\n");
     pt_run_free(&r);
-    r = pt_run(NULL, mode, "-t", "sh", "-c", "echo \"$PIP_MODE\"; exit 5",
+    r = pt_run(NULL, mode, "-P", "--", "sh", "-c", "echo \"$PIP_MODE\"", NULL);
+    PT_EXPECT_EXIT(r, 0);
+    assert_string_equal(r.out, "process\n");
+    pt_run_free(&r);
+    /* No option: PIP_MODE is set empty (PiP's), whatever it was. */
+    r = pt_run(env, mode, "sh", "-c", "echo \"[$PIP_MODE]\"", NULL);
+    PT_EXPECT_EXIT(r, 0);
+    assert_string_equal(r.out, "[]\n");
+    pt_run_free(&r);
+    r = pt_run(NULL, mode, "-T", "sh", "-c", "echo \"$PIP_MODE\"; exit 5",
                NULL);
     PT_EXPECT_EXIT(r, 5);
-    assert_string_equal(r.out, "thread\n");
+    assert_string_equal(r.out, "pthread\n");
     pt_run_free(&r);
     /*
      * A PiP program under each mode: pip-exec (exec'ed by sh, so its PID is
@@ -115,35 +181,32 @@ static void commands_that_cannot_run(void **state)
     pt_run_free(&r);
 }
 
-static void bad_usage_gives_one_line(void **state)
+/* PiP's exit codes: 1 for an unknown option, 2 after the usage. */
+static void bad_usage(void **state)
 {
     (void)state;
-    struct {
-        const char *args[4];
-        const char *needle;
-    } cases[] = {
-        {{"-x", NULL}, "unknown option '-x'"},
-        {{"-t", NULL}, "no command given"},
-        {{"-t", "-p", "true", NULL}, "exclude each other"},
-        {{"true", NULL}, "give the mode to run true under"},
-        {{"--", NULL}, NULL},
-    };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        char *argv[6] = {mode};
-        for (int k = 0; k < 4 && cases[i].args[k] != NULL; k++)
-            argv[k + 1] = (char *)cases[i].args[k];
-        pt_run_t r = pt_runv(NULL, argv);
-        if (cases[i].needle == NULL) { /* "--" alone: print the mode */
-            PT_EXPECT_EXIT(r, 0);
-            pt_run_free(&r);
-            continue;
-        }
-        pt_expect_one_line_error(&r, 2, "pip-mode", cases[i].needle);
+    pt_run_t r = pt_run(NULL, mode, "-x", NULL);
+    pt_expect_one_line_error(&r, 1, "pip-mode", "unknown option '-x'");
+    pt_run_free(&r);
+    const char *help[] = {"-u", "--help"};
+    for (int i = 0; i < 2; i++) {
+        r = pt_run(NULL, mode, help[i], NULL);
+        PT_EXPECT_EXIT(r, 2);
+        assert_string_equal(r.out, "");
+        assert_non_null(strstr(r.err, "usage: pip-mode"));
         pt_run_free(&r);
     }
-    pt_run_t r = pt_run(NULL, mode, "--help", NULL);
+    r = pt_run(NULL, mode, "-h", NULL);
     PT_EXPECT_EXIT(r, 0);
     assert_non_null(strstr(r.out, "usage: pip-mode"));
+    pt_run_free(&r);
+    /* "--" ends the options; nothing after it: print the mode. */
+    r = pt_run(NULL, mode, "-T", "--", NULL);
+    PT_EXPECT_EXIT(r, 0);
+    assert_string_equal(r.out, "PIP_MODE=pthread\n");
+    pt_run_free(&r);
+    r = pt_run(NULL, printpipmode, "extra", NULL);
+    pt_expect_one_line_error(&r, 2, "printpipmode", "takes no arguments");
     pt_run_free(&r);
 }
 
@@ -155,12 +218,15 @@ int main(void)
     unsetenv("KMP_STACKSIZE");
     unsetenv("OMP_STACKSIZE");
     mode = pt_tool_path("../pip-mode");
+    printpipmode = pt_tool_path("../printpipmode");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(prints_the_mode_a_root_gets),
-        cmocka_unit_test(bad_environment_gives_one_line),
+        cmocka_unit_test(prints_the_mode_it_would_set),
+        cmocka_unit_test(variants_run_in_process_mode),
+        cmocka_unit_test(printpipmode_prints_the_mode_a_root_gets),
+        cmocka_unit_test(printpipmode_bad_environment),
         cmocka_unit_test(runs_commands_under_a_mode),
         cmocka_unit_test(commands_that_cannot_run),
-        cmocka_unit_test(bad_usage_gives_one_line),
+        cmocka_unit_test(bad_usage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -74,12 +74,29 @@ static void link_flags_for_tasks_and_roots(void **state)
     assert_non_null(strstr(l, " -pie "));
     assert_null(strstr(l, "libpiproot.a"));
     free(l);
+    /* PiP's roles: --piproot alone links a root, not a PIE; both roles
+     * together are the default (a task, which also works as a root). */
     l = show("--piproot", "-o", "r", "r.c");
-    assert_non_null(strstr(l, " -pie "));
-    assert_non_null(strstr(l, " -rdynamic "));
+    assert_non_null(strstr(l, " -no-pie "));
+    assert_null(strstr(l, " -pie "));
+    assert_null(strstr(l, " -rdynamic "));
     assert_non_null(strstr(l, "/libpiproot.a "));
     assert_non_null(strstr(l, " -Wl,--undefined=pip_root_tls_reserve_bytes "));
     assert_non_null(strstr(l, " -lpip"));
+    free(l);
+    l = show("--piproot", "--piptask", "x.c", NULL);
+    assert_non_null(strstr(l, " -pie "));
+    assert_non_null(strstr(l, " -rdynamic "));
+    assert_null(strstr(l, "libpiproot.a"));
+    free(l);
+    /* PiP's macros, so that version-dependent PiP code takes its v2 paths. */
+    l = show("-c", "x.c", NULL, NULL);
+    assert_non_null(strstr(l, " -DPIPCC "));
+    assert_non_null(strstr(l, " -DPIP_VERSION=2.4.1 "));
+    assert_non_null(strstr(l, " -DPIP_VERSION_MAJOR=2 "));
+    assert_non_null(strstr(l, " -DPIP_VERSION_MINOR=4 "));
+    assert_non_null(strstr(l, " -DPIP_VERSION_SUBMINOR=1 "));
+    assert_non_null(strstr(l, " -pthread "));
     free(l);
 }
 
@@ -174,6 +191,11 @@ static void piproot_gives_the_root_a_tls_reserve(void **state)
     r = pt_run(NULL, check, "-r", root, NULL);
     PT_EXPECT_EXIT(r, 0);
     pt_run_free(&r);
+    /* A root (not a PIE) is not a valid task. */
+    r = pt_run(NULL, check, "-t", root, NULL);
+    PT_EXPECT_EXIT(r, 1);
+    assert_non_null(strstr(r.out, "task: no: not position-independent"));
+    pt_run_free(&r);
     r = pt_run(NULL, root, "3", t, NULL);
     PT_EXPECT_EXIT(r, 0);
     assert_non_null(strstr(r.out, "root ok 3\n"));
@@ -200,7 +222,8 @@ static void bad_usage_gives_one_line(void **state)
         {{NULL}, "no input files"},
         {{"--piproot", NULL}, "no input files"},
         {{"-O2", "-Wall", NULL}, "no input files"},
-        {{"--piproot", "--piptask", "x.c", NULL}, "exclude each other"},
+        {{"-Bstatic", "x.c", NULL}, "-Bstatic cannot make a PiP program"},
+        {{"--enable-new-dtags", "x.c", NULL}, "not a runpath"},
         {{"-static", "x.c", NULL}, "-static cannot make a PiP program"},
         {{"-no-pie", "x.c", NULL}, "-no-pie cannot make a PiP program"},
         {{"-fno-pie", "-c", "x.c", NULL}, "-fno-pie cannot"},
@@ -230,6 +253,7 @@ static void bad_usage_gives_one_line(void **state)
 int main(void)
 {
     unsetenv("PIP_CC");
+    unsetenv("CC"); /* pipcc reads it, as PiP's */
     pipcc = pt_tool_path("pipcc");
     check = pt_tool_path("../pip-check");
     const struct CMUnitTest tests[] = {

@@ -104,7 +104,7 @@ static void wait_listed(const struct root *r, int n)
     time_t end = time(NULL) + DEADLINE_S;
     for (;;) {
         struct row rows[8];
-        pt_run_t o = pt_run(NULL, pips, "-H", "-p", pid, NULL);
+        pt_run_t o = pt_run(NULL, pips, "-l", "-H", "-p", pid, NULL);
         int got = pt_exit_code(&o) == 0 ? parse(o.out, rows, 8) - 1 : 0;
         pt_run_free(&o);
         if (got == n)
@@ -181,7 +181,7 @@ static void lists_the_tasks_of_a_running_root(void **state)
     (void)state;
     struct root r;
     root_start(&r, 3);
-    pt_run_t o = pt_run(NULL, pips, "-p", num(r.pid), NULL);
+    pt_run_t o = pt_run(NULL, pips, "-l", "-p", num(r.pid), NULL);
     PT_EXPECT_EXIT(o, 0);
     assert_non_null(strstr(o.out, "ROOT  PIPID      PID      TID MODE"));
     struct row rows[8];
@@ -217,7 +217,7 @@ static void lists_the_tasks_of_a_running_root(void **state)
     pt_run_free(&o);
 
     /* Unfiltered: our root is among all roots. */
-    o = pt_run(NULL, pips, "-H", NULL);
+    o = pt_run(NULL, pips, "-l", "-H", NULL);
     PT_EXPECT_EXIT(o, 0);
     char want[64];
     snprintf(want, sizeof(want), "%8d %6s %8d", (int)r.pid, "root", (int)r.pid);
@@ -225,23 +225,24 @@ static void lists_the_tasks_of_a_running_root(void **state)
     pt_run_free(&o);
 
     /* Filters: one pipid; the program name; a task's PID selects its root. */
-    o = pt_run(NULL, pips, "-H", "-p", num(r.pid), "-i", "1", NULL);
+    o = pt_run(NULL, pips, "-l", "-H", "-p", num(r.pid), "-i", "1", NULL);
     PT_EXPECT_EXIT(o, 0);
     /* A root's row comes with its selected tasks. */
     assert_int_equal(parse(o.out, rows, 8), 2);
     assert_string_equal(rows[0].pipid, "root");
     assert_string_equal(rows[1].pipid, "1");
     pt_run_free(&o);
-    o = pt_run(NULL, pips, "-H", "-p", num(r.pid), "-n", "task_block", NULL);
+    o = pt_run(NULL, pips, "-l", "-H", "-p", num(r.pid), "-n", "task_block",
+               NULL);
     PT_EXPECT_EXIT(o, 0);
     assert_int_equal(parse(o.out, rows, 8), 4);
     pt_run_free(&o);
-    o = pt_run(NULL, pips, "-H", "-p", num(r.ttid[2]), NULL);
+    o = pt_run(NULL, pips, "-l", "-H", "-p", num(r.ttid[2]), NULL);
     PT_EXPECT_EXIT(o, 0);
     assert_int_equal(parse(o.out, rows, 8), 4);
     assert_int_equal(rows[0].pid, r.pid);
     pt_run_free(&o);
-    o = pt_run(NULL, pips, "-p", num(r.pid), "-n", "no_such_prog", NULL);
+    o = pt_run(NULL, pips, "-l", "-p", num(r.pid), "-n", "no_such_prog", NULL);
     pt_expect_one_line_error(&o, 1, "pips", "no PiP root or task matches");
     pt_run_free(&o);
 
@@ -262,7 +263,7 @@ static void lists_the_tasks_of_a_running_root(void **state)
     int st = root_wait(&r);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     /* The root is gone, and so is its registry. */
-    o = pt_run(NULL, pips, "-p", num(r.pid), NULL);
+    o = pt_run(NULL, pips, "-l", "-p", num(r.pid), NULL);
     pt_expect_one_line_error(&o, 1, "pips", "no PiP root or task matches");
     pt_run_free(&o);
 }
@@ -276,7 +277,7 @@ static void reaped_tasks_leave_the_list(void **state)
     root_release(&r, 1);
     /* pip-exec reaps the task that got the byte: it leaves the list. */
     wait_listed(&r, 1);
-    pt_run_t o = pt_run(NULL, pips, "-H", "-p", num(r.pid), NULL);
+    pt_run_t o = pt_run(NULL, pips, "-l", "-H", "-p", num(r.pid), NULL);
     PT_EXPECT_EXIT(o, 0);
     assert_int_equal(parse(o.out, rows, 8), 2);
     assert_string_equal(rows[0].pipid, "root");
@@ -314,14 +315,155 @@ static void kill_all_tasks_of_a_root(void **state)
     (void)state;
     struct root r;
     root_start(&r, 2);
-    pt_run_t o = pt_run(NULL, pips, "-k", "-p", num(r.pid), NULL);
+    /* PiP's --kill: SIGTERM; -t: the tasks only. */
+    pt_run_t o = pt_run(NULL, pips, "-k", "-t", "-p", num(r.pid), NULL);
     PT_EXPECT_EXIT(o, 0);
     pt_run_free(&o);
     int st = root_wait(&r);
     if (thread_mode)
-        assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+        assert_true((WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM) ||
+                    (WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM));
     else
-        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGKILL);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM);
+}
+
+/* PiP's --kill without -t also ends the selected root, verbosely. */
+static void kill_root_and_tasks(void **state)
+{
+    (void)state;
+    struct root r;
+    root_start(&r, 1);
+    pt_run_t o = pt_run(NULL, pips, "--kill", "-v", "-p", num(r.pid), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    char want[64];
+    snprintf(want, sizeof(want), "pip-tgkill TERM %d %d (", (int)r.pid,
+             (int)r.pid);
+    assert_non_null(strstr(o.out, want));
+    assert_int_equal(th_count(o.out, "pip-tgkill TERM "), 2);
+    pt_run_free(&o);
+    int st = root_wait(&r);
+    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+}
+
+/* PiP's listing: ps's columns, then PIP (R or the pipid, and the mode
+ * letter) and COMMAND; PiP's selections. */
+static void pip_columns_and_selections(void **state)
+{
+    (void)state;
+    struct root r;
+    root_start(&r, 2);
+    char m = thread_mode ? 'T' : 'P';
+    char rootpip[4] = {'R', m, ' ', 0}, t0[4] = {'0', m, ' ', 0},
+         t1[4] = {'1', m, ' ', 0};
+    pt_run_t o = pt_run(NULL, pips, "-p", num(r.pid), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_true(strncmp(o.out, "  PID   TID TT", 14) == 0);
+    assert_non_null(strstr(o.out, " STAT "));
+    assert_non_null(strstr(o.out, " TIME PIP   COMMAND\n"));
+    assert_int_equal(th_count(o.out, "\n"), 4);
+    assert_int_equal(th_count(o.out, rootpip), 1);
+    assert_int_equal(th_count(o.out, t0), 1);
+    assert_int_equal(th_count(o.out, t1), 1);
+    assert_int_equal(th_count(o.out, " task_block\n"), 2);
+    /* The root's line: its PID and TID (columns are right-aligned). */
+    const char *rl = strstr(o.out, rootpip);
+    while (rl > o.out && rl[-1] != '\n')
+        rl--;
+    int rp = -1, rt = -1;
+    assert_int_equal(sscanf(rl, "%d %d", &rp, &rt), 2);
+    assert_int_equal(rp, r.pid);
+    assert_int_equal(rt, r.pid);
+    pt_run_free(&o);
+    /* u: ps u's columns. */
+    o = pt_run(NULL, pips, "u", "-p", num(r.pid), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_true(strncmp(o.out, "USER", 4) == 0);
+    assert_non_null(strstr(o.out, "%CPU %MEM"));
+    assert_non_null(strstr(o.out, " RSS "));
+    assert_int_equal(th_count(o.out, "\n"), 4);
+    pt_run_free(&o);
+    o = pt_run(NULL, pips, "ax", "-p", num(r.pid), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_int_equal(th_count(o.out, "\n"), 4);
+    pt_run_free(&o);
+    /* --root / --task / a program-name PATTERN / a TID PATTERN. */
+    o = pt_run(NULL, pips, "--root", "-p", num(r.pid), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_int_equal(th_count(o.out, "\n"), 2);
+    assert_int_equal(th_count(o.out, rootpip), 1);
+    pt_run_free(&o);
+    o = pt_run(NULL, pips, "-t", "-p", num(r.pid), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_int_equal(th_count(o.out, "\n"), 3);
+    assert_int_equal(th_count(o.out, rootpip), 0);
+    pt_run_free(&o);
+    o = pt_run(NULL, pips, "-p", num(r.pid), "-", "task_blo*", NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_int_equal(th_count(o.out, "\n"), 3);
+    pt_run_free(&o);
+    o = pt_run(NULL, pips, "-p", num(r.pid), num(r.ttid[1]), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_int_equal(th_count(o.out, "\n"), 2);
+    pt_run_free(&o);
+    /* --family: a task's root and siblings come with it, root first. */
+    o = pt_run(NULL, pips, "--family", "-p", num(r.pid), num(r.ttid[1]), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_int_equal(th_count(o.out, "\n"), 4);
+    assert_true(strstr(o.out, rootpip) < strstr(o.out, t0));
+    pt_run_free(&o);
+    /* --mode: T selects thread-mode roots, P process-mode ones. */
+    o = pt_run(NULL, pips, "-m", thread_mode ? "T" : "PL", "-p", num(r.pid),
+               NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_int_equal(th_count(o.out, "\n"), 4);
+    pt_run_free(&o);
+    o = pt_run(NULL, pips, "--mode", thread_mode ? "P" : "T", "-p", num(r.pid),
+               NULL);
+    pt_expect_one_line_error(&o, 1, "pips", "no PiP root or task matches");
+    pt_run_free(&o);
+    /* --ps / --top: ps and top run on the selected processes. */
+    o = pt_run(NULL, pips, "--ps", "-o,pid=", "-r", "-p", num(r.pid), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_int_equal(atoi(o.out), r.pid);
+    pt_run_free(&o);
+    o = pt_run(NULL, pips, "-P", "-", "-p", num(r.pid), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_non_null(strstr(o.out, num(r.pid)));
+    pt_run_free(&o);
+    o = pt_run(NULL, pips, "--top", "-b,-n,1", "-r", "-p", num(r.pid), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_non_null(strstr(o.out, num(r.pid)));
+    pt_run_free(&o);
+    /* Short and long spellings of the same options. */
+    o = pt_run(NULL, pips, "-r", "-p", num(r.pid), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_int_equal(th_count(o.out, "\n"), 2);
+    pt_run_free(&o);
+    o = pt_run(NULL, pips, "--task", "-p", num(r.pid), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_int_equal(th_count(o.out, "\n"), 3);
+    pt_run_free(&o);
+    o = pt_run(NULL, pips, "-f", "-p", num(r.pid), num(r.ttid[0]), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_int_equal(th_count(o.out, "\n"), 4);
+    pt_run_free(&o);
+    o = pt_run(NULL, pips, "-T", "-b,-n,1", "-r", "-p", num(r.pid), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_non_null(strstr(o.out, num(r.pid)));
+    pt_run_free(&o);
+    /* --signal 0 (a probe), verbosely. */
+    o = pt_run(NULL, pips, "--signal", "0", "--verbose", "-t", "-p", num(r.pid),
+               NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_int_equal(th_count(o.out, "pip-tgkill ? "), 2);
+    pt_run_free(&o);
+    o = pt_run(NULL, pips, "--debug", "-H", "-p", num(r.pid), NULL);
+    PT_EXPECT_EXIT(o, 0);
+    assert_int_equal(th_count(o.out, "\n"), 3);
+    pt_run_free(&o);
+    root_release(&r, 2);
+    int st = root_wait(&r);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
 static void signal_the_root_too(void **state)
@@ -352,7 +494,10 @@ static void bad_usage_gives_one_line(void **state)
         {{"-i", "-3", NULL}, 2, "-i '-3'"},
         {{"-n", "", NULL}, 2, "empty program name"},
         {{"-x", NULL}, 2, "unknown option '-x'"},
-        {{"foo", NULL}, 2, "unexpected argument 'foo'"},
+        /* A PATTERN that matches nothing. */
+        {{"-p", "1", "foo", NULL}, 1, "no PiP root or task matches"},
+        {{"-m", "X", NULL}, 2, "invalid mode"},
+        {{"-k", "-P", "-", NULL}, 2, "exclude each other"},
         {{"-R", NULL}, 2, "-R needs -k or -s"},
         {{"-k", "-s", "TERM", NULL}, 2, "exclude each other"},
         /* Nothing to signal: PID 1 is no PiP root here. */
@@ -388,7 +533,9 @@ int main(void)
         cmocka_unit_test(lists_the_tasks_of_a_running_root),
         cmocka_unit_test(reaped_tasks_leave_the_list),
         cmocka_unit_test(signals_only_the_selected_task),
+        cmocka_unit_test(pip_columns_and_selections),
         cmocka_unit_test(kill_all_tasks_of_a_root),
+        cmocka_unit_test(kill_root_and_tasks),
         cmocka_unit_test(signal_the_root_too),
         cmocka_unit_test(bad_usage_gives_one_line),
     };

@@ -78,17 +78,66 @@ static void copy_has_the_flag_cleared_and_still_works(void **state)
     pt_run_free(&r);
 }
 
+/* PiP's way: pip-unpie FILE rewrites FILE in place, quietly, and is
+ * content when there is nothing to clear; -c tells the state. */
+static void pip_way_in_place_and_check(void **state)
+{
+    (void)state;
+    char *orig = pt_tool_path("task_nop");
+    char *f = pt_scratch_file("pipway");
+    copy_file(orig, f, 0755);
+    pt_run_t r = pt_run(NULL, unpie, "-c", f, NULL);
+    pt_expect_one_line_error(&r, 1, "pip-unpie", "not 'unpie-ed' yet");
+    pt_run_free(&r);
+    r = pt_run(NULL, unpie, f, NULL);
+    PT_EXPECT_EXIT(r, 0);
+    assert_string_equal(r.out, "");
+    assert_string_equal(r.err, "");
+    pt_run_free(&r);
+    assert_false(pie_flag_set(f));
+    assert_int_equal(ndiff(orig, f), 1);
+    r = pt_run(NULL, f, NULL);
+    PT_EXPECT_EXIT(r, 0);
+    pt_run_free(&r);
+    r = pt_run(NULL, unpie, "-c", f, NULL);
+    PT_EXPECT_EXIT(r, 0);
+    assert_non_null(strstr(r.err, "already 'unpie-ed'"));
+    pt_run_free(&r);
+    /* Again: nothing to clear, still 0 (pipcc-style callers run it after
+     * every link). */
+    r = pt_run(NULL, unpie, f, NULL);
+    PT_EXPECT_EXIT(r, 0);
+    assert_string_equal(r.err, "");
+    pt_run_free(&r);
+    /* Not a PIE: left alone, 0; -c says so with 1. */
+    char *np = pt_scratch_file("nopie");
+    copy_file(pt_tool_path("task_nopie"), np, 0755);
+    r = pt_run(NULL, unpie, np, NULL);
+    PT_EXPECT_EXIT(r, 0);
+    pt_run_free(&r);
+    assert_int_equal(ndiff(pt_tool_path("task_nopie"), np), 0);
+    r = pt_run(NULL, unpie, "-c", np, NULL);
+    pt_expect_one_line_error(&r, 1, "pip-unpie", "is NOT PIE");
+    pt_run_free(&r);
+    /* PiP's error codes: not ELF 1; cannot open, static program 2. */
+    r = pt_run(NULL, unpie, pt_src_path("libpip/tests/task_nop.c"), NULL);
+    pt_expect_one_line_error(&r, 1, "pip-unpie", "not an ELF file");
+    pt_run_free(&r);
+    r = pt_run(NULL, unpie, "/nonexistent/prog", NULL);
+    pt_expect_one_line_error(&r, 2, "pip-unpie", "no such file");
+    pt_run_free(&r);
+    r = pt_run(NULL, unpie, pt_tool_path("task_static"), NULL);
+    pt_expect_one_line_error(&r, 2, "pip-unpie", "no dynamic section");
+    pt_run_free(&r);
+}
+
 static void in_place_only_when_asked(void **state)
 {
     (void)state;
     char *orig = pt_tool_path("task_nop");
     char *f = pt_scratch_file("inplace");
     copy_file(orig, f, 0755);
-    pt_run_t r = pt_run(NULL, unpie, f, NULL);
-    pt_expect_one_line_error(&r, 2, "pip-unpie", "-o OUT for a copy, or -i");
-    pt_run_free(&r);
-    assert_true(pie_flag_set(f));
-    r = pt_run(NULL, unpie, "-i", f, NULL);
+    pt_run_t r = pt_run(NULL, unpie, "-i", f, NULL);
     PT_EXPECT_EXIT(r, 0);
     assert_string_equal(r.err, "");
     pt_run_free(&r);
@@ -150,6 +199,7 @@ static void bad_usage_gives_one_line(void **state)
         {{"-i", NULL}, "no program given"},
         {{"-o", NULL}, "-o needs an output file"},
         {{"-i", "-o", "x", t, NULL}, "exclude each other"},
+        {{"-c", "-i", t, NULL}, "exclude each other"},
         {{"-i", t, t, NULL}, "one program at a time"},
         {{"-z", t, NULL}, "unknown option '-z'"},
         {{"-o", "a", "-o", "b", t}, "-o given twice"},
@@ -174,6 +224,7 @@ int main(void)
     check = pt_tool_path("../pip-check");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(copy_has_the_flag_cleared_and_still_works),
+        cmocka_unit_test(pip_way_in_place_and_check),
         cmocka_unit_test(in_place_only_when_asked),
         cmocka_unit_test(refuses_what_it_cannot_change),
         cmocka_unit_test(bad_usage_gives_one_line),

@@ -3,7 +3,12 @@
  * pip-check: can a program be a PiP root and/or a PiP task, and if not,
  * why not.  Reads the ELF file only; never runs or loads it.
  *
- *   pip-check [-r] [-t] [-f FUNC] [--reserve BYTES] [-q] [-v] PROG...
+ *   pip-check [-r] [-t] [-b] [-f FUNC] [--reserve BYTES] [-q] [-v] PROG...
+ *   pip-check --ldlinux
+ *
+ * PiP's long names are accepted: --root/--piproot (-r), --task/--piptask
+ * (-t), --both/--pipboth (-b: both roles), --verbose (-v), --usage;
+ * --ldlinux (--ldso) prints the dynamic linker roots run under.
  *
  * One line per verdict ("PROG: task: yes") or per reason against it
  * ("PROG: root: no: REASON").  Exit status: 0 every program can take the
@@ -30,19 +35,22 @@ struct opts {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: %s [-r] [-t] [-f FUNC] [--reserve BYTES] [-q] [-v] "
+            "usage: %s [-r] [-t] [-b] [-f FUNC] [--reserve BYTES] [-q] [-v] "
             "PROG...\n"
-            "  -r               check that PROG can be a root\n"
-            "  -t               check that PROG can be a task\n"
-            "                   (neither: report both; PROG must be one)\n"
+            "       %s --ldlinux\n"
+            "  -r, --root, --piproot   check that PROG can be a root\n"
+            "  -t, --task, --piptask   check that PROG can be a task\n"
+            "  -b, --both, --pipboth   check that PROG can be both\n"
+            "                   (none: report both; PROG must be one)\n"
             "  -f FUNC          a task starts at FUNC instead of main\n"
             "  --reserve BYTES  the root's TLS reserve (default %d, "
             "pip-exec's)\n"
             "  -q               no output, exit status only\n"
-            "  -v               also print the facts the verdict rests on\n"
-            "  -h, --help       this help\n"
+            "  -v, --verbose    also print the facts the verdict rests on\n"
+            "  --ldlinux, --ldso  print the dynamic linker and exit\n"
+            "  -h, --help       this help (--usage: on stderr, exit 1)\n"
             "exit status: 0 yes, 1 some program cannot, 2 usage error\n",
-            prog_name, PIP_TOOLS_TLS_RESERVE);
+            prog_name, prog_name, PIP_TOOLS_TLS_RESERVE);
 }
 
 static void die_usage(const char *fmt, ...)
@@ -111,12 +119,18 @@ static int check_task(const struct opts *o, const char *path, enum pe_status st,
     } else if (!f->has_interp && (f->flags_1 & DF_1_PIE)) {
         no(&v, "a static PIE (no program interpreter): link it dynamically");
     } else {
-        if (pe_exports(f, sym) == 0) {
+        /* Exported, or in the full symbol table (libpip finds a static
+         * start function or an unexported main there, as PiP 2.4). */
+        if (pe_exports(f, sym) == 0 && pe_defines(f, sym) != 1) {
             if (o->func == NULL)
-                no(&v, "'main' is not exported (no -rdynamic): link with "
-                       "-rdynamic (pipcc does)");
+                no(&v, "'main' is neither exported nor in the symbol table "
+                       "(stripped, no -rdynamic): link with -rdynamic "
+                       "(pipcc does)");
             else
-                no(&v, "start function '%s' is not an exported symbol", sym);
+                no(&v,
+                   "start function '%s' is neither exported nor in the "
+                   "symbol table",
+                   sym);
         }
         uint64_t need = pe_tls_need(f);
         if (need > o->reserve)
@@ -179,13 +193,16 @@ static void facts(const char *path, const struct pe_file *f)
                        : f->eh->e_type == ET_EXEC ? "ET_EXEC"
                                                   : "other";
     int ex = pe_exports(f, "main");
+    if (ex == 0 && pe_defines(f, "main") == 1)
+        ex = 2;
     printf("%s: info: type %s, %s, %s, DF_1_PIE %s, main %s, libpip %s, "
            "TLS %llu bytes (align %llu)\n",
            path, type, f->dyn != NULL ? "dynamic" : "static",
            f->has_interp ? "interpreter" : "no interpreter",
            (f->flags_1 & DF_1_PIE) ? "set" : "clear",
            ex == 1   ? "exported"
-           : ex == 0 ? "not exported"
+           : ex == 2 ? "in .symtab only"
+           : ex == 0 ? "absent"
                      : "unknown",
            pe_needs(f, "libpip.so") ? "linked" : "not linked",
            (unsigned long long)pe_tls_need(f),
@@ -205,13 +222,24 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return 0;
-        } else if (strcmp(a, "-r") == 0) {
+        } else if (strcmp(a, "--usage") == 0) {
+            usage(stderr);
+            return 1;
+        } else if (strcmp(a, "--ldlinux") == 0 || strcmp(a, "--ldso") == 0) {
+            puts(PIP_TOOLS_LDSO);
+            return 0;
+        } else if (strcmp(a, "-r") == 0 || strcmp(a, "--root") == 0 ||
+                   strcmp(a, "--piproot") == 0) {
             o.root = 1;
-        } else if (strcmp(a, "-t") == 0) {
+        } else if (strcmp(a, "-t") == 0 || strcmp(a, "--task") == 0 ||
+                   strcmp(a, "--piptask") == 0) {
             o.task = 1;
+        } else if (strcmp(a, "-b") == 0 || strcmp(a, "--both") == 0 ||
+                   strcmp(a, "--pipboth") == 0) {
+            o.root = o.task = 1;
         } else if (strcmp(a, "-q") == 0) {
             o.quiet = 1;
-        } else if (strcmp(a, "-v") == 0) {
+        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             o.verbose = 1;
         } else if (strcmp(a, "-f") == 0) {
             if (++i >= argc || argv[i][0] == '\0')

@@ -148,7 +148,12 @@ uint64_t pe_tls_need(const struct pe_file *f)
     return (f->tls_memsz + a - 1) & ~(a - 1);
 }
 
-int pe_exports(const struct pe_file *f, const char *name)
+/* Look `name` up in the first section of type `type` (SHT_DYNSYM or
+ * SHT_SYMTAB); `exported`: only global or weak symbols of default or
+ * protected visibility count.  1 found, 0 not, -1 cannot tell; -2 no such
+ * section. */
+static int pe_lookup(const struct pe_file *f, const char *name, uint32_t type,
+                     int exported)
 {
     const Elf64_Ehdr *eh = f->eh;
     if (eh->e_shoff == 0 || eh->e_shnum == 0 ||
@@ -157,7 +162,7 @@ int pe_exports(const struct pe_file *f, const char *name)
         return -1;
     const Elf64_Shdr *sh = (const Elf64_Shdr *)(f->data + eh->e_shoff);
     for (int i = 0; i < eh->e_shnum; i++) {
-        if (sh[i].sh_type != SHT_DYNSYM)
+        if (sh[i].sh_type != type)
             continue;
         if (sh[i].sh_link >= eh->e_shnum ||
             sh[i].sh_entsize != sizeof(Elf64_Sym) ||
@@ -178,14 +183,29 @@ int pe_exports(const struct pe_file *f, const char *name)
                 continue;
             int bind = ELF64_ST_BIND(s->st_info);
             int vis = ELF64_ST_VISIBILITY(s->st_other);
-            if ((bind == STB_GLOBAL || bind == STB_WEAK) &&
-                (vis == STV_DEFAULT || vis == STV_PROTECTED) &&
-                memcmp(strs + s->st_name, name, nl + 1) == 0)
+            if (exported && !((bind == STB_GLOBAL || bind == STB_WEAK) &&
+                              (vis == STV_DEFAULT || vis == STV_PROTECTED)))
+                continue;
+            if (!exported && ELF64_ST_TYPE(s->st_info) != STT_FUNC)
+                continue;
+            if (memcmp(strs + s->st_name, name, nl + 1) == 0)
                 return 1;
         }
         return 0;
     }
-    return 0; /* section headers but no .dynsym: nothing is exported */
+    return -2;
+}
+
+int pe_exports(const struct pe_file *f, const char *name)
+{
+    int rc = pe_lookup(f, name, SHT_DYNSYM, 1);
+    return rc == -2 ? 0 : rc; /* no .dynsym: nothing is exported */
+}
+
+int pe_defines(const struct pe_file *f, const char *name)
+{
+    int rc = pe_lookup(f, name, SHT_SYMTAB, 0);
+    return rc == -2 ? 0 : rc; /* no .symtab: stripped */
 }
 
 int pe_needs(const struct pe_file *f, const char *prefix)

@@ -59,6 +59,14 @@ uint64_t pe_tls_need(const struct pe_file *f);
  */
 int pe_exports(const struct pe_file *f, const char *name);
 
+/*
+ * Is `name` a defined function in the full symbol table (.symtab), at any
+ * binding or visibility (a static function, or main of a program linked
+ * without -rdynamic)?  1 yes, 0 no (or stripped), -1 cannot tell.  libpip
+ * starts tasks at such symbols too, as PiP 2.4 does.
+ */
+int pe_defines(const struct pe_file *f, const char *name);
+
 /* Does a DT_NEEDED entry start with `prefix`?  1 yes, 0 no. */
 int pe_needs(const struct pe_file *f, const char *prefix);
 

@@ -1,26 +1,26 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * pip-mode: run a command under a PiP execution mode, or print the mode a
- * root would get from the current environment.
+ * pip-mode: run a command under a PiP execution mode (PiP 2.4's flags).
  *
- *   pip-mode -p|-t|-P COMMAND [ARGS...]   run COMMAND with PIP_MODE set
- *   pip-mode                              print "process" or "thread"
+ *   pip-mode [-P | -T | -L | -G | -C] COMMAND [ARGS...]
+ *   pip-mode [-P | -T | -L | -G | -C]     print PIP_MODE=<mode>
  *
- * Without a command, pip-mode asks libpip itself: it initialises a root
- * for one task, reads the mode and finalises, so the answer is exactly
- * what pip_init() decides (PIP_MODE, or process by default).
- * Exit status: as COMMAND's; 127 (not found) or 126 (cannot run) when it
- * cannot be started; without a command 0, or 1 when the environment gives
- * no mode; 2 usage error.
+ * -p/-P/--process: process mode; -t/-T/--thread/--pthread: thread mode
+ * (PIP_MODE=pthread, PiP's spelling).  -l/-L/--process:preload,
+ * -g/-G/--process:got and -c/-C/--process:pipclone name PiP's ways of
+ * making a task a process on an unpatched glibc; this libpip needs none of
+ * them, so they say so on stderr and run in plain process mode.
+ * Exit status: COMMAND's; 127 (not found) or 126 (cannot run) when it
+ * cannot be started; 0 when only printing; 1 unknown option; 2 after the
+ * usage (-u, --help), as PiP's pip-mode.  The mode a root really gets is
+ * printed by printpipmode(1).
  */
 #include <pip/pip.h>
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "pip_tools.h"
@@ -30,54 +30,39 @@ static const char *prog_name = "pip-mode";
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: %s [-p | -t | -P] COMMAND [ARGS...]\n"
-            "       %s\n"
-            "  -p          run COMMAND with PIP_MODE=process\n"
-            "  -t          run COMMAND with PIP_MODE=thread\n"
-            "  -P          run COMMAND with PIP_MODE=pthread (same as -t)\n"
-            "  -h, --help  this help\n"
-            "Without a command: print the mode a PiP root gets from the "
-            "current\n"
-            "environment (process or thread).\n",
-            prog_name, prog_name);
+            "usage: %s [-P | -T | -L | -G | -C] [COMMAND [ARGS...]]\n"
+            "  -P, -p, --process     process mode\n"
+            "  -T, -t, --thread, --pthread  thread mode (PIP_MODE=pthread)\n"
+            "  -L, -l, --process:preload   PiP's process-mode variants: not\n"
+            "  -G, -g, --process:got       needed by this libpip; they run\n"
+            "  -C, -c, --process:pipclone  COMMAND in process mode\n"
+            "  -u, --help            this usage on stderr (exit 2)\n"
+            "  -h                    this usage on stdout\n"
+            "Without COMMAND: print PIP_MODE=<mode>.  printpipmode prints the "
+            "mode a\nroot gets from the environment.\n",
+            prog_name);
 }
 
-/* One line on stderr, then exit(code). */
 #define die(code, ...) pip_tool_die(prog_name, (code), __VA_ARGS__)
 
-static int print_mode(void)
+/* PiP's process-mode variants: the variant's name, or NULL. */
+static const char *variant(const char *opt)
 {
-    const char *env = getenv(PIP_ENV_MODE);
-    int one = 1, mode = 0;
-    int rc = pip_init(NULL, &one, NULL, 0);
-    if (rc == 0) {
-        rc = pip_get_mode(&mode);
-        (void)pip_fin();
-    }
-    if (rc == 0) {
-        puts(mode == PIP_MODE_PTHREAD ? "thread" : "process");
-        return 0;
-    }
-    if (rc == EPERM)
-        die(1,
-            "PIP_MODE='%s' names a process-mode variant this libpip does "
-            "not provide (use process or thread)",
-            env != NULL ? env : "");
-    if (rc == EINVAL && env != NULL && *env != '\0' &&
-        strcasecmp(env, PIP_ENV_MODE_THREAD) != 0 &&
-        strcasecmp(env, PIP_ENV_MODE_PTHREAD) != 0 &&
-        strcasecmp(env, PIP_ENV_MODE_PROCESS) != 0)
-        die(1, "bad PIP_MODE value '%s' (use process, thread or pthread)", env);
-    if (rc == EINVAL)
-        die(1, "libpip refuses the environment (check PIP_STACKSZ, "
-               "KMP_STACKSIZE, OMP_STACKSIZE)");
-    die(1, "cannot initialise libpip: %s", strerror(rc));
+    static const char *const tab[][4] = {
+        {"-l", "-L", "--process:preload", "preload"},
+        {"-g", "-G", "--process:got", "got"},
+        {"-c", "-C", "--process:pipclone", "pipclone"},
+    };
+    for (size_t k = 0; k < sizeof(tab) / sizeof(tab[0]); k++)
+        for (int j = 0; j < 3; j++)
+            if (strcmp(opt, tab[k][j]) == 0)
+                return tab[k][3];
+    return NULL;
 }
 
 int main(int argc, char **argv)
 {
-    const char *mode = NULL;
-    char opt = 0;
+    const char *mode = "";
     int i = 1;
 
     for (; i < argc && argv[i][0] == '-'; i++) {
@@ -86,30 +71,36 @@ int main(int argc, char **argv)
             i++;
             break;
         }
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        if (strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
         }
-        const char *m = strcmp(a, "-p") == 0   ? PIP_ENV_MODE_PROCESS
-                        : strcmp(a, "-t") == 0 ? PIP_ENV_MODE_THREAD
-                        : strcmp(a, "-P") == 0 ? PIP_ENV_MODE_PTHREAD
-                                               : NULL;
-        if (m == NULL)
-            die(2, "unknown option '%s' (see %s -h)", a, prog_name);
-        if (mode != NULL && opt != a[1])
-            die(2, "-%c and %s exclude each other (see %s -h)", opt, a,
-                prog_name);
-        mode = m;
-        opt = a[1];
+        if (strcmp(a, "-u") == 0 || strcmp(a, "--help") == 0) {
+            usage(stderr);
+            return 2;
+        }
+        if (strcmp(a, "-p") == 0 || strcmp(a, "-P") == 0 ||
+            strcmp(a, "--process") == 0) {
+            mode = PIP_ENV_MODE_PROCESS;
+        } else if (strcmp(a, "-t") == 0 || strcmp(a, "-T") == 0 ||
+                   strcmp(a, "--thread") == 0 || strcmp(a, "--pthread") == 0) {
+            mode = PIP_ENV_MODE_PTHREAD;
+        } else if (variant(a) != NULL) {
+            fprintf(stderr,
+                    "%s: process:%s is not needed (this libpip makes tasks "
+                    "processes on stock glibc): using process mode\n",
+                    prog_name, variant(a));
+            mode = PIP_ENV_MODE_PROCESS;
+        } else {
+            die(1, "unknown option '%s' (see %s -h)", a, prog_name);
+        }
     }
     if (i >= argc) {
-        if (mode != NULL)
-            die(2, "-%c: no command given (see %s -h)", opt, prog_name);
-        return print_mode();
+        printf("PIP_MODE=%s\n", mode);
+        return 0;
     }
-    if (mode == NULL)
-        die(2, "give the mode to run %s under: -p, -t or -P (see %s -h)",
-            argv[i], prog_name);
+    /* As PiP's: PIP_MODE=<mode> COMMAND, empty without an option (the
+     * default, process mode). */
     if (setenv(PIP_ENV_MODE, mode, 1) != 0)
         die(1, "setenv: %s", strerror(errno));
     fflush(NULL);

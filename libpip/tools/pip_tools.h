@@ -12,6 +12,16 @@
  */
 #define PIP_TOOLS_TLS_RESERVE (64 * 1024)
 
+/* The dynamic linker programs of this machine run under (pip-check
+ * --ldlinux). */
+#if defined(__x86_64__)
+#define PIP_TOOLS_LDSO "/lib64/ld-linux-x86-64.so.2"
+#elif defined(__aarch64__)
+#define PIP_TOOLS_LDSO "/lib/ld-linux-aarch64.so.1"
+#else
+#define PIP_TOOLS_LDSO ""
+#endif
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
