@@ -6,7 +6,7 @@ FTA_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ft-agree/include \
 
 EXTRA_DIST += ft-agree/README.md ft-agree/man/ftagree.7.md \
 	ft-agree/tests/test_fta_mpi.sh ft-agree/tests/fta-mpiexec \
-	ft-agree/tests/test_fta_mpich.sh \
+	ft-agree/tests/test_fta_mpich.sh ft-agree/tests/test_fta_sim_seeded.sh \
 	ft-agree/.gitignore ft-agree/bench/fta-bench.sh \
 	ft-agree/ftagree.pc.in
 FORMAT_FILES += ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
@@ -61,6 +61,18 @@ ft_agree_tests_test_fta_sim_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 ft_agree_tests_test_fta_sim_LDADD = ft-agree/libftasim.la $(CMOCKA_LIBS)
 ft_agree_tests_test_fta_sim_LDFLAGS = $(AM_LDFLAGS) -no-install
 endif
+
+# The simulator must be able to fail: fta-sim-seeded is fta-sim built on a
+# core with a seeded bug (FTA_SEEDED_BUG in src/fta_core.c); the check
+# runs both on the same schedules.
+check_PROGRAMS += ft-agree/tests/fta-sim-seeded
+ft_agree_tests_fta_sim_seeded_SOURCES = ft-agree/src/fta_simtool.c \
+	ft-agree/src/fta_sim.c ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
+	ft-agree/src/fta_wire.c ft-agree/src/fta_clone.c
+ft_agree_tests_fta_sim_seeded_CPPFLAGS = $(FTA_CPPFLAGS) -DFTA_SEEDED_BUG
+ft_agree_tests_fta_sim_seeded_LDADD = -lm
+ft_agree_tests_fta_sim_seeded_LDFLAGS = $(AM_LDFLAGS) -no-install
+TESTS += ft-agree/tests/test_fta_sim_seeded.sh
 
 # Real-process failure tests (through test/mpi-run).
 check_PROGRAMS += ft-agree/tests/fta_mpi_scen ft-agree/tests/fta_mpi_detect
