@@ -203,7 +203,7 @@ FTA_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count,
     MPI_Request r;                                                             \
     rc = nonblocking;                                                          \
     if (rc == MPI_SUCCESS)                                                     \
-        rc = wait_req(fc, &r, -1, FTA_RQ_COLL, MPI_STATUS_IGNORE);                          \
+        rc = wait_req(fc, &r, -1, FTA_RQ_COLL, MPI_STATUS_IGNORE);             \
     return fta_mpi_error(comm, rc)
 
 FTA_EXPORT int MPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt,

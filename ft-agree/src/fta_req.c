@@ -135,33 +135,38 @@ static int tfail(MPI_Request *r, const treq_t *t, int rc, MPI_Status *st)
 FTA_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest,
                          int tag, MPI_Comm comm, MPI_Request *req)
 {
-    NB_START(comm, dest, FTA_RQ_SEND, PMPI_Isend(buf, count, dt, dest, tag, comm, req),
+    NB_START(comm, dest, FTA_RQ_SEND,
+             PMPI_Isend(buf, count, dt, dest, tag, comm, req),
              PMPI_Isend(buf, count, dt, dest, tag, comm, req));
 }
 
 FTA_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest,
                           int tag, MPI_Comm comm, MPI_Request *req)
 {
-    NB_START(comm, dest, FTA_RQ_SEND, PMPI_Issend(buf, count, dt, dest, tag, comm, req),
+    NB_START(comm, dest, FTA_RQ_SEND,
+             PMPI_Issend(buf, count, dt, dest, tag, comm, req),
              PMPI_Issend(buf, count, dt, dest, tag, comm, req));
 }
 
 FTA_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src,
                          int tag, MPI_Comm comm, MPI_Request *req)
 {
-    NB_START(comm, src, FTA_RQ_RECV, PMPI_Irecv(buf, count, dt, src, tag, comm, req),
+    NB_START(comm, src, FTA_RQ_RECV,
+             PMPI_Irecv(buf, count, dt, src, tag, comm, req),
              PMPI_Irecv(buf, count, dt, src, tag, comm, req));
 }
 
 FTA_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 {
-    NB_START(comm, -1, FTA_RQ_COLL, PMPI_Ibarrier(comm, req), PMPI_Ibarrier(comm, req));
+    NB_START(comm, -1, FTA_RQ_COLL, PMPI_Ibarrier(comm, req),
+             PMPI_Ibarrier(comm, req));
 }
 
 FTA_EXPORT int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root,
                           MPI_Comm comm, MPI_Request *req)
 {
-    NB_START(comm, -1, FTA_RQ_COLL, PMPI_Ibcast(buf, count, dt, root, comm, req),
+    NB_START(comm, -1, FTA_RQ_COLL,
+             PMPI_Ibcast(buf, count, dt, root, comm, req),
              PMPI_Ibcast(buf, count, dt, root, comm, req));
 }
 
@@ -169,7 +174,8 @@ FTA_EXPORT int MPI_Ireduce(const void *sbuf, void *rbuf, int count,
                            MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
                            MPI_Request *req)
 {
-    NB_START(comm, -1, FTA_RQ_COLL, PMPI_Ireduce(sbuf, rbuf, count, dt, op, root, comm, req),
+    NB_START(comm, -1, FTA_RQ_COLL,
+             PMPI_Ireduce(sbuf, rbuf, count, dt, op, root, comm, req),
              PMPI_Ireduce(sbuf, rbuf, count, dt, op, root, comm, req));
 }
 
@@ -177,7 +183,8 @@ FTA_EXPORT int MPI_Iallreduce(const void *sbuf, void *rbuf, int count,
                               MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                               MPI_Request *req)
 {
-    NB_START(comm, -1, FTA_RQ_COLL, PMPI_Iallreduce(sbuf, rbuf, count, dt, op, comm, req),
+    NB_START(comm, -1, FTA_RQ_COLL,
+             PMPI_Iallreduce(sbuf, rbuf, count, dt, op, comm, req),
              PMPI_Iallreduce(sbuf, rbuf, count, dt, op, comm, req));
 }
 

@@ -70,7 +70,8 @@ static void big(const char *path, int rank, int size)
     MPI_File fh;
     MPI_Request rq;
     MPI_Status st;
-    int *w = malloc((size_t)n * sizeof(int)), *r = calloc((size_t)n, sizeof(int));
+    int *w = malloc((size_t)n * sizeof(int)),
+        *r = calloc((size_t)n, sizeof(int));
     if (!w || !r) {
         fprintf(stderr, "big: not enough memory\n");
         errs++;
@@ -151,13 +152,11 @@ int main(int argc, char **argv)
     MPI_Offset mine = (MPI_Offset)rank * 2 * N * ext;
 
     /* 1. write, MPI_Wait */
-    CHECK(MPI_File_iwrite_at_all(fh, mine, w, n, f90, &rq[0]) ==
-              MPI_SUCCESS,
+    CHECK(MPI_File_iwrite_at_all(fh, mine, w, n, f90, &rq[0]) == MPI_SUCCESS,
           "iwrite_at_all failed");
     CHECK(MPI_Wait(&rq[0], &st) == MPI_SUCCESS, "MPI_Wait failed");
     /* 2. read, MPI_Test loop */
-    CHECK(MPI_File_iread_at_all(fh, mine, r, n, f90, &rq[0]) ==
-              MPI_SUCCESS,
+    CHECK(MPI_File_iread_at_all(fh, mine, r, n, f90, &rq[0]) == MPI_SUCCESS,
           "iread_at_all failed");
     for (int flag = 0; !flag;)
         MPI_Test(&rq[0], &flag, &st);
@@ -168,8 +167,7 @@ int main(int argc, char **argv)
     MPI_File_iwrite_at_all(fh, mine + (MPI_Offset)N * ext, w + N, n, f90,
                            &rq[1]);
     MPI_Status sts[2];
-    CHECK(MPI_Waitall(2, rq, sts) == MPI_SUCCESS,
-          "MPI_Waitall failed");
+    CHECK(MPI_Waitall(2, rq, sts) == MPI_SUCCESS, "MPI_Waitall failed");
     memset(r, 0, 2 * N * sizeof *r);
     MPI_File_iread_at_all(fh, mine, r, 2 * n, f90, &rq[0]);
     MPI_Wait(&rq[0], &st);

@@ -49,8 +49,8 @@ static int write_one(hid_t file, const char *name, hid_t dcpl, int which,
         for (hsize_t j = 0; j < count[1]; j++)
             buf[i * count[1] + j] = value(start[0] + i, start[1] + j, which);
     hid_t mspace = H5Screate_simple(2, count, NULL);
-    herr_t e = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count,
-                                   NULL);
+    herr_t e =
+        H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL);
     if (e >= 0)
         e = H5Dwrite(dset, H5T_NATIVE_DOUBLE, mspace, fspace, xfer, buf);
     free(buf);
