@@ -140,18 +140,16 @@ static int greq_cancel(void *extra, int complete)
 
 /*
  * Waiting for a request completed by another thread.  MPICH's MPI_Wait on
- * a plain generalized request waits in its progress engine until a
- * network event of that engine happens, and rechecks the request only
- * then: MPI_Grequest_complete from the progress thread is no such event,
- * so a rank with nothing else in flight (one rank; or a call handed to
- * ROMIO at the end, as i_bigtype's 2 GiB read) could wait forever, and
- * while it spins it holds MPICH's global lock, which the progress thread
- * needs for every MPI call.  Requests made with MPIX_Grequest_start and a
- * poll function are waited for differently: MPI_Wait calls the poll
- * function with the global lock released and checks completion after each
- * call, with no network event needed.  The poll function below therefore
+ * a plain generalized request polls its progress engine in a loop, holding
+ * MPICH's global lock during every poll and yielding it only briefly in
+ * between, while the progress thread needs that lock for each MPI call it
+ * makes (and ROMIO holds it for the whole of a call handed to it).
+ * Requests made with MPIX_Grequest_start and a poll function are waited
+ * for differently: MPI_Wait calls the poll function with the global lock
+ * released and checks completion after each call.  The poll function below
  * sleeps on a condition variable (at most POLL_WAIT_US) until the request
- * is done: MPI_Test, which calls it once, returns at once the first time
+ * is done, so a waiting rank leaves the lock and the core to the progress
+ * thread.  MPI_Test, which calls it once, returns at once the first time
  * and waits at most that long when called again right away (a test loop).
  */
 #define POLL_WAIT_US 1000

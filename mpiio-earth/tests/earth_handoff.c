@@ -10,12 +10,9 @@
  * decode its combiner), so every call below is agreed to fall back inside
  * the collective, in the file's progress thread.  The ranks then sit in
  * MPI_Wait (write), MPI_Test (read), MPI_Waitall (two writes) with no
- * other communication pending.  MPICH's MPI_Wait on a generalized request
- * without a poll function waits in the progress engine for a network event
- * of its own; completing the request from another thread is no such event,
- * so a rank alone (1 rank, or one whose peers are done) never returned
- * (i_bigtype of MPICH's test/mpi/io hung that way after its 2 GiB write).
- * test_earth_handoff.sh runs this under mpi-run's timeout.
+ * other communication pending; the data read back and EARTH's count of
+ * hand-overs are checked.  test_earth_handoff.sh runs this under mpi-run's
+ * timeout, on 1 rank (nothing else in flight) and on 2.
  *
  * "big": additionally the explicit-offset write of more than 2 GiB through
  * a view, as i_bigtype does (EARTH hands calls over 2 GiB to ROMIO), and its

@@ -21,7 +21,7 @@ for np in 1 2; do
     if [ $st -eq 0 ] && grep -q '^ No Errors$' "$tmp/o$np"; then
         echo "ok   $np rank(s): $(grep 'handed to ROMIO' "$tmp/o$np")"
     else
-        echo "FAIL $np rank(s): status $st (124: MPI_Wait never returned)"
+        echo "FAIL $np rank(s): status $st (124: timed out)"
         sed 's/^/    /' "$tmp/o$np" | tail -n 8
         fails=$((fails + 1))
     fi
