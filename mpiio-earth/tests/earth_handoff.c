@@ -14,9 +14,10 @@
  * hand-overs are checked.  test_earth_handoff.sh runs this under mpi-run's
  * timeout, on 1 rank (nothing else in flight) and on 2.
  *
- * "big": additionally the explicit-offset write of more than 2 GiB through
- * a view, as i_bigtype does (EARTH hands calls over 2 GiB to ROMIO), and its
- * read back; needs 4.1 GiB of memory and 2 GiB in FILE's directory.
+ * "big": additionally a nonblocking explicit-offset write and read of
+ * 2 GiB + 1 MiB per rank through a view, as i_bigtype does, from a memory
+ * type with holes (EARTH packs it itself), which EARTH must carry out; needs
+ * 6.2 GiB of memory and 2.1 GiB in FILE's directory per rank.
  */
 #include <earth.h>
 #include <mpi.h>
@@ -60,15 +61,17 @@ static int same(const dint_t *a, const dint_t *b, int n)
 
 static void big(const char *path, int rank, int size)
 {
-    /* 2 GiB + 8 bytes per rank: one contiguous block of a struct type, the
-     * file view a contiguous vector of 4-byte elements (i_bigtype's) */
-    const MPI_Count n = ((MPI_Count)1 << 29) + 2; /* ints */
-    MPI_Datatype inner, four, ftype, mtype;
+    /* 2049 blocks of 1 MiB with 8-byte holes between them in memory (so
+     * EARTH packs the data itself), contiguous in the file through a view
+     * of 4-byte elements (i_bigtype's): 2 GiB + 1 MiB per call */
+    const int nblk = 2049, blk = 1 << 18, stride = (1 << 18) + 2; /* ints */
+    const size_t ext = (size_t)(nblk - 1) * stride + blk;         /* ints */
+    const MPI_Count nint = (MPI_Count)nblk * blk;
+    MPI_Datatype four, ftype, mtype;
     MPI_File fh;
     MPI_Request rq;
     MPI_Status st;
-    int *w = malloc((size_t)n * sizeof(int)),
-        *r = calloc((size_t)n, sizeof(int));
+    int *w = calloc(ext, sizeof(int)), *r = calloc(ext, sizeof(int));
     if (!w || !r) {
         fprintf(stderr, "big: not enough memory\n");
         errs++;
@@ -76,41 +79,49 @@ static void big(const char *path, int rank, int size)
         free(r);
         return;
     }
-    for (MPI_Count k = 0; k < n; k++)
-        w[k] = (int)(k * 3 + rank);
-    MPI_Type_contiguous((int)(n / 2), MPI_INT, &inner);
-    MPI_Type_contiguous(2, inner, &mtype); /* n ints */
+    for (int b = 0; b < nblk; b++)
+        for (int k = 0; k < blk; k++)
+            w[(size_t)b * stride + k] = b * 31 + k + rank;
+    MPI_Type_vector(nblk, blk, stride, MPI_INT, &mtype);
     MPI_Type_commit(&mtype);
-    MPI_Type_free(&inner);
     MPI_Type_contiguous(4, MPI_BYTE, &four);
-    MPI_Type_vector(1, (int)n, 1, four, &ftype);
+    MPI_Type_vector(1, (int)nint, 1, four, &ftype);
     MPI_Type_commit(&ftype);
     MPI_Type_free(&four);
     MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE,
                   MPI_INFO_NULL, &fh);
-    MPI_Offset disp = 2144 + (MPI_Offset)rank * n * 4;
+    MPI_Offset disp = 2144 + (MPI_Offset)rank * nint * 4;
     MPI_File_set_view(fh, disp, MPI_BYTE, ftype, "native", MPI_INFO_NULL);
     CHECK(MPI_File_iwrite_at_all(fh, 0, w, 1, mtype, &rq) == MPI_SUCCESS,
           "big: iwrite_at_all failed");
     MPI_Wait(&rq, &st);
     MPI_Count got = 0;
     MPI_Get_elements_x(&st, MPI_BYTE, &got);
-    CHECK(got == n * 4, "big: write moved %lld bytes, want %lld",
-          (long long)got, (long long)(n * 4));
+    CHECK(got == nint * 4, "big: write moved %lld bytes, want %lld",
+          (long long)got, (long long)(nint * 4));
     MPI_File_set_view(fh, disp, MPI_BYTE, ftype, "native", MPI_INFO_NULL);
     CHECK(MPI_File_iread_at_all(fh, 0, r, 1, mtype, &rq) == MPI_SUCCESS,
           "big: iread_at_all failed");
     MPI_Wait(&rq, &st);
-    CHECK(memcmp(w, r, (size_t)n * sizeof(int)) == 0,
-          "big: data read back differ");
+    /* the holes stay 0 in both */
+    CHECK(memcmp(w, r, ext * sizeof(int)) == 0, "big: data read back differ");
+    struct earth_stats es;
+    if (earth_file_stats(fh, &es) == MPI_SUCCESS)
+        CHECK(es.coll_calls >= 2 && es.fallbacks == 0,
+              "big: EARTH carried out %llu calls and handed %llu to ROMIO, "
+              "want 2 and 0",
+              (unsigned long long)es.coll_calls,
+              (unsigned long long)es.fallbacks);
+    else
+        CHECK(0, "big: file not opened through EARTH");
     MPI_File_close(&fh);
     MPI_Type_free(&mtype);
     MPI_Type_free(&ftype);
     free(w);
     free(r);
     if (rank == 0)
-        printf("big: %lld bytes per rank on %d rank(s)\n", (long long)(n * 4),
-               size);
+        printf("big: %lld bytes per rank and call on %d rank(s), by EARTH\n",
+               (long long)(nint * 4), size);
 }
 
 int main(int argc, char **argv)

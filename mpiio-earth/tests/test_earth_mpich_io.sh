@@ -84,13 +84,12 @@ nondet_reason() {
 
 # Programs that make collective data-access calls: EARTH must have carried
 # some out (blocking ones log "by EARTH", nonblocking ones "done" unless
-# they were handed to ROMIO).  Not bigtype and i_bigtype: their calls move
-# 2 GiB each, which EARTH hands to ROMIO.
+# they were handed to ROMIO).
 coll_expected="io/rdwrord io/setviewcur io/hindexed_io io/zero_count
 io/simple_collective io/i_hindexed_io io/i_rdwrord io/i_setviewcur
 io/i_aggregation1 io/i_aggregation2 io/i_coll_test io/i_darray_read
 io/i_hindexed io/i_noncontig_coll io/i_noncontig_coll2 io/i_types_with_zeros
-romio/coll_test romio/noncontig_coll
+io/bigtype io/i_bigtype romio/coll_test romio/noncontig_coll
 romio/noncontig_coll2 romio/split_coll romio/darray_read
 romio/types_with_zeros romio/hindexed romio/aggregation1 romio/aggregation2
 romio/big_extents"
