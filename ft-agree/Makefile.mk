@@ -6,7 +6,9 @@ FTA_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ft-agree/include \
 
 EXTRA_DIST += ft-agree/README.md ft-agree/man/ftagree.7.md \
 	ft-agree/tests/test_fta_mpi.sh ft-agree/tests/fta-mpiexec \
+	ft-agree/tests/test_fta_mpich.sh ft-agree/tests/test_fta_sim_seeded.sh \
 	ft-agree/.gitignore ft-agree/bench/fta-bench.sh \
+	ft-agree/bench/fta-detect.sh ft-agree/bench/RESULTS.md \
 	ft-agree/ftagree.pc.in
 FORMAT_FILES += ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
 	ft-agree/src/fta_wire.c ft-agree/src/fta_sim.c ft-agree/src/fta_mpi.c \
@@ -61,9 +63,23 @@ ft_agree_tests_test_fta_sim_LDADD = ft-agree/libftasim.la $(CMOCKA_LIBS)
 ft_agree_tests_test_fta_sim_LDFLAGS = $(AM_LDFLAGS) -no-install
 endif
 
+# The simulator must be able to fail: fta-sim-seeded is fta-sim built on a
+# core with a seeded bug (FTA_SEEDED_BUG in src/fta_core.c); the check
+# runs both on the same schedules.
+check_PROGRAMS += ft-agree/tests/fta-sim-seeded
+ft_agree_tests_fta_sim_seeded_SOURCES = ft-agree/src/fta_simtool.c \
+	ft-agree/src/fta_sim.c ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
+	ft-agree/src/fta_wire.c ft-agree/src/fta_clone.c
+ft_agree_tests_fta_sim_seeded_CPPFLAGS = $(FTA_CPPFLAGS) -DFTA_SEEDED_BUG
+ft_agree_tests_fta_sim_seeded_LDADD = -lm
+ft_agree_tests_fta_sim_seeded_LDFLAGS = $(AM_LDFLAGS) -no-install
+TESTS += ft-agree/tests/test_fta_sim_seeded.sh
+
 # Real-process failure tests (through test/mpi-run).
 check_PROGRAMS += ft-agree/tests/fta_mpi_scen ft-agree/tests/fta_mpi_detect
 TESTS += ft-agree/tests/test_fta_mpi.sh
+# MPICH's test/mpi/ft programs (FTA_MPICH_SRC; skipped without it).
+TESTS += ft-agree/tests/test_fta_mpich.sh
 ft_agree_tests_fta_mpi_scen_CPPFLAGS = $(FTA_CPPFLAGS)
 ft_agree_tests_fta_mpi_scen_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 ft_agree_tests_fta_mpi_scen_LDADD = ft-agree/libftagree.la $(MPI_LIBS)
@@ -79,11 +95,20 @@ ft_agree_bench_fta_bench_mpi_CPPFLAGS = $(FTA_CPPFLAGS)
 ft_agree_bench_fta_bench_mpi_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 ft_agree_bench_fta_bench_mpi_LDADD = ft-agree/libftagree.la $(MPI_LIBS)
 ft_agree_bench_fta_bench_mpi_LDFLAGS = $(AM_LDFLAGS) -no-install
+noinst_PROGRAMS += ft-agree/bench/fta_bench_detect
+ft_agree_bench_fta_bench_detect_CPPFLAGS = $(FTA_CPPFLAGS)
+ft_agree_bench_fta_bench_detect_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+ft_agree_bench_fta_bench_detect_LDADD = ft-agree/libftagree.la $(MPI_LIBS)
+ft_agree_bench_fta_bench_detect_LDFLAGS = $(AM_LDFLAGS) -no-install
 BENCH_TARGETS += fta-bench
 fta-bench: ft-agree/bench/fta_bench_mpi ft-agree/fta-sim test/mpi-run
 	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
 	$(SHELL) $(top_srcdir)/ft-agree/bench/fta-bench.sh
 CLEANFILES += ft-agree-bench.csv ft-agree-sim.csv
+BENCH_TARGETS += fta-bench-detect
+fta-bench-detect: ft-agree/bench/fta_bench_detect test/mpi-run
+	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+	$(SHELL) $(top_srcdir)/ft-agree/bench/fta-detect.sh
 
 CHECK_LONG_TARGETS += fta-check-long
 fta-check-long: ft-agree/tests/test_fta_sim $(check_PROGRAMS) test/mpi-run
@@ -92,4 +117,4 @@ fta-check-long: ft-agree/tests/test_fta_sim $(check_PROGRAMS) test/mpi-run
 	$(SHELL) $(top_srcdir)/ft-agree/tests/test_fta_mpi.sh
 	FTA_SIM_LONG=1 ft-agree/tests/test_fta_sim
 endif
-.PHONY: fta-check-long fta-bench
+.PHONY: fta-check-long fta-bench fta-bench-detect

@@ -7,6 +7,9 @@ EXTRA_DIST += mpiio-earth/README.md mpiio-earth/man/mpiio-earth.7.md \
 	mpiio-earth/tests/test_earth_patterns.sh \
 	mpiio-earth/tests/test_earth_romio_preload.sh \
 	mpiio-earth/tests/test_earth_nonblocking.sh \
+	mpiio-earth/tests/test_earth_handoff.sh \
+	mpiio-earth/tests/test_earth_mpich_io.sh \
+	mpiio-earth/tests/test_earth_hdf5.sh mpiio-earth/tests/earth_hdf5.c \
 	mpiio-earth/bench/earth_bench.sh
 
 if BUILD_MPIIO_EARTH
@@ -51,6 +54,18 @@ mpiio_earth_tests_earth_nonblocking_CPPFLAGS = $(EARTH_CPPFLAGS)
 mpiio_earth_tests_earth_nonblocking_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpiio_earth_tests_earth_nonblocking_LDADD = $(EARTH_TEST_LDADD)
 mpiio_earth_tests_earth_nonblocking_LDFLAGS = $(AM_LDFLAGS) -no-install
+check_PROGRAMS += mpiio-earth/tests/earth_handoff
+mpiio_earth_tests_earth_handoff_SOURCES = mpiio-earth/tests/earth_handoff.c
+mpiio_earth_tests_earth_handoff_CPPFLAGS = $(EARTH_CPPFLAGS)
+mpiio_earth_tests_earth_handoff_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpiio_earth_tests_earth_handoff_LDADD = $(EARTH_TEST_LDADD)
+mpiio_earth_tests_earth_handoff_LDFLAGS = $(AM_LDFLAGS) -no-install
+TESTS += mpiio-earth/tests/test_earth_handoff.sh
+# MPICH's test/mpi/io and ROMIO's test programs (EARTH_MPICH_SRC or
+# EARTH_ROMIO_TEST_DIR; skipped without), and parallel HDF5 (skipped
+# without libhdf5-mpich-dev and hdf5-tools).
+TESTS += mpiio-earth/tests/test_earth_mpich_io.sh \
+	mpiio-earth/tests/test_earth_hdf5.sh
 TESTS += mpiio-earth/tests/test_earth_patterns.sh \
 	mpiio-earth/tests/test_earth_romio_preload.sh \
 	mpiio-earth/tests/test_earth_nonblocking.sh

@@ -12,6 +12,7 @@
  * be revoked and shrunk, not reused).
  */
 #include <sched.h>
+#include <stdlib.h>
 #include "fta_mpi_int.h"
 #include "mpix_ft.h"
 
@@ -28,7 +29,45 @@ int fta_check(const ftcomm_t *fc, int peer)
     return fta_world_dead(fc->world[peer]) ? FTA_EPROCFAILED : 0;
 }
 
-static int wait_req(ftcomm_t *fc, MPI_Request *req, int peer, MPI_Status *st)
+/* Give up a pending request whose peer failed (or whose communicator was
+ * revoked).  A receive is cancelled, so that it cannot swallow a later
+ * message meant for another receive; a send is released (MPICH cannot
+ * cancel it; it completes locally or never).  A collective request may be
+ * neither cancelled nor freed (MPI forbids both): it is set aside for
+ * good.  Any of these makes the final MPI_Finalize skip PMPI_Finalize,
+ * whose cleanup would report the leftover traffic. */
+void fta_abandon(MPI_Request *req, int kind)
+{
+    static MPI_Request *coll;
+    static size_t ncoll, capcoll;
+    if (*req == MPI_REQUEST_NULL)
+        return;
+    fta_rt.abandoned++;
+    switch (kind) {
+    case FTA_RQ_RECV:
+        PMPI_Cancel(req);
+        PMPI_Request_free(req);
+        break;
+    case FTA_RQ_SEND:
+        PMPI_Request_free(req);
+        break;
+    default:
+        if (ncoll == capcoll) {
+            size_t cap = capcoll ? 2 * capcoll : 8;
+            MPI_Request *v = realloc(coll, cap * sizeof *v);
+            if (!v)
+                break; /* the handle is simply lost */
+            coll = v;
+            capcoll = cap;
+        }
+        coll[ncoll++] = *req;
+        break;
+    }
+    *req = MPI_REQUEST_NULL;
+}
+
+static int wait_req(ftcomm_t *fc, MPI_Request *req, int peer, int kind,
+                    MPI_Status *st)
 {
     for (int spins = 0;;) {
         int done = 0;
@@ -37,7 +76,7 @@ static int wait_req(ftcomm_t *fc, MPI_Request *req, int peer, MPI_Status *st)
             return rc;
         fta_progress();
         if ((rc = fta_check(fc, peer)) != 0) {
-            PMPI_Request_free(req);
+            fta_abandon(req, kind);
             return rc;
         }
         if (++spins > FTA_SPIN)
@@ -63,7 +102,7 @@ FTA_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest,
     MPI_Request r;
     rc = PMPI_Isend(buf, count, dt, dest, tag, comm, &r);
     if (rc == MPI_SUCCESS)
-        rc = wait_req(fc, &r, dest, MPI_STATUS_IGNORE);
+        rc = wait_req(fc, &r, dest, FTA_RQ_SEND, MPI_STATUS_IGNORE);
     return fta_mpi_error(comm, rc);
 }
 
@@ -76,7 +115,7 @@ FTA_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag,
     MPI_Request r;
     rc = PMPI_Irecv(buf, count, dt, src, tag, comm, &r);
     if (rc == MPI_SUCCESS)
-        rc = wait_req(fc, &r, src, st);
+        rc = wait_req(fc, &r, src, FTA_RQ_RECV, st);
     return fta_mpi_error(comm, rc);
 }
 
@@ -91,14 +130,16 @@ FTA_EXPORT int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt,
                              src, rtag, comm, st);
     if ((rc = fta_check(fc, src)) != 0)
         return fta_mpi_error(comm, rc);
-    MPI_Request r[2];
+    MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     rc = PMPI_Irecv(rbuf, rcount, rdt, src, rtag, comm, &r[0]);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Isend(sbuf, scount, sdt, dest, stag, comm, &r[1]);
     if (rc == MPI_SUCCESS)
-        rc = wait_req(fc, &r[1], dest, MPI_STATUS_IGNORE);
+        rc = wait_req(fc, &r[1], dest, FTA_RQ_SEND, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS)
-        rc = wait_req(fc, &r[0], src, st);
+        rc = wait_req(fc, &r[0], src, FTA_RQ_RECV, st);
+    else
+        fta_abandon(&r[0], FTA_RQ_RECV);
     return fta_mpi_error(comm, rc);
 }
 
@@ -110,7 +151,7 @@ FTA_EXPORT int MPI_Barrier(MPI_Comm comm)
     MPI_Request r;
     rc = PMPI_Ibarrier(comm, &r);
     if (rc == MPI_SUCCESS)
-        rc = wait_req(fc, &r, -1, MPI_STATUS_IGNORE);
+        rc = wait_req(fc, &r, -1, FTA_RQ_COLL, MPI_STATUS_IGNORE);
     return fta_mpi_error(comm, rc);
 }
 
@@ -123,7 +164,7 @@ FTA_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root,
     MPI_Request r;
     rc = PMPI_Ibcast(buf, count, dt, root, comm, &r);
     if (rc == MPI_SUCCESS)
-        rc = wait_req(fc, &r, -1, MPI_STATUS_IGNORE);
+        rc = wait_req(fc, &r, -1, FTA_RQ_COLL, MPI_STATUS_IGNORE);
     return fta_mpi_error(comm, rc);
 }
 
@@ -136,7 +177,7 @@ FTA_EXPORT int MPI_Reduce(const void *sbuf, void *rbuf, int count,
     MPI_Request r;
     rc = PMPI_Ireduce(sbuf, rbuf, count, dt, op, root, comm, &r);
     if (rc == MPI_SUCCESS)
-        rc = wait_req(fc, &r, -1, MPI_STATUS_IGNORE);
+        rc = wait_req(fc, &r, -1, FTA_RQ_COLL, MPI_STATUS_IGNORE);
     return fta_mpi_error(comm, rc);
 }
 
@@ -149,7 +190,7 @@ FTA_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count,
     MPI_Request r;
     rc = PMPI_Iallreduce(sbuf, rbuf, count, dt, op, comm, &r);
     if (rc == MPI_SUCCESS)
-        rc = wait_req(fc, &r, -1, MPI_STATUS_IGNORE);
+        rc = wait_req(fc, &r, -1, FTA_RQ_COLL, MPI_STATUS_IGNORE);
     return fta_mpi_error(comm, rc);
 }
 
@@ -162,7 +203,7 @@ FTA_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count,
     MPI_Request r;                                                             \
     rc = nonblocking;                                                          \
     if (rc == MPI_SUCCESS)                                                     \
-        rc = wait_req(fc, &r, -1, MPI_STATUS_IGNORE);                          \
+        rc = wait_req(fc, &r, -1, FTA_RQ_COLL, MPI_STATUS_IGNORE);             \
     return fta_mpi_error(comm, rc)
 
 FTA_EXPORT int MPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt,

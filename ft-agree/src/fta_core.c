@@ -37,6 +37,25 @@
 
 #define ME(n) ((n)->cfg.rank)
 
+/*
+ * The simulator's own test (tests/test_fta_sim_seeded.sh) builds the core
+ * with FTA_SEEDED_BUG and picks one deliberately broken variant with
+ * FTA_SEEDED_VARIANT (default 1): 1, a member does not wait for its last
+ * child's UP; 2, a root decides from its aggregate even when an UP carries
+ * an earlier ballot's decision (it does not adopt it).  The library never
+ * has them.
+ */
+#ifdef FTA_SEEDED_BUG
+#include <stdlib.h>
+static int seeded_bug(int variant)
+{
+    const char *e = getenv("FTA_SEEDED_VARIANT");
+    return (e && *e ? atoi(e) : 1) == variant;
+}
+#else
+#define seeded_bug(variant) 0
+#endif
+
 static int note_dead(fta_node_t *n, uint32_t r, int *dirty)
 {
     if (r >= n->cfg.size || r == ME(n))
@@ -221,7 +240,7 @@ static int root_decide(fta_node_t *n, inst_t *I, agg_t *a, int *dirty)
     int rc = 0;
     if (!I->decided) {
         dec_t d = {0};
-        if (a->has_dec) {
+        if (a->has_dec && !seeded_bug(2)) {
             rc = fta_dec_copy(&d, &a->dec, n->cfg.ulen);
         } else {
             d.value = a->value;
@@ -359,8 +378,18 @@ static int inst_eval(fta_node_t *n, inst_t *I, int *dirty)
     if ((rc = fta_view_children(n, I, ME(n), &ch)) < 0)
         goto out;
     for (uint32_t i = 0; i < ch.n; i++)
-        if (!slot_find(I, ch.v[i]))
+        if (!slot_find(I, ch.v[i])) {
+#ifdef FTA_SEEDED_BUG
+            /* Seeded bug 1: the last child is not waited for, so a member
+             * may go on (and a root decide) without a live child's
+             * contribution. */
+            if (seeded_bug(1) && i + 1 == ch.n) {
+                ch.n--;
+                break;
+            }
+#endif
             goto out; /* still waiting */
+        }
     if ((rc = build_agg(n, I, &ch, &a)) < 0)
         goto out;
     if (I->ballot == FTA_BALLOT(ME(n))) {

@@ -24,6 +24,10 @@ typedef struct fta_fd_addr {
     uint32_t ip;   /* network order */
     uint16_t port; /* network order */
     uint16_t pad;
+    int32_t pid; /* the process, for the local liveness check */
+    uint32_t pad2;
+    uint64_t start; /* its start time (/proc/PID/stat, clock ticks) */
+    uint64_t host;  /* boot and PID namespace it runs in; 0: unknown */
 } fta_fd_addr_t;
 
 /* Bind a socket for rank of size; *self receives its address. */

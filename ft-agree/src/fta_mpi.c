@@ -411,7 +411,11 @@ FTA_EXPORT int MPI_Finalize(void)
     /* Everybody alive reaches this point before anybody leaves: a
      * fault-tolerant barrier over the world. */
     ftcomm_t *w = fta_comm_find(MPI_COMM_WORLD);
-    int flag = 1;
+    /* The barrier also agrees whether any rank gave up a request
+     * (fta_abandon): its traffic is left over in MPI (a collective some
+     * members never joined, a message nobody receives), which
+     * PMPI_Finalize would wait for or report. */
+    int flag = fta_rt.abandoned == 0;
     fta_decision_t d;
     if (w) {
         (void)fta_agree_blocking(w, &flag, &d);
@@ -422,15 +426,17 @@ FTA_EXPORT int MPI_Finalize(void)
         fta_progress();
         sched_yield();
     }
-    int failed = fta_rt.any_failure;
+    int failed = fta_rt.any_failure || !flag || fta_rt.abandoned;
     fta_fd_stop(fta_rt.fd, 1);
     fta_rt.fd = NULL;
     fta_rt.up = 0;
     while (fta_rt.comms)
         fta_comm_unregister(fta_rt.comms->comm);
     if (failed) {
-        /* MPICH's finalisation would wait for the dead: skip it. */
-        fta_log("failures happened: leaving without PMPI_Finalize");
+        /* MPICH's finalisation would wait for the dead or for the
+         * abandoned traffic: skip it. */
+        fta_log("failures or abandoned requests: leaving without "
+                "PMPI_Finalize");
         fflush(NULL);
         return MPI_SUCCESS;
     }

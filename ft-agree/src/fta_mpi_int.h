@@ -31,6 +31,7 @@ typedef struct fta_rt {
     uint64_t fd_gen;
     int *world_dead; /* dead world ranks seen by the layer */
     int any_failure;
+    long abandoned; /* requests given up (fta_abandon) */
     ftcomm_t *comms;
     uint32_t arity;
     int fast_max; /* FTA_FAST_MAX: fast path for groups up to this size */
@@ -56,6 +57,9 @@ FTA_HIDDEN uint64_t fta_derive_id(ftcomm_t *parent, uint64_t salt);
 FTA_HIDDEN void fta_progress(void);
 /* Wait (progressing) until *done or a failure/revocation of fc; yields. */
 FTA_HIDDEN int fta_world_dead(int world_rank);
+/* Kinds of request for fta_abandon. */
+enum { FTA_RQ_SEND, FTA_RQ_RECV, FTA_RQ_COLL };
+FTA_HIDDEN void fta_abandon(MPI_Request *req, int kind);
 /* Translate an ft-agree code into an MPI error class and hand it to the
  * communicator's error handler. */
 FTA_HIDDEN int fta_mpi_error(MPI_Comm comm, int code);

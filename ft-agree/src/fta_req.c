@@ -31,6 +31,7 @@ typedef struct treq {
     MPI_Request req;
     MPI_Comm comm;
     int peer; /* rank, MPI_ANY_SOURCE or -1 (collective) */
+    int kind; /* FTA_RQ_* */
 } treq_t;
 
 static treq_t *tracked;
@@ -53,7 +54,7 @@ static void tdrop(MPI_Request r)
         *t = tracked[--ntracked];
 }
 
-static int track(MPI_Request r, MPI_Comm comm, int peer)
+static int track(MPI_Request r, MPI_Comm comm, int peer, int kind)
 {
     if (ntracked == captracked) {
         size_t cap = captracked ? 2 * captracked : 16;
@@ -66,6 +67,7 @@ static int track(MPI_Request r, MPI_Comm comm, int peer)
     tracked[ntracked].req = r;
     tracked[ntracked].comm = comm;
     tracked[ntracked].peer = peer;
+    tracked[ntracked].kind = kind;
     ntracked++;
     return 0;
 }
@@ -77,14 +79,30 @@ static int tfailed(const treq_t *t)
     return fc ? fta_check(fc, t->peer) : 0;
 }
 
-/* Complete *r (tracked as t) with error rc: release it, fill *st. */
+/* A receive from MPI_ANY_SOURCE that meets an unacknowledged failure:
+ * ULFM reports MPIX_ERR_PROC_FAILED_PENDING and leaves the request pending
+ * (it may still match a message, and completes normally once the failure
+ * is acknowledged with MPIX_Comm_failure_ack). */
+static int any_source_pending(const treq_t *t, int rc)
+{
+    return t->peer == MPI_ANY_SOURCE && t->kind == FTA_RQ_RECV &&
+           rc == FTA_EPROCFAILED;
+}
+
+/* Complete *r (tracked as t) with error rc: release it, fill *st.  An
+ * MPI_ANY_SOURCE receive stays pending (any_source_pending). */
 static int tfail(MPI_Request *r, const treq_t *t, int rc, MPI_Status *st)
 {
     int peer = t->peer;
-    tdrop(*r);
-    PMPI_Request_free(r);
-    *r = MPI_REQUEST_NULL;
-    int cls = fta_mpi_error(MPI_COMM_NULL, rc);
+    int cls;
+    if (any_source_pending(t, rc)) {
+        cls = MPIX_ERR_PROC_FAILED_PENDING;
+    } else {
+        int kind = t->kind;
+        tdrop(*r);
+        fta_abandon(r, kind);
+        cls = fta_mpi_error(MPI_COMM_NULL, rc);
+    }
     if (st != MPI_STATUS_IGNORE) {
         st->MPI_SOURCE = peer >= 0 ? peer : MPI_ANY_SOURCE;
         st->MPI_TAG = MPI_ANY_TAG;
@@ -93,52 +111,62 @@ static int tfail(MPI_Request *r, const treq_t *t, int rc, MPI_Status *st)
     return cls;
 }
 
-/* Start a nonblocking call on comm (peer as in fta_check). */
-#define NB_START(comm, peer, plain, call)                                      \
+/* Start a nonblocking call on comm (peer as in fta_check; an
+ * MPI_ANY_SOURCE receive is started despite an unacknowledged failure and
+ * reports it in its completion call). */
+#define NB_START(comm, peer, kind, plain, call)                                \
     ftcomm_t *fc = fta_need(comm);                                             \
     if (!fc)                                                                   \
         return plain;                                                          \
     fta_progress();                                                            \
     int rc = fta_check(fc, peer);                                              \
+    if (rc == FTA_EPROCFAILED && (peer) == MPI_ANY_SOURCE &&                   \
+        (kind) == FTA_RQ_RECV)                                                 \
+        rc = 0;                                                                \
     if (rc != 0) {                                                             \
         *req = MPI_REQUEST_NULL;                                               \
         return fta_mpi_error(comm, rc);                                        \
     }                                                                          \
     rc = call;                                                                 \
-    if (rc == MPI_SUCCESS && track(*req, comm, peer) < 0)                      \
+    if (rc == MPI_SUCCESS && track(*req, comm, peer, kind) < 0)                \
         rc = MPI_ERR_NO_MEM;                                                   \
     return rc == MPI_SUCCESS ? rc : fta_mpi_error(comm, rc)
 
 FTA_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest,
                          int tag, MPI_Comm comm, MPI_Request *req)
 {
-    NB_START(comm, dest, PMPI_Isend(buf, count, dt, dest, tag, comm, req),
+    NB_START(comm, dest, FTA_RQ_SEND,
+             PMPI_Isend(buf, count, dt, dest, tag, comm, req),
              PMPI_Isend(buf, count, dt, dest, tag, comm, req));
 }
 
 FTA_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest,
                           int tag, MPI_Comm comm, MPI_Request *req)
 {
-    NB_START(comm, dest, PMPI_Issend(buf, count, dt, dest, tag, comm, req),
+    NB_START(comm, dest, FTA_RQ_SEND,
+             PMPI_Issend(buf, count, dt, dest, tag, comm, req),
              PMPI_Issend(buf, count, dt, dest, tag, comm, req));
 }
 
 FTA_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src,
                          int tag, MPI_Comm comm, MPI_Request *req)
 {
-    NB_START(comm, src, PMPI_Irecv(buf, count, dt, src, tag, comm, req),
+    NB_START(comm, src, FTA_RQ_RECV,
+             PMPI_Irecv(buf, count, dt, src, tag, comm, req),
              PMPI_Irecv(buf, count, dt, src, tag, comm, req));
 }
 
 FTA_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 {
-    NB_START(comm, -1, PMPI_Ibarrier(comm, req), PMPI_Ibarrier(comm, req));
+    NB_START(comm, -1, FTA_RQ_COLL, PMPI_Ibarrier(comm, req),
+             PMPI_Ibarrier(comm, req));
 }
 
 FTA_EXPORT int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root,
                           MPI_Comm comm, MPI_Request *req)
 {
-    NB_START(comm, -1, PMPI_Ibcast(buf, count, dt, root, comm, req),
+    NB_START(comm, -1, FTA_RQ_COLL,
+             PMPI_Ibcast(buf, count, dt, root, comm, req),
              PMPI_Ibcast(buf, count, dt, root, comm, req));
 }
 
@@ -146,7 +174,8 @@ FTA_EXPORT int MPI_Ireduce(const void *sbuf, void *rbuf, int count,
                            MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
                            MPI_Request *req)
 {
-    NB_START(comm, -1, PMPI_Ireduce(sbuf, rbuf, count, dt, op, root, comm, req),
+    NB_START(comm, -1, FTA_RQ_COLL,
+             PMPI_Ireduce(sbuf, rbuf, count, dt, op, root, comm, req),
              PMPI_Ireduce(sbuf, rbuf, count, dt, op, root, comm, req));
 }
 
@@ -154,7 +183,8 @@ FTA_EXPORT int MPI_Iallreduce(const void *sbuf, void *rbuf, int count,
                               MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                               MPI_Request *req)
 {
-    NB_START(comm, -1, PMPI_Iallreduce(sbuf, rbuf, count, dt, op, comm, req),
+    NB_START(comm, -1, FTA_RQ_COLL,
+             PMPI_Iallreduce(sbuf, rbuf, count, dt, op, comm, req),
              PMPI_Iallreduce(sbuf, rbuf, count, dt, op, comm, req));
 }
 

@@ -63,22 +63,28 @@ if [ "$npmax" -ge 6 ]; then
     kill_case 6 during 4
 fi
 
-mkdir -p "$tmp/det" "$tmp/stop"
-"$run" -n 3 -t 120 "$b/fta_mpi_detect" kill "$tmp/det" >"$tmp/det.out" 2>&1
-if grep -q '^OK rank 0' "$tmp/det/rank.0" 2>/dev/null &&
-    [ "$(cat "$tmp"/det/rank.* | grep -c '^OK')" -eq 2 ]; then
-    ms=$(sed -n 's/.*detect_ms=\([0-9.]*\).*/\1/p' "$tmp/det/rank.0")
-    # Declared after (timeout - period) of silence; allow one more period
-    # of scheduling delay on a loaded machine.
-    lim=$((FTA_FD_TIMEOUT_MS + FTA_FD_PERIOD_MS))
-    if awk -v m="$ms" -v l="$lim" 'BEGIN { exit !(m > 0 && m <= l) }'; then
-        echo "PASS: killed rank detected after $ms ms (timeout $FTA_FD_TIMEOUT_MS ms)"
+mkdir -p "$tmp/stop"
+# Detection: by the local /proc check (default), and by heartbeats alone
+# (FTA_FD_PROC=0).
+for proc in 1 0; do
+    mkdir -p "$tmp/det$proc"
+    FTA_FD_PROC=$proc "$run" -n 3 -t 120 "$b/fta_mpi_detect" kill "$tmp/det$proc" >"$tmp/det$proc.out" 2>&1
+    how="FTA_FD_PROC=$proc"
+    if grep -q '^OK rank 0' "$tmp/det$proc/rank.0" 2>/dev/null &&
+        [ "$(cat "$tmp"/det$proc/rank.* | grep -c '^OK')" -eq 2 ]; then
+        ms=$(sed -n 's/.*detect_ms=\([0-9.]*\).*/\1/p' "$tmp/det$proc/rank.0")
+        # Declared after (timeout - period) of silence; allow one more period
+        # of scheduling delay on a loaded machine.
+        lim=$((FTA_FD_TIMEOUT_MS + FTA_FD_PERIOD_MS))
+        if awk -v m="$ms" -v l="$lim" 'BEGIN { exit !(m > 0 && m <= l) }'; then
+            echo "PASS: killed rank detected after $ms ms (timeout $FTA_FD_TIMEOUT_MS ms, $how)"
+        else
+            echo "FAIL: detection took $ms ms (timeout $FTA_FD_TIMEOUT_MS ms, $how)"; fails=$((fails + 1))
+        fi
     else
-        echo "FAIL: detection took $ms ms (timeout $FTA_FD_TIMEOUT_MS ms)"; fails=$((fails + 1))
+        echo "FAIL: detection run ($how)"; cat "$tmp"/det$proc/rank.* "$tmp/det$proc.out" | head -30; fails=$((fails + 1))
     fi
-else
-    echo "FAIL: detection run"; cat "$tmp"/det/rank.* "$tmp/det.out" | head -30; fails=$((fails + 1))
-fi
+done
 
 stop_ms=$((FTA_FD_TIMEOUT_MS / 2))
 "$run" -n 3 -t 120 "$b/fta_mpi_detect" stop "$tmp/stop" "$stop_ms" >"$tmp/stop.out" 2>&1

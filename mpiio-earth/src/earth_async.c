@@ -34,6 +34,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #pragma GCC visibility push(default)
 
@@ -137,13 +138,81 @@ static int greq_cancel(void *extra, int complete)
     return MPI_SUCCESS; /* cannot be cancelled: it simply completes */
 }
 
+/*
+ * Waiting for a request completed by another thread.  MPICH's MPI_Wait on
+ * a plain generalized request polls its progress engine in a loop, holding
+ * MPICH's global lock during every poll and yielding it only briefly in
+ * between, while the progress thread needs that lock for each MPI call it
+ * makes (and ROMIO holds it for the whole of a call handed to it).
+ * Requests made with MPIX_Grequest_start and a poll function are waited
+ * for differently: MPI_Wait calls the poll function with the global lock
+ * released and checks completion after each call.  The poll function below
+ * sleeps on a condition variable (at most POLL_WAIT_US) until the request
+ * is done, so a waiting rank leaves the lock and the core to the progress
+ * thread.  MPI_Test, which calls it once, returns at once the first time
+ * and waits at most that long when called again right away (a test loop).
+ */
+#define POLL_WAIT_US 1000
+
+static pthread_mutex_t done_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
+
+static void greq_mark_done(earth_greq_t *g)
+{
+    pthread_mutex_lock(&done_mu);
+    __atomic_store_n(&g->done, 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&done_cv);
+    pthread_mutex_unlock(&done_mu);
+}
+
+/* Sleep until g is done or usec have passed (usec < 0: no limit). */
+static void greq_sleep(earth_greq_t *g, long usec)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    if (usec >= 0) {
+        t.tv_nsec += (usec % 1000000) * 1000;
+        t.tv_sec += usec / 1000000 + t.tv_nsec / 1000000000;
+        t.tv_nsec %= 1000000000;
+    }
+    pthread_mutex_lock(&done_mu);
+    while (!__atomic_load_n(&g->done, __ATOMIC_ACQUIRE)) {
+        if (usec < 0)
+            pthread_cond_wait(&done_cv, &done_mu);
+        else if (pthread_cond_timedwait(&done_cv, &done_mu, &t) == ETIMEDOUT)
+            break;
+    }
+    pthread_mutex_unlock(&done_mu);
+}
+
+static int greq_poll(void *extra, MPI_Status *status)
+{
+    earth_greq_t *g = extra;
+    (void)status;
+    /* the first poll (an MPI_Test) returns at once; repeated ones wait */
+    if (!__atomic_load_n(&g->done, __ATOMIC_ACQUIRE) &&
+        __atomic_fetch_add(&g->polls, 1, __ATOMIC_RELAXED) > 0)
+        greq_sleep(g, POLL_WAIT_US);
+    return MPI_SUCCESS;
+}
+
+static int greq_wait(int count, void **states, double timeout,
+                     MPI_Status *status)
+{
+    (void)status;
+    for (int i = 0; i < count; i++)
+        greq_sleep(states[i], timeout > 0 ? (long)(timeout * 1e6) : -1);
+    return MPI_SUCCESS;
+}
+
 int earth_greq_start(earth_greq_t **gp, MPI_Request *req)
 {
     earth_greq_t *g = calloc(1, sizeof(*g));
     if (!g)
         return MPI_ERR_NO_MEM;
     g->refs = 2;
-    int rc = PMPI_Grequest_start(greq_query, greq_free, greq_cancel, g, req);
+    int rc = PMPIX_Grequest_start(greq_query, greq_free, greq_cancel, greq_poll,
+                                  greq_wait, g, req);
     if (rc != MPI_SUCCESS) {
         free(g);
         return rc;
@@ -182,8 +251,10 @@ static void run_job(earth_file_t *ef, MPI_Comm comm, earth_job_t *j)
     j->g->nbytes = nb;
     j->g->err = rc;
     PMPI_Type_free(&j->type);
-    /* after this the request belongs to the user */
+    /* after this the request belongs to the user (j->g stays ours until
+     * the put) */
     PMPI_Grequest_complete(j->req);
+    greq_mark_done(j->g);
     earth_greq_put(j->g);
 }
 

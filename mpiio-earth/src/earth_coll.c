@@ -699,6 +699,29 @@ static int errno_class(int e)
     }
 }
 
+/*
+ * Pack (to_stream) or unpack count elements of the flattened memory type
+ * f at buf.  For accesses over 2 GiB, which MPI_Pack/MPI_Unpack cannot
+ * describe (int sizes); the flattening is exact (earth_flatten checks its
+ * size against MPI's), so the stream is what MPI_Pack would produce for
+ * the native representation.
+ */
+static void flat_copy(const earth_flat_t *f, MPI_Count count, void *buf,
+                      char *stream, int to_stream)
+{
+    char *base = (char *)buf;
+    for (MPI_Count e = 0; e < count; e++, base += f->extent)
+        for (int64_t i = 0; i < f->n; i++) {
+            char *mem = base + f->blk[i].off;
+            size_t len = (size_t)f->blk[i].len;
+            if (to_stream)
+                memcpy(stream, mem, len);
+            else
+                memcpy(mem, stream, len);
+            stream += len;
+        }
+}
+
 int earth_coll_rw(earth_file_t *ef, MPI_Comm comm, int is_write, MPI_Offset off,
                   void *buf, MPI_Count count, MPI_Datatype type,
                   int local_fallback, int *fallback, MPI_Count *nbytes_out)
@@ -717,7 +740,7 @@ int earth_coll_rw(earth_file_t *ef, MPI_Comm comm, int is_write, MPI_Offset off,
         PMPI_Type_size_x(type, &tsize);
         nbytes = (int64_t)count * tsize;
         if (earth_file_view(ef) != 0 || (ef->my_aggr >= 0 && ef->fd < 0) ||
-            count < 0 || nbytes > INT32_MAX || nbytes % ef->etype_size)
+            count < 0 || nbytes % ef->etype_size)
             lfb = 1;
         else if (nbytes > 0 &&
                  view_segments(ef, off, nbytes, &segs, &nseg) != 0)
@@ -793,6 +816,8 @@ int earth_coll_rw(earth_file_t *ef, MPI_Comm comm, int is_write, MPI_Offset off,
             own_stream = 1;
             if (!R.stream)
                 rc = MPI_ERR_NO_MEM;
+            else if (is_write && nbytes > INT32_MAX)
+                flat_copy(&mflat, count, buf, R.stream, 1);
             else if (is_write) {
                 int pos = 0;
                 rc = PMPI_Pack(buf, (int)count, type, R.stream, (int)nbytes,
@@ -826,7 +851,9 @@ int earth_coll_rw(earth_file_t *ef, MPI_Comm comm, int is_write, MPI_Offset off,
     }
     if (rc == MPI_SUCCESS && R.ioerr)
         rc = errno_class(R.ioerr);
-    if (rc == MPI_SUCCESS && !is_write && own_stream && nbytes > 0) {
+    if (rc == MPI_SUCCESS && !is_write && own_stream && nbytes > INT32_MAX) {
+        flat_copy(&mflat, count, buf, R.stream, 0);
+    } else if (rc == MPI_SUCCESS && !is_write && own_stream && nbytes > 0) {
         int pos = 0;
         rc = PMPI_Unpack(R.stream, (int)nbytes, &pos, buf, (int)count, type,
                          comm);

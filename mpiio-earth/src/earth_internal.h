@@ -135,6 +135,8 @@ typedef struct {
     MPI_Count nbytes;
     int err;
     int refs;
+    int done;  /* completed (set after MPI_Grequest_complete) */
+    int polls; /* calls of the poll function */
 } earth_greq_t;
 
 /* Drop one reference (the last one frees). */
