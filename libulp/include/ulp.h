@@ -121,6 +121,7 @@ typedef struct {
 /** Thread-pointer switch method (ulp_fsbase_method()). */
 #define ULP_FSBASE_WRFSBASE 1
 #define ULP_FSBASE_SYSCALL  2
+#define ULP_FSBASE_COPY     3
 
 /* ------------------------------------------------------------------------ */
 /* Library                                                                  */
