@@ -35,6 +35,7 @@
 
 #include <asm/prctl.h>
 #include <errno.h>
+#include <link.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -473,6 +474,16 @@ static double syscall_ns(int which, long n)
     return median(v, 5);
 }
 
+/* Static TLS of this program's modules: what ulp-copy saves and loads. */
+static int tls_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_TLS)
+            *(size_t *)arg += info->dlpi_phdr[i].p_memsz;
+    return 0;
+}
+
 /* The facts the ULP columns depend on, one line each. */
 static void print_machine(int have_insn, int forced, int def_method)
 {
@@ -505,6 +516,11 @@ static void print_machine(int have_insn, int forced, int def_method)
            : forced  ? "off (forced by ULP_TEST_NO_FSGSBASE)"
                      : "not enabled by the kernel (AT_HWCAP2)",
            syscall_ns(0, 20000), syscall_ns(1, 20000));
+    size_t tls = 0;
+    dl_iterate_phdr(tls_cb, &tls);
+    printf("static TLS of this root's modules: %zu bytes (ulp-copy saves and "
+           "loads them at every switch)\n",
+           tls);
     printf("libulp default path (ULP_FSBASE=auto): %s\n",
            def_method == ULP_FSBASE_WRFSBASE ? "ulp-wrfsbase"
            : def_method == ULP_FSBASE_COPY   ? "ulp-copy"

@@ -8,6 +8,7 @@
 #include "ut_util.h"
 
 #include <fenv.h>
+#include <locale.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -368,6 +369,54 @@ UT_CASE(tls_addresses_follow_the_method)
     UT_OK(ulp_fin());
 }
 
+/* --- libc's per-thread state -------------------------------------------------
+ */
+
+#define LS_N 3
+static locale_t ls_loc[LS_N];
+
+static int ls_fn(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    char here;
+    pthread_attr_t a;
+    void *lo;
+    size_t sz;
+    /* uselocale keeps its locale in libc's TLS. */
+    UT_CHECK(uselocale(ls_loc[id]) != (locale_t)0);
+    for (int i = 0; i < 200; i++) {
+        UT_OK(ulp_yield());
+        if (uselocale((locale_t)0) != ls_loc[id])
+            ut_fail(__FILE__, __LINE__, "ULP %d: locale of another", id);
+    }
+    /* The descriptor shown is the ULP's own: its stack holds our frame. */
+    UT_OK(pthread_getattr_np(pthread_self(), &a));
+    UT_OK(pthread_attr_getstack(&a, &lo, &sz));
+    UT_OK(pthread_attr_destroy(&a));
+    UT_CHECK((char *)lo <= &here && &here < (char *)lo + sz);
+    return 0;
+}
+
+/* uselocale() state and pthread_getattr_np() are per ULP in every method. */
+UT_CASE(libc_thread_state_is_per_ulp)
+{
+    ulp_sched_t *s;
+    ulp_t *u[LS_N];
+    ls_loc[0] = LC_GLOBAL_LOCALE;
+    for (int i = 1; i < LS_N; i++) {
+        ls_loc[i] = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+        UT_CHECK(ls_loc[i] != (locale_t)0);
+    }
+    UT_OK(ulp_init());
+    UT_OK(ulp_sched_create(&s, -1));
+    for (int i = 0; i < LS_N; i++)
+        UT_OK(ulp_create(&u[i], s, ls_fn, (void *)(intptr_t)i));
+    for (int i = 0; i < LS_N; i++)
+        UT_OK(ulp_join(u[i], NULL));
+    UT_OK(ulp_sched_destroy(s));
+    UT_OK(ulp_fin());
+}
+
 /* --- FP control state
  * --------------------------------------------------------- */
 
@@ -500,6 +549,7 @@ int main(void)
         cmocka_unit_test(tls_errno_and_identity_stay_private_across_switches),
         cmocka_unit_test(tls_errno_and_identity_stay_private_across_schedulers),
         cmocka_unit_test(tls_addresses_follow_the_method),
+        cmocka_unit_test(libc_thread_state_is_per_ulp),
         cmocka_unit_test(fp_rounding_mode_is_per_ulp),
         cmocka_unit_test(
             many_ulps_with_random_yields_and_migrations_all_finish),
