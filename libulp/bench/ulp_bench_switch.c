@@ -180,7 +180,8 @@ static int bench_couple(double *ns)
 
 /* --- PiP tasks as ULPs ------------------------------------------------ */
 
-PIP_ROOT_TLS_RESERVE(4096);
+#define BENCH_TLS_RESERVE 4096
+PIP_ROOT_TLS_RESERVE(BENCH_TLS_RESERVE);
 
 /* n tasks (libpip does not reuse namespaces: spawned once per n) run
  * `reps` timed rounds; ns[r] per round. */
@@ -518,9 +519,10 @@ static void print_machine(int have_insn, int forced, int def_method)
            syscall_ns(0, 20000), syscall_ns(1, 20000));
     size_t tls = 0;
     dl_iterate_phdr(tls_cb, &tls);
-    printf("static TLS of this root's modules: %zu bytes (ulp-copy saves and "
-           "loads them at every switch)\n",
-           tls);
+    printf("static TLS of this root's modules: %zu bytes, of which %d are "
+           "its PIP_ROOT_TLS_RESERVE (ulp-copy moves the rest at a switch of "
+           "root ULPs; PiP-task ULPs also their own modules')\n",
+           tls, BENCH_TLS_RESERVE);
     printf("libulp default path (ULP_FSBASE=auto): %s\n",
            def_method == ULP_FSBASE_WRFSBASE ? "ulp-wrfsbase"
            : def_method == ULP_FSBASE_COPY   ? "ulp-copy"

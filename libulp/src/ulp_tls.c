@@ -22,16 +22,22 @@
  *   fixed %fs offset (the cached tid, the dtv, the canary) stay the
  *   carrier's.
  * The ranges are offsets below the thread pointer, which are the same in
- * every thread (static TLS), so one map serves every carrier.
+ * every thread (static TLS), so one map serves every carrier.  The root
+ * program's PIP_ROOT_TLS_RESERVE array (room for tasks' __thread data) is
+ * left out of the root's map when the symbol table shows where it is: root
+ * code never touches it, and each task ULP copies its own part.
  */
 #include "ulp_internal.h"
 
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define ULP_TLS_MAX_BLOCKS 64
 #define ULP_TLS_GAP        4096 /* largest padding between two blocks */
@@ -84,6 +90,7 @@ static int ulp_tls_build(struct ulp_tls_map *m, uintptr_t tp,
 
 struct ulp_tls_probe {
     uintptr_t tp;
+    uintptr_t exe_block; /* the root program's TLS block (module 1) */
     int n;
     struct ulp_tls_block b[ULP_TLS_MAX_BLOCKS];
 };
@@ -99,6 +106,8 @@ static int ulp_tls_root_cb(struct dl_phdr_info *info, size_t size, void *arg)
         if (ph->p_type != PT_TLS || ph->p_memsz == 0)
             continue;
         uintptr_t lo = (uintptr_t)info->dlpi_tls_data;
+        if (info->dlpi_tls_modid == 1)
+            p->exe_block = lo;
         if (lo < p->tp && p->n < ULP_TLS_MAX_BLOCKS) {
             p->b[p->n].lo = lo;
             p->b[p->n].hi = lo + ph->p_memsz;
@@ -109,16 +118,80 @@ static int ulp_tls_root_cb(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /*
+ * Where the root program's PIP_ROOT_TLS_RESERVE array lies in its TLS
+ * block (offset and size, from the symbol table of /proc/self/exe): room
+ * for tasks' local-exec TLS that root code never touches, so a root ULP
+ * need not copy it (a task ULP copies its own part of it).  -1: unknown
+ * (stripped program, or none).
+ */
+static int ulp_tls_reserve(size_t *off, size_t *size)
+{
+    static const char want[] = "pip_root_tls_reserve_";
+    int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    ElfW(Ehdr) eh;
+    ElfW(Shdr) *sh = NULL;
+    ElfW(Sym) *sym = NULL;
+    char *strs = NULL;
+    int rc = -1;
+    if (fd < 0)
+        return -1;
+    if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh.e_shentsize != sizeof(ElfW(Shdr)) || eh.e_shnum == 0)
+        goto out;
+    size_t shsz = (size_t)eh.e_shnum * sizeof(ElfW(Shdr));
+    if ((sh = malloc(shsz)) == NULL ||
+        pread(fd, sh, shsz, (off_t)eh.e_shoff) != (ssize_t)shsz)
+        goto out;
+    for (int i = 0; i < eh.e_shnum && rc != 0; i++) {
+        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh.e_shnum ||
+            sh[i].sh_entsize != sizeof(ElfW(Sym)))
+            continue;
+        const ElfW(Shdr) *ss = &sh[sh[i].sh_link];
+        free(sym);
+        free(strs);
+        sym = malloc(sh[i].sh_size);
+        strs = malloc(ss->sh_size + 1);
+        if (sym == NULL || strs == NULL ||
+            pread(fd, sym, sh[i].sh_size, (off_t)sh[i].sh_offset) !=
+                (ssize_t)sh[i].sh_size ||
+            pread(fd, strs, ss->sh_size, (off_t)ss->sh_offset) !=
+                (ssize_t)ss->sh_size)
+            goto out;
+        strs[ss->sh_size] = '\0';
+        size_t n = sh[i].sh_size / sizeof(ElfW(Sym));
+        for (size_t k = 0; k < n; k++) {
+            if (ELF64_ST_TYPE(sym[k].st_info) == STT_TLS &&
+                sym[k].st_name < ss->sh_size &&
+                strcmp(strs + sym[k].st_name, want) == 0) {
+                *off = sym[k].st_value;
+                *size = sym[k].st_size;
+                rc = 0;
+                break;
+            }
+        }
+    }
+out:
+    free(sh);
+    free(sym);
+    free(strs);
+    close(fd);
+    return rc;
+}
+
+/*
  * The root namespace's static TLS, seen from the calling thread: the chain
  * of TLS blocks that ends at the thread pointer with no gap larger than
  * alignment padding.  Blocks further away (dynamic TLS in the heap, modules
- * of other namespaces) are not part of it.
+ * of other namespaces) are not part of it; nor is the root program's
+ * PIP_ROOT_TLS_RESERVE array (see ulp_tls_reserve).
  */
 int ulp_tls_map_root(struct ulp_tls_map *m)
 {
     struct ulp_tls_probe p;
     p.tp = ulp_arch_tp();
     p.n = 0;
+    p.exe_block = 0;
     dl_iterate_phdr(ulp_tls_root_cb, &p);
     ulp_tls_sort(p.b, p.n);
     uintptr_t low = p.tp;
@@ -135,9 +208,26 @@ int ulp_tls_map_root(struct ulp_tls_map *m)
         memset(m, 0, sizeof(*m));
         return 0;
     }
-    /* One range: tp - low .. tp (padding included). */
-    struct ulp_tls_block all = {low, p.tp};
-    return ulp_tls_build(m, p.tp, &all, 1);
+    /* tp - low .. tp (padding included), less the reserve. */
+    struct ulp_tls_block b[2] = {{low, p.tp}, {0, 0}};
+    int n = 1;
+    size_t roff = 0, rsize = 0;
+    if (p.exe_block != 0 && ulp_tls_reserve(&roff, &rsize) == 0 && rsize > 0) {
+        uintptr_t rlo = p.exe_block + roff, rhi = rlo + rsize;
+        if (rlo >= low && rhi <= p.tp) {
+            b[0].hi = rlo;
+            b[1].lo = rhi;
+            b[1].hi = p.tp;
+            n = 2;
+            if (b[1].lo == b[1].hi)
+                n = 1;
+            if (b[0].lo == b[0].hi) {
+                b[0] = b[1];
+                n--;
+            }
+        }
+    }
+    return ulp_tls_build(m, p.tp, b, n);
 }
 
 /* PT_TLS of the object mapped at `base` (its ELF header). */
@@ -176,6 +266,7 @@ int ulp_tls_map_task(struct ulp_tls_map *m, void *ns_main, uintptr_t stack_lo)
 
     p.tp = ulp_arch_tp();
     p.n = 0;
+    p.exe_block = 0;
     for (int i = 0; i < root->n && p.n < ULP_TLS_MAX_BLOCKS; i++) {
         p.b[p.n].lo = p.tp - root->r[i].off;
         p.b[p.n].hi = p.b[p.n].lo + root->r[i].len;
