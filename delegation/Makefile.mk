@@ -72,6 +72,14 @@ DLG_TESTS = \
 	delegation/tests/test_delegation_ranktab
 check_PROGRAMS += $(DLG_TESTS)
 TESTS += $(DLG_TESTS) delegation/tests/test_delegation_onecore.sh
+# The case that needs cross memory attach, as an entry of its own that
+# skips as a whole where process_vm_readv is refused.
+TESTS += delegation/tests/test_delegation_proc.cma
+CLEANFILES += delegation/tests/test_delegation_proc.cma
+delegation/tests/test_delegation_proc.cma: delegation/tests/test_delegation_proc
+	$(AM_V_GEN)rm -f $@ && \
+	printf '#!/bin/sh\nDLG_PROC_GROUP=cma; export DLG_PROC_GROUP\nexec "$$(dirname "$$0")/%s" "$$@"\n' '$(<F)' >$@ && \
+	chmod +x $@
 
 delegation_tests_test_delegation_core_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
 delegation_tests_test_delegation_core_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

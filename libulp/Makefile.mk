@@ -4,7 +4,8 @@
 ULP_MAN_PAGES = libulp/man/libulp.7.md libulp/man/ulp_spawn.3.md \
 	libulp/man/ulp_yield.3.md libulp/man/ulp_couple.3.md \
 	libulp/man/ulp_mutex_lock.3.md
-EXTRA_DIST += libulp/ulp.pc.in libulp/README.md $(ULP_MAN_PAGES)
+EXTRA_DIST += libulp/ulp.pc.in libulp/README.md libulp/bench/RESULTS.md \
+	$(ULP_MAN_PAGES)
 FORMAT_FILES += libulp/include/ulp.h $(ULP_LIB_SOURCES) \
 	libulp/tests/ut_util.h libulp/tests/test_ulp_switch.c \
 	libulp/tests/test_ulp_sync.c libulp/tests/test_ulp_couple.c \
@@ -24,6 +25,7 @@ ULP_LIB_SOURCES = \
 	libulp/src/ulp_core.c \
 	libulp/src/ulp_sched.c \
 	libulp/src/ulp_sync.c \
+	libulp/src/ulp_tls.c \
 	libulp/src/arch/x86_64/ulp_arch.h \
 	libulp/src/arch/x86_64/ulp_arch.c \
 	libulp/src/arch/x86_64/ulp_switch.c
@@ -75,20 +77,26 @@ CLEANFILES += libulp/bench/ulp_bench_oversub_fine.csv libulp/bench/ulp_bench_swi
 .PHONY: bench-ulp bench-ulp-oversub
 
 # --- tests -------------------------------------------------------------------
-# test_ulp_switch runs once per thread-pointer method, through two small
-# scripts that set ULP_FSBASE (as libpip's tests do per mode).
+# test_ulp_switch runs once per thread-pointer method, through small scripts
+# that set ULP_FSBASE (as libpip's tests do per mode); the .wrfsbase one
+# skips as a whole where the kernel does not enable FSGSBASE.  The .nofsgs
+# scripts run every libulp test again as on a machine without FSGSBASE
+# (ULP_TEST_NO_FSGSBASE=1: the default method is then the copy one).
 ULP_TEST_CPPF = $(AM_CPPFLAGS) $(ULP_CPPFLAGS) -I$(top_srcdir)/libulp/tests
 ULP_TEST_CF = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 ULP_TEST_LDF = $(AM_LDFLAGS) -no-install
 ULP_TEST_LIBS = libulp/libulp.la libpip/libpip.la test/libth.la $(CMOCKA_LIBS) -lm
 if HAVE_CMOCKA
 ULP_TESTS_BY_METHOD = libulp/tests/test_ulp_switch.wrfsbase \
-	libulp/tests/test_ulp_switch.syscall
+	libulp/tests/test_ulp_switch.syscall libulp/tests/test_ulp_switch.copy
 ULP_TESTS = libulp/tests/test_ulp_sync libulp/tests/test_ulp_couple \
 	libulp/tests/test_ulp_task libulp/tests/test_ulp_guard
+ULP_TESTS_NOFSGS = libulp/tests/test_ulp_switch.nofsgs \
+	libulp/tests/test_ulp_sync.nofsgs libulp/tests/test_ulp_couple.nofsgs \
+	libulp/tests/test_ulp_task.nofsgs libulp/tests/test_ulp_guard.nofsgs
 check_PROGRAMS += libulp/tests/test_ulp_switch $(ULP_TESTS)
-TESTS += $(ULP_TESTS_BY_METHOD) $(ULP_TESTS)
-CLEANFILES += $(ULP_TESTS_BY_METHOD)
+TESTS += $(ULP_TESTS_BY_METHOD) $(ULP_TESTS) $(ULP_TESTS_NOFSGS)
+CLEANFILES += $(ULP_TESTS_BY_METHOD) $(ULP_TESTS_NOFSGS)
 libulp/tests/test_ulp_switch.wrfsbase: libulp/tests/test_ulp_switch
 	$(AM_V_GEN)rm -f $@ && \
 	printf '#!/bin/sh\nULP_FSBASE=wrfsbase; export ULP_FSBASE\nexec "$$(dirname "$$0")/%s" "$$@"\n' '$(<F)' >$@ && \
@@ -96,6 +104,30 @@ libulp/tests/test_ulp_switch.wrfsbase: libulp/tests/test_ulp_switch
 libulp/tests/test_ulp_switch.syscall: libulp/tests/test_ulp_switch
 	$(AM_V_GEN)rm -f $@ && \
 	printf '#!/bin/sh\nULP_FSBASE=syscall; export ULP_FSBASE\nexec "$$(dirname "$$0")/%s" "$$@"\n' '$(<F)' >$@ && \
+	chmod +x $@
+libulp/tests/test_ulp_switch.copy: libulp/tests/test_ulp_switch
+	$(AM_V_GEN)rm -f $@ && \
+	printf '#!/bin/sh\nULP_FSBASE=copy; export ULP_FSBASE\nexec "$$(dirname "$$0")/%s" "$$@"\n' '$(<F)' >$@ && \
+	chmod +x $@
+libulp/tests/test_ulp_switch.nofsgs: libulp/tests/test_ulp_switch
+	$(AM_V_GEN)rm -f $@ && \
+	printf '#!/bin/sh\nULP_TEST_NO_FSGSBASE=1; export ULP_TEST_NO_FSGSBASE\nexec "$$(dirname "$$0")/%s" "$$@"\n' '$(<F)' >$@ && \
+	chmod +x $@
+libulp/tests/test_ulp_sync.nofsgs: libulp/tests/test_ulp_sync
+	$(AM_V_GEN)rm -f $@ && \
+	printf '#!/bin/sh\nULP_TEST_NO_FSGSBASE=1; export ULP_TEST_NO_FSGSBASE\nexec "$$(dirname "$$0")/%s" "$$@"\n' '$(<F)' >$@ && \
+	chmod +x $@
+libulp/tests/test_ulp_couple.nofsgs: libulp/tests/test_ulp_couple
+	$(AM_V_GEN)rm -f $@ && \
+	printf '#!/bin/sh\nULP_TEST_NO_FSGSBASE=1; export ULP_TEST_NO_FSGSBASE\nexec "$$(dirname "$$0")/%s" "$$@"\n' '$(<F)' >$@ && \
+	chmod +x $@
+libulp/tests/test_ulp_task.nofsgs: libulp/tests/test_ulp_task
+	$(AM_V_GEN)rm -f $@ && \
+	printf '#!/bin/sh\nULP_TEST_NO_FSGSBASE=1; export ULP_TEST_NO_FSGSBASE\nexec "$$(dirname "$$0")/%s" "$$@"\n' '$(<F)' >$@ && \
+	chmod +x $@
+libulp/tests/test_ulp_guard.nofsgs: libulp/tests/test_ulp_guard
+	$(AM_V_GEN)rm -f $@ && \
+	printf '#!/bin/sh\nULP_TEST_NO_FSGSBASE=1; export ULP_TEST_NO_FSGSBASE\nexec "$$(dirname "$$0")/%s" "$$@"\n' '$(<F)' >$@ && \
 	chmod +x $@
 libulp_tests_test_ulp_switch_SOURCES = libulp/tests/test_ulp_switch.c libulp/tests/ut_util.h
 libulp_tests_test_ulp_switch_CPPFLAGS = $(ULP_TEST_CPPF)

@@ -115,6 +115,22 @@ static void count_counts_occurrences(void **state)
     assert_int_equal(th_count("abc", ""), 0);
 }
 
+/* The probe answers for this machine, and the forcing switch says no. */
+static void cma_probe_answers_and_can_be_forced_off(void **state)
+{
+    (void)state;
+    unsetenv("TH_TEST_NO_CMA");
+    for (int dir = 0; dir < 2; dir++) {
+        int e = th_cma_refused(dir);
+        assert_true(e == 0 || e == EPERM || e == EACCES || e == ENOSYS ||
+                    e == ESRCH);
+    }
+    setenv("TH_TEST_NO_CMA", "1", 1);
+    assert_int_equal(th_cma_refused(0), EPERM);
+    assert_int_equal(th_cma_refused(1), EPERM);
+    unsetenv("TH_TEST_NO_CMA");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -126,6 +142,7 @@ int main(void)
         cmocka_unit_test(run_captures_large_output),
         cmocka_unit_test(sibling_path_is_next_to_the_test),
         cmocka_unit_test(count_counts_occurrences),
+        cmocka_unit_test(cma_probe_answers_and_can_be_forced_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

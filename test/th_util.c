@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* th_util.c: helpers shared by the project's test programs. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* process_vm_readv */
+#endif
 #include "th_util.h"
 
 #include <errno.h>
@@ -10,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -195,4 +200,51 @@ fail:
         }
     }
     return rc;
+}
+
+int th_cma_refused(int child_writes_parent)
+{
+    static volatile char probe[8] = "cma";
+    char buf[8] = "CMA";
+    int p[2], st = 0, err = 0;
+    const char *v = getenv("TH_TEST_NO_CMA");
+    if (v != NULL && *v != '\0' && strcmp(v, "0") != 0)
+        return EPERM;
+    if (pipe(p) != 0)
+        return errno;
+    if (child_writes_parent)
+        (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        err = errno;
+        close(p[0]);
+        close(p[1]);
+        return err;
+    }
+    if (pid == 0) {
+        close(p[1]);
+        if (child_writes_parent) {
+            struct iovec l = {buf, 3}, r = {(void *)probe, 3};
+            _exit(process_vm_writev(parent, &l, 1, &r, 1, 0) == 3
+                      ? 0
+                      : (errno > 0 && errno < 256 ? errno : EPERM));
+        }
+        /* Stay until the parent has read us. */
+        while (read(p[0], buf, 1) < 0 && errno == EINTR)
+            ;
+        _exit(0);
+    }
+    close(p[0]);
+    if (!child_writes_parent) {
+        struct iovec l = {buf, 3}, r = {(void *)probe, 3};
+        if (process_vm_readv(pid, &l, 1, &r, 1, 0) != 3)
+            err = errno != 0 ? errno : EPERM;
+    }
+    close(p[1]);
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (child_writes_parent)
+        err = WIFEXITED(st) ? WEXITSTATUS(st) : EPERM;
+    return err;
 }

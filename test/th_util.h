@@ -37,4 +37,15 @@ int th_run(char *const argv[], char *const env_add[], int timeout_s,
 /* Number of occurrences of `needle` in `haystack` (0 if either is NULL). */
 int th_count(const char *haystack, const char *needle);
 
+/*
+ * May a process copy another's memory with process_vm_readv/writev (cross
+ * memory attach: refused by Yama ptrace_scope >= 2, seccomp, missing
+ * CAP_SYS_PTRACE across users)?  child_writes_parent = 0: the parent reads
+ * a forked child; 1: a forked child writes into the parent, which first
+ * allows any tracer (PR_SET_PTRACER).  Returns 0 when permitted, else the
+ * errno of the refusal.  TH_TEST_NO_CMA=1 makes it answer EPERM (to try a
+ * test's skip path on a machine that permits it).
+ */
+int th_cma_refused(int child_writes_parent);
+
 #endif /* TH_UTIL_H */

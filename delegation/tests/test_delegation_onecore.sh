@@ -20,3 +20,8 @@ for p in $progs; do
     echo "running $p on CPU $cpu only"
     DLG_TEST_ITERS=${DLG_TEST_ITERS:-2000} taskset -c "$cpu" "$dir/$p" || exit $?
 done
+# The cross-memory-attach case too, unless this machine refuses it (77).
+echo "running test_delegation_proc (cma) on CPU $cpu only"
+DLG_PROC_GROUP=cma DLG_TEST_ITERS=${DLG_TEST_ITERS:-2000} taskset -c "$cpu" "$dir/test_delegation_proc"
+rc=$?
+[ $rc -eq 0 ] || [ $rc -eq 77 ] || exit $rc

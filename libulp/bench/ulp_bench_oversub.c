@@ -18,6 +18,11 @@
  *                an MPI rank waiting in MPI_Barrier does when oversubscribed)
  *   pthread      N kernel threads, pthread_barrier_t
  *
+ * The versions take turns rep by rep, so that a change of the load on a
+ * shared machine touches them alike.  The header names the ULP switch path
+ * (libulp's default: wrfsbase, or the copy method without FSGSBASE) and the
+ * load average before and after.
+ *
  * Usage: ulp_bench_oversub [--ranks N] [--iters I] [--work US] [--reps R]
  *                          [--csv FILE]
  */
@@ -38,6 +43,18 @@
 #include <unistd.h>
 
 static int nranks, iters = 1000, ncpu, cpus[CPU_SETSIZE];
+
+/* The first three fields of /proc/loadavg. */
+static void read_loadavg(char *b, size_t n)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f == NULL)
+        return;
+    double a, c, d;
+    if (fscanf(f, "%lf %lf %lf", &a, &c, &d) == 3)
+        snprintf(b, n, "%.1f %.1f %.1f", a, c, d);
+    fclose(f);
+}
 static long base_units; /* compute units of one average work item */
 static volatile unsigned long sink;
 
@@ -271,30 +288,42 @@ int main(int argc, char **argv)
     static const char *const names[NV] = {
         "ulp-steal", "ulp-static", "proc-futex", "proc-yield", "pthread"};
     double med[NV], cmed[NV];
-    double *v = calloc((size_t)reps, sizeof(double));
-    double *cv = calloc((size_t)reps, sizeof(double));
+    double *v = calloc((size_t)reps * NV, sizeof(double));
+    double *cv = calloc((size_t)reps * NV, sizeof(double));
+    char load0[64] = "?", load1[64] = "?";
+    read_loadavg(load0, sizeof(load0));
+    int path = 0;
+    if (ulp_init() == 0) {
+        path = ulp_fsbase_method();
+        (void)ulp_fin();
+    }
     fprintf(stderr,
             "ulp_bench_oversub: %d ranks on %d CPU(s), %d iterations, "
             "work 0.2..1.8 x %.0f us per rank and iteration, %d reps\n",
             nranks, ncpu, iters, work_us, reps);
-    for (int m = 0; m < NV; m++) {
-        for (int r = 0; r < reps; r++) {
-            int rc = m <= 1   ? run_ulp(m == 0, &v[r])
-                     : m == 4 ? run_pthread(&v[r])
-                              : run_proc(m == 3, &v[r]);
+    for (int r = 0; r < reps; r++) {
+        for (int m = 0; m < NV; m++) {
+            double *vm = &v[m * reps], *cvm = &cv[m * reps];
+            int rc = m <= 1   ? run_ulp(m == 0, &vm[r])
+                     : m == 4 ? run_pthread(&vm[r])
+                              : run_proc(m == 3, &vm[r]);
             if (rc != 0) {
                 fprintf(stderr, "%s failed: %s\n", names[m], ulp_strerror(rc));
                 return 1;
             }
-            cv[r] = last_cpu;
+            cvm[r] = last_cpu;
             fprintf(stderr, "  %-10s rep %d: %.1f ms (CPU %.1f ms)\n", names[m],
-                    r + 1, v[r] / 1e6, cv[r] / 1e6);
+                    r + 1, vm[r] / 1e6, cvm[r] / 1e6);
         }
-        qsort(v, (size_t)reps, sizeof(double), cmp_d);
-        qsort(cv, (size_t)reps, sizeof(double), cmp_d);
-        med[m] = v[reps / 2];
-        cmed[m] = cv[reps / 2];
     }
+    for (int m = 0; m < NV; m++) {
+        double *vm = &v[m * reps], *cvm = &cv[m * reps];
+        qsort(vm, (size_t)reps, sizeof(double), cmp_d);
+        qsort(cvm, (size_t)reps, sizeof(double), cmp_d);
+        med[m] = vm[reps / 2];
+        cmed[m] = cvm[reps / 2];
+    }
+    read_loadavg(load1, sizeof(load1));
     double ideal = 0;
     for (int i = 0; i < iters; i++) {
         double tot = 0;
@@ -306,6 +335,12 @@ int main(int argc, char **argv)
     printf("Oversubscription: %d ranks on %d CPU(s), %d iterations with a "
            "barrier, uneven work (median of %d, wall clock)\n",
            nranks, ncpu, iters, reps);
+    printf("ULP switch path: %s; load average before %s, after %s\n",
+           path == ULP_FSBASE_WRFSBASE  ? "wrfsbase (FSGSBASE)"
+           : path == ULP_FSBASE_COPY    ? "copy (no FSGSBASE)"
+           : path == ULP_FSBASE_SYSCALL ? "arch_prctl"
+                                        : "?",
+           load0, load1);
     printf("%-12s %12s %12s %12s %12s\n", "version", "time [ms]", "x ulp-steal",
            "CPU [ms]", "x ulp-steal");
     for (int m = 0; m < NV; m++)

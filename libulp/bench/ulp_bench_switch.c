@@ -6,6 +6,9 @@
  *   ulp-wrfsbase   ULPs of one scheduler passing control by ulp_yield(),
  *                  thread pointer switched with wrfsbase
  *   ulp-arch_prctl the same with arch_prctl(ARCH_SET_FS)
+ *   ulp-copy       the same with the copy method (thread pointer kept, the
+ *                  ULP's static TLS copied; libulp's default without
+ *                  FSGSBASE)
  *   swapcontext    glibc ucontexts in a ring (no TLS switch)
  *   pthread-futex  kernel threads passing a token through futexes
  *   pthread-cond   kernel threads passing a token through condvars
@@ -18,7 +21,10 @@
  * thread block.  Each point is the
  * median of --reps runs.  Time is CPU time (the sum over all participants,
  * which share one CPU), so that other load on a shared machine does not
- * count; the wall-clock time of the ULP runs is shown too.
+ * count; the wall-clock time of the ULP runs is shown too.  The header
+ * names the machine facts the ULP columns depend on (FSGSBASE, the cost of
+ * one arch_prctl(ARCH_SET_FS)) and the path libulp picks by default; the
+ * ratios are against that default path.
  *
  * Usage: ulp_bench_switch [--reps R] [--max N] [--csv FILE] [--plot FILE]
  *                         [--task PROG] [--quick]
@@ -27,7 +33,9 @@
 
 #include "ulp_bench_task.h"
 
+#include <asm/prctl.h>
 #include <errno.h>
+#include <link.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -35,7 +43,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -44,6 +54,7 @@
 enum {
     M_ULP_INSN,
     M_ULP_SYSCALL,
+    M_ULP_COPY,
     M_SWAPCONTEXT,
     M_PTHREAD_FUTEX,
     M_PTHREAD_COND,
@@ -52,8 +63,9 @@ enum {
     M_COUNT
 };
 static const char *const method_name[M_COUNT] = {
-    "ulp-wrfsbase", "ulp-arch_prctl", "swapcontext", "pthread-futex",
-    "pthread-cond", "proc-pipe",      "proc-futex"};
+    "ulp-wrfsbase",  "ulp-arch_prctl", "ulp-copy",  "swapcontext",
+    "pthread-futex", "pthread-cond",   "proc-pipe", "proc-futex"};
+static const char *const method_env[3] = {"wrfsbase", "syscall", "copy"};
 
 static int bench_cpu;
 static long ulp_total = 400000, kern_total = 20000;
@@ -103,12 +115,12 @@ static int u_fn(void *arg)
     return 0;
 }
 
-static int bench_ulp(int n, int syscall_path, double *ns, double *wall)
+static int bench_ulp(int n, int method, double *ns, double *wall)
 {
     ulp_sched_t *s;
     ulp_t **u = calloc((size_t)n, sizeof(*u));
-    int rc;
-    setenv("ULP_FSBASE", syscall_path ? "syscall" : "wrfsbase", 1);
+    int rc, syscall_path = method == M_ULP_SYSCALL;
+    setenv("ULP_FSBASE", method_env[method], 1);
     if ((rc = ulp_init()) != 0)
         return rc;
     if ((rc = ulp_sched_create(&s, bench_cpu)) != 0)
@@ -168,7 +180,8 @@ static int bench_couple(double *ns)
 
 /* --- PiP tasks as ULPs ------------------------------------------------ */
 
-PIP_ROOT_TLS_RESERVE(4096);
+#define BENCH_TLS_RESERVE 4096
+PIP_ROOT_TLS_RESERVE(BENCH_TLS_RESERVE);
 
 /* n tasks (libpip does not reuse namespaces: spawned once per n) run
  * `reps` timed rounds; ns[r] per round. */
@@ -426,9 +439,9 @@ static int run_one(int m, int n, double *ns, double *wall)
     *wall = 0;
     switch (m) {
     case M_ULP_INSN:
-        return bench_ulp(n, 0, ns, wall);
     case M_ULP_SYSCALL:
-        return bench_ulp(n, 1, ns, wall);
+    case M_ULP_COPY:
+        return bench_ulp(n, m, ns, wall);
     case M_SWAPCONTEXT:
         return bench_swapcontext(n, ns);
     case M_PTHREAD_FUTEX:
@@ -440,6 +453,80 @@ static int run_one(int m, int n, double *ns, double *wall)
     default:
         return bench_proc(n, 0, ns);
     }
+}
+
+/* CPU time of one system call, median of 5 runs of `n`. */
+static double syscall_ns(int which, long n)
+{
+    double v[5];
+    unsigned long fs = 0;
+    if (which == 0)
+        (void)syscall(SYS_arch_prctl, ARCH_GET_FS, &fs);
+    for (int r = 0; r < 5; r++) {
+        double t0 = ts_ns(CLOCK_THREAD_CPUTIME_ID);
+        for (long i = 0; i < n; i++) {
+            if (which == 0)
+                (void)syscall(SYS_arch_prctl, ARCH_SET_FS, fs);
+            else
+                (void)syscall(SYS_getppid);
+        }
+        v[r] = (ts_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / (double)n;
+    }
+    return median(v, 5);
+}
+
+/* Static TLS of this program's modules: what ulp-copy saves and loads. */
+static int tls_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_TLS)
+            *(size_t *)arg += info->dlpi_phdr[i].p_memsz;
+    return 0;
+}
+
+/* The facts the ULP columns depend on, one line each. */
+static void print_machine(int have_insn, int forced, int def_method)
+{
+    char model[128] = "unknown", line[512];
+    int hv = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f != NULL) {
+        while (fgets(line, sizeof(line), f) != NULL) {
+            if (strncmp(line, "model name", 10) == 0 && model[0] == 'u') {
+                char *c = strchr(line, ':');
+                if (c != NULL) {
+                    snprintf(model, sizeof(model), "%s", c + 2);
+                    model[strcspn(model, "\n")] = '\0';
+                }
+            }
+            if (strncmp(line, "flags", 5) == 0 && strstr(line, " hypervisor"))
+                hv = 1;
+        }
+        fclose(f);
+    }
+    struct utsname un;
+    if (uname(&un) != 0)
+        snprintf(un.release, sizeof(un.release), "?");
+    printf("machine: %s%s, kernel %s, %ld CPUs online\n", model,
+           hv ? " (virtual machine)" : "", un.release,
+           sysconf(_SC_NPROCESSORS_ONLN));
+    printf("FSGSBASE: %s; one arch_prctl(ARCH_SET_FS) %.1f ns, one getppid() "
+           "%.1f ns (CPU time)\n",
+           have_insn ? "enabled by the kernel"
+           : forced  ? "off (forced by ULP_TEST_NO_FSGSBASE)"
+                     : "not enabled by the kernel (AT_HWCAP2)",
+           syscall_ns(0, 20000), syscall_ns(1, 20000));
+    size_t tls = 0;
+    dl_iterate_phdr(tls_cb, &tls);
+    printf("static TLS of this root's modules: %zu bytes, of which %d are "
+           "its PIP_ROOT_TLS_RESERVE (ulp-copy moves the rest at a switch of "
+           "root ULPs; PiP-task ULPs also their own modules')\n",
+           tls, BENCH_TLS_RESERVE);
+    printf("libulp default path (ULP_FSBASE=auto): %s\n",
+           def_method == ULP_FSBASE_WRFSBASE ? "ulp-wrfsbase"
+           : def_method == ULP_FSBASE_COPY   ? "ulp-copy"
+                                             : "ulp-arch_prctl");
 }
 
 static void usage(void)
@@ -485,13 +572,20 @@ int main(int argc, char **argv)
         perror("sched_setaffinity");
         return 1;
     }
-    int have_insn = 1;
+    int have_insn = 1, def_method = 0;
     setenv("ULP_FSBASE", "wrfsbase", 1);
     if (ulp_init() == -ENOTSUP)
         have_insn = 0;
     else
         (void)ulp_fin();
     unsetenv("ULP_FSBASE");
+    if (ulp_init() == 0) {
+        def_method = ulp_fsbase_method();
+        (void)ulp_fin();
+    }
+    const char *fv = getenv("ULP_TEST_NO_FSGSBASE");
+    int forced = fv != NULL && *fv != '\0' && strcmp(fv, "0") != 0 &&
+                 (getauxval(AT_HWCAP2) & 2) != 0;
 
     int npts = 0, ns_list[16];
     for (int n = 2; n <= maxn && npts < 16; n *= 2)
@@ -510,6 +604,9 @@ int main(int argc, char **argv)
             "ulp_bench_switch: %d point(s) x %d methods x %d reps on "
             "CPU %d\n",
             npts, M_COUNT, reps, bench_cpu);
+    int base = def_method == ULP_FSBASE_WRFSBASE ? M_ULP_INSN
+               : def_method == ULP_FSBASE_COPY   ? M_ULP_COPY
+                                                 : M_ULP_SYSCALL;
     for (int p = 0; p < npts; p++) {
         int n = ns_list[p];
         for (int m = 0; m < M_COUNT; m++) {
@@ -527,7 +624,7 @@ int main(int argc, char **argv)
                 continue;
             }
             res[m][p] = median(v, reps);
-            if (m == M_ULP_INSN || (m == M_ULP_SYSCALL && !have_insn))
+            if (m == base)
                 wall[p] = median(vw, reps);
             fprintf(stderr, " %10.1f ns\n", res[m][p]);
             if (cf != NULL)
@@ -570,39 +667,42 @@ int main(int argc, char **argv)
         }
     }
 
-    int base = have_insn ? M_ULP_INSN : M_ULP_SYSCALL;
+    print_machine(have_insn, forced, def_method);
     printf("Context switch time, ns (median of %d, CPU time, all on CPU %d; "
-           "ULP thread pointer: %s)\n",
+           "ULP paths: %s)\n",
            reps, bench_cpu,
-           have_insn ? "wrfsbase and arch_prctl" : "arch_prctl only");
+           have_insn ? "wrfsbase, arch_prctl, copy"
+                     : "arch_prctl, copy (no wrfsbase: -1)");
     printf("%6s", "n");
     for (int m = 0; m < M_COUNT; m++)
         printf(" %14s", method_name[m]);
-    printf(" %9s %9s %9s %9s\n", "ulp-wall", "futex/ulp", "cond/ulp",
-           "swapc/ulp");
+    printf(" %9s %9s %9s %9s %9s\n", "ulp-wall", "futex/ulp", "cond/ulp",
+           "swapc/ulp", "prctl/ulp");
     for (int p = 0; p < npts; p++) {
         printf("%6d", ns_list[p]);
         for (int m = 0; m < M_COUNT; m++)
             printf(" %14.1f", res[m][p]);
         double b = res[base][p];
-        printf(" %9.1f %9.1f %9.1f %9.1f\n", wall[p],
+        printf(" %9.1f %9.1f %9.1f %9.1f %9.1f\n", wall[p],
                res[M_PTHREAD_FUTEX][p] / b, res[M_PTHREAD_COND][p] / b,
-               res[M_SWAPCONTEXT][p] / b);
+               res[M_SWAPCONTEXT][p] / b, res[M_ULP_SYSCALL][p] / b);
     }
-    printf("couple+decouple round trip: %.1f ns (median of %d, CPU time of "
-           "both kernel threads)\n",
-           cdm, reps);
+    printf("couple+decouple round trip (%s): %.1f ns (median of %d, CPU "
+           "time of both kernel threads)\n",
+           method_name[base], cdm, reps);
     for (int k = 0; k < tkpts; k++) {
         int idx = k * 2; /* tkn 2, 8 are ns_list[0], ns_list[2] */
-        printf("PiP tasks as ULPs, n=%d: %.1f ns per switch (median of %d)",
-               tkn[k], tk[k][100], reps);
+        printf("PiP tasks as ULPs (%s), n=%d: %.1f ns per switch (median "
+               "of %d)",
+               method_name[base], tkn[k], tk[k][100], reps);
         if (idx < npts && tk[k][100] > 0)
             printf("; pthread-futex/this %.1f, swapcontext/this %.1f",
                    res[M_PTHREAD_FUTEX][idx] / tk[k][100],
                    res[M_SWAPCONTEXT][idx] / tk[k][100]);
         printf("\n");
     }
-    printf("(columns x/ulp: baseline time divided by %s time, same n)\n",
+    printf("(columns x/ulp: that time divided by %s time (the default path), "
+           "same n; -1: not available here)\n",
            method_name[base]);
     if (cf != NULL) {
         fclose(cf);
@@ -621,7 +721,8 @@ int main(int argc, char **argv)
                      "set xlabel 'number of contexts'; "
                      "set ylabel 'switch time [ns] (median CPU time)'; "
                      "set title 'Context switch time, one CPU'; "
-                     "plot for [m in 'ulp-wrfsbase ulp-arch_prctl swapcontext "
+                     "plot for [m in 'ulp-wrfsbase ulp-arch_prctl ulp-copy "
+                     "swapcontext "
                      "pthread-futex pthread-cond proc-pipe proc-futex'] '%s' "
                      "using 2:(strcol(1) eq m ? \\$3 : 1/0) with linespoints "
                      "title m\"",

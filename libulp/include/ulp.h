@@ -8,7 +8,10 @@
  * level, in tens of nanoseconds.  Each ULP keeps its own thread block (its
  * libc's TLS: errno, __thread variables, pthread_self(), the stack-protector
  * canary), because a switch also switches the thread pointer (x86-64: fs
- * base, by `wrfsbase` when the kernel allows it, else by arch_prctl).
+ * base, by `wrfsbase` when the kernel allows it).  Without FSGSBASE the
+ * default is the copy method: the thread pointer stays the carrier's, the
+ * switch copies the ULP's static TLS and shows its own thread descriptor;
+ * values stay per ULP, TLS addresses are the carrier's (README, "Privacy").
  *
  * HOW IT WORKS
  *   Every ULP is born as an ordinary kernel thread (a PiP task thread in
@@ -49,9 +52,14 @@
  *   coupled or not.
  *
  * ENVIRONMENT
- *   ULP_FSBASE   auto (default) | wrfsbase | syscall: how the thread pointer
- *                is switched.  wrfsbase fails ulp_init() with -ENOTSUP when
- *                the kernel does not allow it.
+ *   ULP_FSBASE   auto (default) | wrfsbase | syscall | copy: how a switch
+ *                gives the ULP its TLS.  auto: wrfsbase with FSGSBASE, else
+ *                copy.  wrfsbase fails ulp_init() with -ENOTSUP when the
+ *                kernel does not allow it; copy, when the libc's thread
+ *                block is not laid out as expected (auto then uses
+ *                syscall, i.e. arch_prctl).
+ *   ULP_TEST_NO_FSGSBASE  1: behave as if the kernel had not enabled
+ *                FSGSBASE (tests, benchmarks).
  *   ULP_STACKSZ  stack of a ULP made by ulp_create(): a number of bytes with
  *                optional k, m or g suffix; default 256k.  PiP-task ULPs use
  *                libpip's stack (PIP_STACKSZ).
@@ -121,6 +129,7 @@ typedef struct {
 /** Thread-pointer switch method (ulp_fsbase_method()). */
 #define ULP_FSBASE_WRFSBASE 1
 #define ULP_FSBASE_SYSCALL  2
+#define ULP_FSBASE_COPY     3
 
 /* ------------------------------------------------------------------------ */
 /* Library                                                                  */
@@ -131,7 +140,8 @@ typedef struct {
  * else).  Reads ULP_FSBASE, ULP_STACKSZ, ULP_GUARDSZ and installs the
  * stack-overflow handler.
  * @return 0, -EBUSY (already initialised), -EINVAL (bad environment value),
- *         -ENOTSUP (ULP_FSBASE=wrfsbase but FSGSBASE is not enabled),
+ *         -ENOTSUP (ULP_FSBASE=wrfsbase but FSGSBASE is not enabled, or
+ *         ULP_FSBASE=copy with an unknown thread-block layout),
  *         -ENOMEM.
  * Thread safety: call once, from one thread.
  */
@@ -143,7 +153,8 @@ ULP_EXPORT int ulp_init(void);
  */
 ULP_EXPORT int ulp_fin(void);
 
-/** @return ULP_FSBASE_WRFSBASE or ULP_FSBASE_SYSCALL (0 before ulp_init). */
+/** @return ULP_FSBASE_WRFSBASE, ULP_FSBASE_SYSCALL or ULP_FSBASE_COPY (0
+ * before ulp_init). */
 ULP_EXPORT int ulp_fsbase_method(void);
 
 /** @return a static string naming `err` (negative errno or 0). */

@@ -71,7 +71,8 @@ const char *ulp_strerror(int err)
     case -EDEADLK:
         return "would deadlock (joining or relocking itself)";
     case -ENOTSUP:
-        return "not supported (FSGSBASE not enabled by the kernel)";
+        return "not supported (FSGSBASE not enabled by the kernel, or a "
+               "TLS layout the copy method does not know)";
     case -ECHILD:
         return "no such task";
     case -ENOENT:
@@ -215,9 +216,10 @@ int ulp_init(void)
     ulp_g_.page = (size_t)sysconf(_SC_PAGESIZE);
 
     int have = ulp_arch_have_fsgsbase();
+    int explicit_copy = 0;
     v = getenv("ULP_FSBASE");
     if (v == NULL || *v == '\0' || strcmp(v, "auto") == 0) {
-        ulp_g_.fsbase_method = have ? ULP_FSBASE_WRFSBASE : ULP_FSBASE_SYSCALL;
+        ulp_g_.fsbase_method = have ? ULP_FSBASE_WRFSBASE : ULP_FSBASE_COPY;
     } else if (strcmp(v, "wrfsbase") == 0) {
         if (!have) {
             ulp_dbg("ULP_FSBASE=wrfsbase but the kernel does not enable "
@@ -227,13 +229,29 @@ int ulp_init(void)
         ulp_g_.fsbase_method = ULP_FSBASE_WRFSBASE;
     } else if (strcmp(v, "syscall") == 0 || strcmp(v, "arch_prctl") == 0) {
         ulp_g_.fsbase_method = ULP_FSBASE_SYSCALL;
+    } else if (strcmp(v, "copy") == 0) {
+        ulp_g_.fsbase_method = ULP_FSBASE_COPY;
+        explicit_copy = 1;
     } else {
-        ulp_dbg("bad ULP_FSBASE '%s' (auto, wrfsbase or syscall)", v);
+        ulp_dbg("bad ULP_FSBASE '%s' (auto, wrfsbase, syscall or copy)", v);
         return -EINVAL;
     }
-    ulp_g_.sw = ulp_g_.fsbase_method == ULP_FSBASE_WRFSBASE
-                    ? ulp_arch_switch_wrfsbase
-                    : ulp_arch_switch_syscall;
+    if (ulp_g_.fsbase_method == ULP_FSBASE_COPY) {
+        int rc =
+            ulp_tls_self_ok() ? ulp_tls_map_root(&ulp_g_.root_tls) : -ENOTSUP;
+        if (rc != 0) {
+            ulp_dbg("the copy method does not fit this libc's TLS layout");
+            if (explicit_copy)
+                return -ENOTSUP;
+            ulp_g_.fsbase_method = ULP_FSBASE_SYSCALL;
+        } else {
+            ulp_g_.copy = 1;
+        }
+    }
+    ulp_g_.sw =
+        ulp_g_.fsbase_method == ULP_FSBASE_WRFSBASE  ? ulp_arch_switch_wrfsbase
+        : ulp_g_.fsbase_method == ULP_FSBASE_SYSCALL ? ulp_arch_switch_syscall
+                                                     : ulp_arch_switch_nofs;
 
     ulp_g_.stack_size = ULP_STACK_DEFAULT;
     if ((v = getenv("ULP_STACKSZ")) != NULL) {
@@ -312,6 +330,7 @@ static struct ulp *ulp_alloc(struct ulp_sched *s)
 
 static void ulp_free(struct ulp *u)
 {
+    free(u->tls_buf);
     if (u->stack != NULL)
         munmap(u->stack, u->stack_size);
     ULP_VG_STACK_DEREGISTER(u->vg_park);
@@ -332,6 +351,14 @@ int ulp_adopt(struct ulp *u)
 
     ulp_self_ = u; /* lives in this thread block: one per ULP */
     u->ktid = ulp_raw_gettid();
+    if (ulp_g_.copy) {
+        /* Private bytes are saved at the first switch away (to the park
+         * context); the descriptor shown while decoupled is our own. */
+        u->ctx.tls = &u->tls_map;
+        u->ctx.tls_buf = u->tls_buf;
+        u->ctx.self = ulp_arch_tp();
+        u->ctx.owner = u;
+    }
     u->ctx.fsbase = ulp_arch_get_fsbase(insn);
     u->ctx.busy = 1;
     ulp_arch_ctx_make(&u->park, u->park_stack, ULP_PARKSTACK_SIZE,
@@ -371,6 +398,16 @@ int ulp_create(ulp_t **up, ulp_sched_t *s, int (*fn)(void *), void *arg)
         return -ENOMEM;
     u->fn = fn;
     u->fn_arg = arg;
+    if (ulp_g_.copy) {
+        /* The function runs in its creator's namespace. */
+        struct ulp *me = ulp_self_;
+        u->tls_map = me != NULL ? me->tls_map : ulp_g_.root_tls;
+        u->tls_buf = malloc(u->tls_map.total + 1);
+        if (u->tls_buf == NULL) {
+            rc = -ENOMEM;
+            goto fail;
+        }
+    }
     u->stack_size = ulp_g_.stack_size + ulp_g_.guard_size;
     u->stack =
         mmap(NULL, u->stack_size, PROT_READ | PROT_WRITE,
@@ -441,6 +478,14 @@ static int ulp_task_before(void *arg)
         }
         pthread_attr_destroy(&attr);
     }
+    if (ulp_g_.copy) {
+        int rc = ulp_tls_map_task(&u->tls_map, u->ns_main, u->guard_lo);
+        if (rc != 0 || (u->tls_buf = malloc(u->tls_map.total + 1)) == NULL) {
+            ulp_dbg("task %d: cannot map its TLS for the copy method",
+                    u->pipid);
+            return 127;
+        }
+    }
     return ulp_adopt(u);
 }
 
@@ -485,6 +530,8 @@ int ulp_spawn(ulp_t **up, ulp_sched_t *s, pip_spawn_program_t *progp,
         u->ns_on_exit = (int (*)(void (*)(int, void *), void *))addr;
     if (pip_get_addr(pipid, "exit", &addr) == 0)
         u->ns_exit = (void (*)(int))addr;
+    if (pip_get_addr(pipid, "main", &addr) == 0)
+        u->ns_main = addr;
     __atomic_store_n(&u->linked, 1, __ATOMIC_RELEASE);
     ulp_futex_wake(&u->linked, 1);
     if (pipidp != NULL)

@@ -22,6 +22,17 @@
 #define ULP_PARKSTACK_SIZE (64UL * 1024)
 #define ULP_WUR            __attribute__((warn_unused_result))
 
+/* The copy method: static TLS ranges below the thread pointer. */
+#define ULP_TLS_RANGES 8
+struct ulp_tls_map {
+    int n;
+    size_t total; /* bytes, the size of a ULP's copy */
+    struct {
+        size_t off; /* start = tp - off */
+        size_t len;
+    } r[ULP_TLS_RANGES];
+};
+
 enum ulp_state {
     ULP_NEW = 0, /* kernel thread started, not yet decoupled */
     ULP_READY,   /* in a run queue or an inbox */
@@ -62,6 +73,9 @@ struct ulp {
     volatile int linked;  /* futex: root finished linking a task ULP */
     int (*ns_on_exit)(void (*)(int, void *), void *);
     void (*ns_exit)(int);
+    void *ns_main;              /* a task's main (its namespace) */
+    struct ulp_tls_map tls_map; /* copy method: what is private */
+    void *tls_buf;              /* copy method: the private bytes */
 };
 
 struct ulp_sched {
@@ -88,7 +102,9 @@ typedef void (*ulp_switch_fn)(struct ulp_ctx *, struct ulp_ctx *);
 struct ulp_global {
     int initialised;
     int fsbase_method;
+    int copy; /* the copy method: ulp_switch_copy */
     ulp_switch_fn sw;
+    struct ulp_tls_map root_tls; /* copy method: the root namespace's */
     size_t stack_size;
     size_t guard_size;
     size_t page;
@@ -166,6 +182,13 @@ ULP_HIDDEN int ulp_suspend_locked(ulp_waitq_t *q, struct ulp *self);
 ULP_HIDDEN int ulp_wake_list(struct ulp *l);
 ULP_HIDDEN struct ulp *ulp_waitq_take(ulp_waitq_t *q);
 
+/* ulp_tls.c */
+ULP_HIDDEN int ulp_tls_map_root(struct ulp_tls_map *m) ULP_WUR;
+ULP_HIDDEN int ulp_tls_map_task(struct ulp_tls_map *m, void *ns_main,
+                                uintptr_t stack_lo) ULP_WUR;
+ULP_HIDDEN int ulp_tls_self_ok(void);
+ULP_HIDDEN void ulp_switch_copy(struct ulp_ctx *from, struct ulp_ctx *to);
+
 /* ulp_core.c */
 ULP_HIDDEN int ulp_adopt(struct ulp *u) ULP_WUR;
 ULP_HIDDEN void ulp_dbg(const char *fmt, ...)
@@ -193,7 +216,10 @@ static inline void ulp_raw_yield(void)
 
 static inline void ulp_switch(struct ulp_ctx *from, struct ulp_ctx *to)
 {
-    ulp_g_.sw(from, to);
+    if (ulp_g_.copy)
+        ulp_switch_copy(from, to);
+    else
+        ulp_g_.sw(from, to);
 }
 
 /* Wait until nobody runs or saves `c`, then own it. */

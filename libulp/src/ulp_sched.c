@@ -427,9 +427,20 @@ int ulp_sched_create(ulp_sched_t **sp, int cpu)
     if (s == NULL)
         return -ENOMEM;
     s->cpu = cpu;
+    if (ulp_g_.copy) {
+        /* The loop's own root TLS (libc's per-thread state, which points
+         * into this thread's descriptor) is put back whenever it runs. */
+        s->home.tls = &ulp_g_.root_tls;
+        s->home.tls_buf = malloc(ulp_g_.root_tls.total + 1);
+        if (s->home.tls_buf == NULL) {
+            free(s);
+            return -ENOMEM;
+        }
+    }
     s->altstack = mmap(NULL, ULP_ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (s->altstack == MAP_FAILED) {
+        free(s->home.tls_buf);
         free(s);
         return -ENOMEM;
     }
@@ -446,6 +457,7 @@ int ulp_sched_create(ulp_sched_t **sp, int cpu)
     if (rc != 0) {
         ulp_dbg("cannot start a scheduler thread: %s", strerror(rc));
         munmap(s->altstack, ULP_ALTSTACK_SIZE);
+        free(s->home.tls_buf);
         free(s);
         return rc == EINVAL ? -EINVAL : rc == ENOMEM ? -ENOMEM : -EAGAIN;
     }
@@ -496,6 +508,7 @@ int ulp_sched_steal(ulp_sched_t *s, int on)
 void ulp_sched_free_all(void)
 {
     for (int i = 0; i < ulp_g_.nslots; i++) {
+        free(ulp_g_.scheds[i]->home.tls_buf);
         free(ulp_g_.scheds[i]);
         ulp_g_.scheds[i] = NULL;
     }

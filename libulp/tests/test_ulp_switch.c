@@ -2,12 +2,13 @@
 /*
  * test_ulp_switch.c: yield, yield-to, migration, and what a switch must
  * keep per ULP: __thread data, errno, pthread_self(), the FP control state.
- * Run once per thread-pointer method (ULP_FSBASE=wrfsbase / syscall, see
- * Makefile.mk).
+ * Run once per thread-pointer method (ULP_FSBASE=wrfsbase / syscall / copy,
+ * see Makefile.mk).
  */
 #include "ut_util.h"
 
 #include <fenv.h>
+#include <locale.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -19,22 +20,33 @@ static __thread char ut_tls_buf[64];
 UT_CASE(fsbase_method_follows_environment)
 {
     const char *v = getenv("ULP_FSBASE");
-    int rc = ulp_init();
-    if (rc == -ENOTSUP) {
-        fprintf(stderr, "SKIP: FSGSBASE not enabled by this kernel\n");
-        _exit(TH_EXIT_SKIP);
-    }
-    UT_OK(rc);
+    UT_OK(ulp_init());
+    int m = ulp_fsbase_method();
     if (v != NULL && strcmp(v, "syscall") == 0)
-        UT_EQ(ulp_fsbase_method(), ULP_FSBASE_SYSCALL);
+        UT_EQ(m, ULP_FSBASE_SYSCALL);
     else if (v != NULL && strcmp(v, "wrfsbase") == 0)
-        UT_EQ(ulp_fsbase_method(), ULP_FSBASE_WRFSBASE);
-    else
-        UT_CHECK(ulp_fsbase_method() == ULP_FSBASE_WRFSBASE ||
-                 ulp_fsbase_method() == ULP_FSBASE_SYSCALL);
+        UT_EQ(m, ULP_FSBASE_WRFSBASE);
+    else if (v != NULL && strcmp(v, "copy") == 0)
+        UT_EQ(m, ULP_FSBASE_COPY);
+    else if (ut_have_fsgsbase())
+        UT_EQ(m, ULP_FSBASE_WRFSBASE);
+    else /* copy, or arch_prctl where the copy does not fit the libc */
+        UT_CHECK(m == ULP_FSBASE_COPY || m == ULP_FSBASE_SYSCALL);
     UT_EQ(ulp_init(), -EBUSY);
     UT_OK(ulp_fin());
     UT_EQ(ulp_fin(), -EPERM);
+}
+
+/* Without FSGSBASE, asking for wrfsbase is refused, whatever the default. */
+UT_CASE(wrfsbase_is_refused_without_fsgsbase)
+{
+    setenv("ULP_TEST_NO_FSGSBASE", "1", 1);
+    setenv("ULP_FSBASE", "wrfsbase", 1);
+    UT_EQ(ulp_init(), -ENOTSUP);
+    setenv("ULP_FSBASE", "auto", 1);
+    UT_OK(ulp_init());
+    UT_CHECK(ulp_fsbase_method() != ULP_FSBASE_WRFSBASE);
+    UT_OK(ulp_fin());
 }
 
 UT_CASE(bad_environment_is_refused)
@@ -180,15 +192,48 @@ UT_CASE(yield_to_runs_the_named_ulp_next)
 #define PV_ITERS 2000
 static ulp_sched_t *pv_s[2];
 static volatile int pv_migrations;
+static pthread_key_t pv_key;
+
+/*
+ * Read the state in a frame of its own: with the copy method, TLS lives at
+ * the carrier's addresses, and a compiler may keep &errno (__errno_location
+ * is declared const) or a TLS address across a call that changes carrier.
+ */
+__attribute__((noinline)) static void pv_errno_is(int want)
+{
+    __asm__ volatile("" ::: "memory");
+    if (errno != want)
+        ut_fail(__FILE__, __LINE__, "errno %d, expected %d", errno, want);
+}
+
+__attribute__((noinline)) static void pv_set_errno(int v)
+{
+    __asm__ volatile("" ::: "memory");
+    errno = v;
+}
+
+__attribute__((noinline)) static void pv_check(int id, const char *want, int i)
+{
+    __asm__ volatile("" ::: "memory");
+    if (ut_tls != id || errno != id || strcmp(ut_tls_buf, want) != 0 ||
+        pthread_getspecific(pv_key) != (void *)(intptr_t)id)
+        ut_fail(__FILE__, __LINE__,
+                "ULP %d sees tls %ld errno %d buf '%s' key %p after %d "
+                "switches",
+                id, ut_tls, errno, ut_tls_buf, pthread_getspecific(pv_key), i);
+}
 
 static int pv_fn(void *arg)
 {
     int id = (int)(intptr_t)arg;
     unsigned seed = (unsigned)id * 7919u + 1;
+    int copy = ulp_fsbase_method() == ULP_FSBASE_COPY;
+    ulp_sched_t *first = ulp_sched_self();
     pthread_t me = pthread_self();
     pid_t ktid = ulp_gettid();
     ut_tls = id;
     errno = id;
+    UT_OK(pthread_setspecific(pv_key, (void *)(intptr_t)id));
     snprintf(ut_tls_buf, sizeof(ut_tls_buf), "ulp-%d", id);
     char want[64];
     snprintf(want, sizeof(want), "ulp-%d", id);
@@ -207,7 +252,12 @@ static int pv_fn(void *arg)
         } else {
             UT_OK(ulp_yield());
         }
-        if (ut_tls != id || errno != id || strcmp(ut_tls_buf, want) != 0)
+        pv_check(id, want, i);
+        /* With a thread pointer of its own, even addresses the compiler
+         * kept across the switch are right; with the copy method only
+         * on the carrier where they were taken. */
+        if ((!copy || ulp_sched_self() == first) &&
+            (ut_tls != id || errno != id || strcmp(ut_tls_buf, want) != 0))
             ut_fail(__FILE__, __LINE__,
                     "ULP %d sees tls %ld errno %d buf '%s' after %d switches",
                     id, ut_tls, errno, ut_tls_buf, i);
@@ -215,8 +265,9 @@ static int pv_fn(void *arg)
         UT_CHECK(ulp_gettid() == ktid);
         /* A failing libc call sets this ULP's errno only. */
         if (r % 5 == 0) {
-            UT_CHECK(close(-1) == -1 && errno == EBADF);
-            errno = id;
+            UT_CHECK(close(-1) == -1);
+            pv_errno_is(EBADF);
+            pv_set_errno(id);
         }
     }
     return id;
@@ -225,6 +276,7 @@ static int pv_fn(void *arg)
 static void pv_run(int nsched)
 {
     ulp_t *u[PV_N];
+    UT_OK(pthread_key_create(&pv_key, NULL));
     UT_OK(ulp_init());
     UT_OK(ulp_sched_create(&pv_s[0], -1));
     UT_OK(ulp_sched_create(&pv_s[1], -1));
@@ -250,6 +302,119 @@ UT_CASE(tls_errno_and_identity_stay_private_across_switches)
 UT_CASE(tls_errno_and_identity_stay_private_across_schedulers)
 {
     pv_run(2);
+}
+
+/* --- where TLS lives ---------------------------------------------------------
+ */
+
+static ulp_sched_t *wl_s[2];
+static volatile long *wl_addr[3]; /* A on s0, B on s0, A after moving */
+static volatile int wl_phase;
+
+__attribute__((noinline)) static volatile long *wl_tls_addr(void)
+{
+    __asm__ volatile("" ::: "memory");
+    return (volatile long *)&ut_tls;
+}
+
+static int wl_fn(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    int old = 0;
+    ut_tls = 1000 + id;
+    /* Cancellation state lives in the thread descriptor. */
+    UT_OK(pthread_setcancelstate(
+        id == 0 ? PTHREAD_CANCEL_DISABLE : PTHREAD_CANCEL_ENABLE, NULL));
+    wl_addr[id] = wl_tls_addr();
+    while (wl_phase == 0 && id == 1)
+        UT_OK(ulp_yield());
+    if (id == 0) {
+        while (wl_addr[1] == NULL)
+            UT_OK(ulp_yield());
+        wl_phase = 1;
+        UT_OK(ulp_migrate(wl_s[1]));
+        wl_addr[2] = wl_tls_addr();
+    }
+    UT_EQ(*wl_tls_addr(), 1000 + id);
+    UT_OK(pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old));
+    UT_EQ(old, id == 0 ? PTHREAD_CANCEL_DISABLE : PTHREAD_CANCEL_ENABLE);
+    return 0;
+}
+
+/*
+ * wrfsbase / arch_prctl: each ULP has its own thread block, so its TLS
+ * addresses are its own for its whole life.  copy: a ULP's TLS values are
+ * its own, at its carrier's addresses (README, privacy table).
+ */
+UT_CASE(tls_addresses_follow_the_method)
+{
+    ulp_t *u[2];
+    UT_OK(ulp_init());
+    int copy = ulp_fsbase_method() == ULP_FSBASE_COPY;
+    UT_OK(ulp_sched_create(&wl_s[0], -1));
+    UT_OK(ulp_sched_create(&wl_s[1], -1));
+    UT_OK(ulp_create(&u[0], wl_s[0], wl_fn, (void *)(intptr_t)0));
+    UT_OK(ulp_create(&u[1], wl_s[0], wl_fn, (void *)(intptr_t)1));
+    UT_OK(ulp_join(u[0], NULL));
+    UT_OK(ulp_join(u[1], NULL));
+    if (copy) {
+        UT_CHECK(wl_addr[0] == wl_addr[1]);
+        UT_CHECK(wl_addr[2] != wl_addr[0]);
+    } else {
+        UT_CHECK(wl_addr[0] != wl_addr[1]);
+        UT_CHECK(wl_addr[2] == wl_addr[0]);
+    }
+    UT_OK(ulp_sched_destroy(wl_s[0]));
+    UT_OK(ulp_sched_destroy(wl_s[1]));
+    UT_OK(ulp_fin());
+}
+
+/* --- libc's per-thread state -------------------------------------------------
+ */
+
+#define LS_N 3
+static locale_t ls_loc[LS_N];
+
+static int ls_fn(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    char here;
+    pthread_attr_t a;
+    void *lo;
+    size_t sz;
+    /* uselocale keeps its locale in libc's TLS. */
+    UT_CHECK(uselocale(ls_loc[id]) != (locale_t)0);
+    for (int i = 0; i < 200; i++) {
+        UT_OK(ulp_yield());
+        if (uselocale((locale_t)0) != ls_loc[id])
+            ut_fail(__FILE__, __LINE__, "ULP %d: locale of another", id);
+    }
+    /* The descriptor shown is the ULP's own: its stack holds our frame. */
+    UT_OK(pthread_getattr_np(pthread_self(), &a));
+    UT_OK(pthread_attr_getstack(&a, &lo, &sz));
+    UT_OK(pthread_attr_destroy(&a));
+    UT_CHECK((char *)lo <= &here && &here < (char *)lo + sz);
+    return 0;
+}
+
+/* uselocale() state and pthread_getattr_np() are per ULP in every method. */
+UT_CASE(libc_thread_state_is_per_ulp)
+{
+    ulp_sched_t *s;
+    ulp_t *u[LS_N];
+    ls_loc[0] = LC_GLOBAL_LOCALE;
+    for (int i = 1; i < LS_N; i++) {
+        ls_loc[i] = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+        UT_CHECK(ls_loc[i] != (locale_t)0);
+    }
+    UT_OK(ulp_init());
+    UT_OK(ulp_sched_create(&s, -1));
+    for (int i = 0; i < LS_N; i++)
+        UT_OK(ulp_create(&u[i], s, ls_fn, (void *)(intptr_t)i));
+    for (int i = 0; i < LS_N; i++)
+        UT_OK(ulp_join(u[i], NULL));
+    UT_OK(ulp_sched_destroy(s));
+    UT_OK(ulp_fin());
 }
 
 /* --- FP control state
@@ -373,14 +538,18 @@ UT_CASE(ulp_exit_status_reaches_a_joining_ulp)
 
 int main(void)
 {
+    ut_skip_unless_method_possible();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fsbase_method_follows_environment),
+        cmocka_unit_test(wrfsbase_is_refused_without_fsgsbase),
         cmocka_unit_test(bad_environment_is_refused),
         cmocka_unit_test(calls_outside_a_ulp_are_refused),
         cmocka_unit_test(yield_runs_ulps_round_robin),
         cmocka_unit_test(yield_to_runs_the_named_ulp_next),
         cmocka_unit_test(tls_errno_and_identity_stay_private_across_switches),
         cmocka_unit_test(tls_errno_and_identity_stay_private_across_schedulers),
+        cmocka_unit_test(tls_addresses_follow_the_method),
+        cmocka_unit_test(libc_thread_state_is_per_ulp),
         cmocka_unit_test(fp_rounding_mode_is_per_ulp),
         cmocka_unit_test(
             many_ulps_with_random_yields_and_migrations_all_finish),

@@ -61,6 +61,55 @@ UT_CASE(task_ulps_keep_private_state_across_switches)
     UT_OK(pip_fin());
 }
 
+static __thread long tk_root_tls = -1;
+static volatile int tk_root_done;
+
+/* A ULP of the root that shares the schedulers with task ULPs. */
+static int tk_root_fn(void *arg)
+{
+    long id = (long)(intptr_t)arg;
+    tk_root_tls = id;
+    ut_set_errno((int)id);
+    for (int i = 0; i < 400; i++) {
+        UT_OK(ulp_yield());
+        if (tk_root_tls != id || ut_errno() != (int)id)
+            ut_fail(__FILE__, __LINE__, "root ULP %ld sees tls %ld errno %d",
+                    id, tk_root_tls, ut_errno());
+    }
+    tk_root_done++;
+    return 0;
+}
+
+/* Root ULPs and task ULPs on one scheduler keep their TLS apart (with the
+ * copy method they save and load different parts of the thread block). */
+UT_CASE(root_and_task_ulps_share_a_scheduler)
+{
+    ulp_sched_t *s;
+    ulp_t *u[3], *r[2];
+    tk_init();
+    UT_OK(ulp_sched_create(&s, -1));
+    for (int i = 0; i < 2; i++)
+        UT_OK(ulp_create(&r[i], s, tk_root_fn, (void *)(intptr_t)(50 + i)));
+    for (int i = 0; i < 3; i++) {
+        char id[8];
+        snprintf(id, sizeof(id), "%d", i + 1);
+        char *av[] = {tk_prog, "yield", id, "300", NULL};
+        u[i] = tk_spawn(s, av);
+    }
+    for (int i = 0; i < 3; i++) {
+        int st = -1;
+        UT_OK(ulp_join(u[i], &st));
+        UT_EQ(st, i + 1);
+    }
+    for (int i = 0; i < 2; i++)
+        UT_OK(ulp_join(r[i], NULL));
+    UT_EQ(tk_root_done, 2);
+    UT_EQ(tk_root_tls, -1); /* the root thread's own copy */
+    UT_OK(ulp_sched_destroy(s));
+    UT_OK(ulp_fin());
+    UT_OK(pip_fin());
+}
+
 UT_CASE(task_ulp_exit_status_reaches_the_root)
 {
     ulp_sched_t *s;
@@ -117,6 +166,7 @@ int main(void)
         return TH_EXIT_HARD_ERROR;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(task_ulps_keep_private_state_across_switches),
+        cmocka_unit_test(root_and_task_ulps_share_a_scheduler),
         cmocka_unit_test(task_ulp_exit_status_reaches_the_root),
         cmocka_unit_test(spawn_needs_thread_mode_and_a_root),
         cmocka_unit_test(spawn_reports_loader_errors),

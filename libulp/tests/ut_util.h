@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -108,6 +109,46 @@ static inline void ut_run_case(void (*body)(void))
         ut_run_case(name##_body);                                              \
     }                                                                          \
     static void name##_body(void)
+
+/*
+ * Does the kernel let user code write the fs base (FSGSBASE, AT_HWCAP2 bit
+ * 1)?  ULP_TEST_NO_FSGSBASE makes libulp and the tests answer no.
+ */
+static inline int ut_have_fsgsbase(void)
+{
+    const char *v = getenv("ULP_TEST_NO_FSGSBASE");
+    if (v != NULL && *v != '\0' && strcmp(v, "0") != 0)
+        return 0;
+    return (getauxval(AT_HWCAP2) & 2) != 0;
+}
+
+/* A program that needs what ULP_FSBASE asks for skips as a whole. */
+static inline void ut_skip_unless_method_possible(void)
+{
+    const char *v = getenv("ULP_FSBASE");
+    if (v != NULL && strcmp(v, "wrfsbase") == 0 && !ut_have_fsgsbase()) {
+        printf("SKIP: ULP_FSBASE=wrfsbase needs FSGSBASE, which this "
+               "kernel does not enable\n");
+        exit(TH_EXIT_SKIP);
+    }
+}
+
+/*
+ * errno read or set in a frame of its own.  With the copy method a ULP's
+ * errno lives at its carrier's address, and a compiler may keep &errno
+ * (__errno_location is declared const) across a call that changes the
+ * carrier (migrate, couple, decouple): see the privacy table in README.md.
+ */
+__attribute__((noinline, unused)) static int ut_errno(void)
+{
+    __asm__ volatile("" ::: "memory");
+    return errno;
+}
+__attribute__((noinline, unused)) static void ut_set_errno(int v)
+{
+    __asm__ volatile("" ::: "memory");
+    errno = v;
+}
 
 /* A small deterministic PRNG per ULP (rand() state would be shared). */
 static inline unsigned ut_rand(unsigned *s)

@@ -23,11 +23,17 @@
  * still being saved is never run half-saved.  Offsets are used by the
  * assembly: sp 0, fsbase 8, busy 16.
  */
+struct ulp_tls_map;
 struct ulp_ctx {
     void *sp;
     uintptr_t fsbase;
     volatile int busy;
     int pad_;
+    /* The copy method only (see ulp_tls.c): what to save and load. */
+    const struct ulp_tls_map *tls; /* NULL: nothing (scheduler loop, park) */
+    void *tls_buf;                 /* the ULP's copy of those bytes */
+    uintptr_t self;                /* thread descriptor shown; 0: carrier's */
+    void *owner;                   /* the struct ulp, or NULL */
 };
 
 /* Save into `from`, clear from->busy, load `to` (fs base with wrfsbase). */
@@ -71,12 +77,37 @@ static inline void ulp_arch_pause(void)
 /* The caller's thread pointer (fs base), by rdfsbase or by the system call. */
 uintptr_t ulp_arch_get_fsbase(int use_insn);
 
-/* Can this kernel and CPU run wrfsbase in user mode? */
+/* Can this kernel and CPU run wrfsbase in user mode?  ULP_TEST_NO_FSGSBASE
+ * set to a non-empty value other than 0 makes it answer no (tests). */
 int ulp_arch_have_fsgsbase(void);
+
+/* The thread pointer, without a system call: glibc keeps the TCB's own
+ * address in its first word (%fs:0), as the x86-64 TLS ABI asks. */
+static inline uintptr_t ulp_arch_tp(void)
+{
+    uintptr_t v;
+    __asm__ volatile("movq %%fs:0, %0" : "=r"(v));
+    return v;
+}
+
+/* glibc's tcbhead_t.self (%fs:0x10): what pthread_self() and every
+ * THREAD_SELF-> access of libc read. */
+#define ULP_ARCH_SELF_OFFSET 0x10
+static inline uintptr_t ulp_arch_get_self(void)
+{
+    uintptr_t v;
+    __asm__ volatile("movq %%fs:0x10, %0" : "=r"(v));
+    return v;
+}
+static inline void ulp_arch_set_self(uintptr_t v)
+{
+    __asm__ volatile("movq %0, %%fs:0x10" : : "r"(v) : "memory");
+}
 
 /* Name of the fs switch method, for reports. */
 #define ULP_ARCH_FS_INSN_NAME    "wrfsbase"
 #define ULP_ARCH_FS_SYSCALL_NAME "arch_prctl"
+#define ULP_ARCH_FS_COPY_NAME    "copy"
 
 /* Raw system call: never touches errno (the thread block may be shared). */
 static inline long ulp_arch_syscall6(long n, long a, long b, long c, long d,
