@@ -30,8 +30,13 @@ EXTRA_DIST += spare/README.md spare/man/spare-sim.1.md spare/man/libspare.3.md \
 SPARE_GOLDEN = \
 	spare/scenarios/0d-allreduce.scn spare/scenarios/0d-allreduce.expected \
 	spare/scenarios/0d-fig4-dor.scn spare/scenarios/0d-fig4-dor.expected \
+	spare/scenarios/0d-fig4-paper.scn spare/scenarios/0d-fig4-paper.expected \
+	spare/scenarios/0d-fig6-left-paper.scn \
+	spare/scenarios/0d-fig6-left-paper.expected \
 	spare/scenarios/0d-fig6-left-sym.scn \
 	spare/scenarios/0d-fig6-left-sym.expected \
+	spare/scenarios/0d-fig6-right-paper.scn \
+	spare/scenarios/0d-fig6-right-paper.expected \
 	spare/scenarios/0d-side-mesh.scn spare/scenarios/0d-side-mesh.expected \
 	spare/scenarios/0d-torus.scn spare/scenarios/0d-torus.expected \
 	spare/scenarios/1d-barrier.scn spare/scenarios/1d-barrier.expected \

@@ -121,6 +121,8 @@ SPARE_API int spare_topo_node_coords(const spare_topo_t *topo, long node,
 /** @return the node at coords, or -EINVAL when out of range. */
 SPARE_API long spare_topo_node_index(const spare_topo_t *topo,
                                      const int *coords);
+/** @return the failure-free node of rank, or -EINVAL. */
+SPARE_API long spare_topo_rank_home(const spare_topo_t *topo, long rank);
 /** @return 1 if node is a spare of the initial allocation, 0 if not, or
  *  -EINVAL. */
 SPARE_API int spare_topo_is_spare(const spare_topo_t *topo, long node);
@@ -168,6 +170,51 @@ SPARE_API int spare_topo_routing(const spare_topo_t *topo);
  * @return 0, or -EINVAL.
  */
 SPARE_API int spare_routing_parse(const char *name, spare_routing_t *routing);
+
+/** Which messages are counted on a link (see spare_topo_set_count()). */
+typedef enum spare_count {
+    /** every message of the pattern, on the route from its sender */
+    SPARE_COUNT_BOTH = 0,
+    /** the paper's rule (its Figure 6 text): the messages between ranks
+     *  that have not moved (rank on its failure-free node), and of the
+     *  messages of a moved rank only one direction: those it receives,
+     *  each on the route from its sender.  A message from a moved rank to
+     *  a rank that has not moved is left out. */
+    SPARE_COUNT_PAPER = 1
+} spare_count_t;
+
+/**
+ * @brief Choose the counting rule of a topology (default SPARE_COUNT_BOTH).
+ * Set it before creating maps on the topology; it applies to every link
+ * load counted on the topology (spare_map_collisions(), studies).
+ * @return 0, or -EINVAL.
+ */
+SPARE_API int spare_topo_set_count(spare_topo_t *topo, spare_count_t count);
+/** @return the counting rule of topo (a spare_count_t), or -EINVAL. */
+SPARE_API int spare_topo_count(const spare_topo_t *topo);
+/**
+ * @brief Parse a counting rule name: "both" or "paper"; case-insensitive.
+ * @return 0, or -EINVAL.
+ */
+SPARE_API int spare_count_parse(const char *name, spare_count_t *count);
+
+/** Value of spare_topo_set_qd_limit() for no limit. */
+#define SPARE_QD_UNLIMITED (-1L)
+
+/**
+ * @brief Limit the number of substitutions by qD sliding (degree equal to
+ *        the number of dimensions) per map.
+ * The default is the paper's: one per spare layer, sides * thickness of
+ * the qD(r,s) allocation (2 for 3D(2,1): "two is the maximum number of 3D
+ * sliding methods").  SPARE_QD_UNLIMITED lets qD sliding also use the
+ * layers vacated by earlier slidings.  Set it before creating maps.
+ * @param limit >= 0, or SPARE_QD_UNLIMITED.
+ * @return 0, or -EINVAL.
+ */
+SPARE_API int spare_topo_set_qd_limit(spare_topo_t *topo, long limit);
+/** @return the qD limit of topo (SPARE_QD_UNLIMITED: none), or -EINVAL
+ *  (which is below SPARE_QD_UNLIMITED). */
+SPARE_API long spare_topo_qd_limit(const spare_topo_t *topo);
 
 /**
  * @brief The paper's estimate of the spare fraction of qD(r,s) with n nodes:
@@ -336,6 +383,38 @@ SPARE_API int spare_map_collisions(const spare_map_t *map);
 SPARE_API int spare_map_link_load(const spare_map_t *map, int phase, long node,
                                   int dim, int dir);
 
+/** A directed link in one phase of a pattern. */
+typedef struct spare_link {
+    int phase; /**< phase of the pattern (0 for stencils) */
+    long node; /**< the node the link leaves */
+    int dim;   /**< dimension */
+    int dir;   /**< 0: + direction, 1: - direction */
+} spare_link_t;
+
+/**
+ * @brief The busiest directed link: the largest load; ties go to the lowest
+ *        phase, then to the lowest link id (node * 2 * ndims + 2 * dim +
+ *        dir).
+ * @param link   receives the link.
+ * @param nlinks receives the number of (phase, link) pairs with that load;
+ *               may be NULL.
+ * @return the load (as spare_map_collisions()), or -EINVAL when no pattern
+ *         is attached.
+ */
+SPARE_API int spare_map_busiest_link(const spare_map_t *map, spare_link_t *link,
+                                     long *nlinks);
+
+/**
+ * @brief The counted messages that cross a link, in pattern order.
+ * @param src, dst receive up to max sending and receiving ranks; may be NULL
+ *                 when max is 0.
+ * @return the number of messages (which may exceed max; it equals
+ *         spare_map_link_load() of the link), or -EINVAL.
+ */
+SPARE_API long spare_map_link_messages(const spare_map_t *map,
+                                       const spare_link_t *link, long *src,
+                                       long *dst, long max);
+
 /**
  * @brief The mapping after an ordered list of failures, for applications.
  *
@@ -387,6 +466,9 @@ typedef struct spare_study_config {
      *  the work done and the total (units of the mode); may be NULL */
     void (*progress)(void *arg, long done, long total);
     void *progress_arg;
+    /** non-zero: keep the failed nodes of the worst cases (worst_seq of the
+     *  result; max_failures^2 longs per thread) */
+    int keep_worst;
 } spare_study_config_t;
 
 /** Results, indexed by the number of failures f = 1..max_failures
@@ -402,6 +484,14 @@ typedef struct spare_study_result {
     /** selections: used[f * (SPARE_MAX_DIMS + 1) + k] = number of f-th
      *  failures substituted by kD sliding */
     long *used;
+    /** worst cases: worst_seq[f * max_failures + i], i < f, are the failed
+     *  nodes, in failure order, of a case with f failures and worst[f]
+     *  collisions: of all such cases the one whose node sequence is the
+     *  lexicographically smallest, so that it does not depend on the number
+     *  of threads.  Replaying them (spare_map_fail_node() in that order)
+     *  gives worst[f] again.  NULL unless keep_worst was set and a
+     *  pattern given. */
+    long *worst_seq;
 } spare_study_result_t;
 
 /**
