@@ -38,6 +38,7 @@ SPARE_GOLDEN = \
 	spare/scenarios/0d-fig6-right-paper.scn \
 	spare/scenarios/0d-fig6-right-paper.expected \
 	spare/scenarios/0d-side-mesh.scn spare/scenarios/0d-side-mesh.expected \
+	spare/scenarios/0d-sym-17x9.scn spare/scenarios/0d-sym-17x9.expected \
 	spare/scenarios/0d-torus.scn spare/scenarios/0d-torus.expected \
 	spare/scenarios/1d-barrier.scn spare/scenarios/1d-barrier.expected \
 	spare/scenarios/1d-fig7.scn spare/scenarios/1d-fig7.expected \
