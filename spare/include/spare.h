@@ -146,8 +146,10 @@ typedef enum spare_routing {
      *  the lower coordinate in the first dimension in which the two differ
      *  (from it dimension 0 first, towards it the highest dimension first;
      *  in 2-D: "XY" from the node on the left, "YX" from the node on the
-     *  right).  This is the reading under which the paper's 0D closed forms
-     *  hold (README, section 4). */
+     *  right).  With SPARE_COUNT_BOTH it gives the paper's 0D closed form
+     *  on small spaces only (every set of up to 5 failures on 13x5, but 12
+     *  at 5 failures on 17x9); the paper's rule is SPARE_COUNT_PAPER with
+     *  dimension order. */
     SPARE_ROUTE_SYMMETRIC = 1
 } spare_routing_t;
 
@@ -350,6 +352,7 @@ SPARE_API int spare_map_copy(spare_map_t *dst, const spare_map_t *src);
  * between the failed node's (k-1)-dimensional slab and the idle nodes
  * beyond it; 1D prefers the dimension already used most by 1D (to keep the
  * slidings uneven, as the paper advises), then the fewest moved ranks.
+ * kD with k = ndims applies at most spare_topo_qd_limit() times per map.
  * @param node the node that failed.
  * @param out  receives what was done; may be NULL.
  * @return 0; -EINVAL (bad node); -EEXIST (already failed); -ENOSPC (no

@@ -21,7 +21,8 @@
  * nodes that are idle or failed start no line.  Nodes left empty by the shift
  * become idle and serve later failures (the "gap" of the paper's hybrid
  * method).  With k = ndims this is the paper's qD sliding of the whole
- * hyperplane; with k = 1 it is 1D sliding of one row.
+ * hyperplane, used at most qd_limit times (by default once per spare
+ * layer, as in the paper); with k = 1 it is 1D sliding of one row.
  */
 #include "config.h"
 
