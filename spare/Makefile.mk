@@ -26,13 +26,20 @@ spare_spare_sim_LDADD = spare/libspare.la -lm
 
 EXTRA_DIST += spare/README.md spare/man/spare-sim.1.md spare/man/libspare.3.md \
 	spare/scripts/spare-plots.sh spare/scripts/spare-study24.sh \
+	spare/scripts/spare-exhaustive6.sh \
 	spare/tests/test_spare_golden.sh spare/spare.pc.in $(SPARE_GOLDEN)
 SPARE_GOLDEN = \
 	spare/scenarios/0d-allreduce.scn spare/scenarios/0d-allreduce.expected \
 	spare/scenarios/0d-fig4-dor.scn spare/scenarios/0d-fig4-dor.expected \
+	spare/scenarios/0d-fig4-paper.scn spare/scenarios/0d-fig4-paper.expected \
+	spare/scenarios/0d-fig6-left-paper.scn \
+	spare/scenarios/0d-fig6-left-paper.expected \
 	spare/scenarios/0d-fig6-left-sym.scn \
 	spare/scenarios/0d-fig6-left-sym.expected \
+	spare/scenarios/0d-fig6-right-paper.scn \
+	spare/scenarios/0d-fig6-right-paper.expected \
 	spare/scenarios/0d-side-mesh.scn spare/scenarios/0d-side-mesh.expected \
+	spare/scenarios/0d-sym-17x9.scn spare/scenarios/0d-sym-17x9.expected \
 	spare/scenarios/0d-torus.scn spare/scenarios/0d-torus.expected \
 	spare/scenarios/1d-barrier.scn spare/scenarios/1d-barrier.expected \
 	spare/scenarios/1d-fig7.scn spare/scenarios/1d-fig7.expected \
@@ -87,9 +94,16 @@ spare-study24: spare/spare-sim
 	    sh $(top_srcdir)/spare/scripts/spare-study24.sh spare/study24
 CHECK_LONG_TARGETS += spare-study24
 
+# make check-long: every set of up to 6 failures on 15x6, paper's rule.
+spare-exhaustive6: spare/spare-sim
+	SPARE_SIM=$(abs_top_builddir)/spare/spare-sim \
+	    sh $(top_srcdir)/spare/scripts/spare-exhaustive6.sh \
+	    spare/exhaustive6.csv
+CHECK_LONG_TARGETS += spare-exhaustive6
+
 endif
 
 clean-local: spare-clean-local
 spare-clean-local:
-	-rm -rf spare/plots spare/study24
-.PHONY: spare-plots spare-study24 spare-clean-local
+	-rm -rf spare/plots spare/study24 spare/exhaustive6.csv
+.PHONY: spare-plots spare-study24 spare-exhaustive6 spare-clean-local

@@ -121,6 +121,8 @@ SPARE_API int spare_topo_node_coords(const spare_topo_t *topo, long node,
 /** @return the node at coords, or -EINVAL when out of range. */
 SPARE_API long spare_topo_node_index(const spare_topo_t *topo,
                                      const int *coords);
+/** @return the failure-free node of rank, or -EINVAL. */
+SPARE_API long spare_topo_rank_home(const spare_topo_t *topo, long rank);
 /** @return 1 if node is a spare of the initial allocation, 0 if not, or
  *  -EINVAL. */
 SPARE_API int spare_topo_is_spare(const spare_topo_t *topo, long node);
@@ -144,8 +146,10 @@ typedef enum spare_routing {
      *  the lower coordinate in the first dimension in which the two differ
      *  (from it dimension 0 first, towards it the highest dimension first;
      *  in 2-D: "XY" from the node on the left, "YX" from the node on the
-     *  right).  This is the reading under which the paper's 0D closed forms
-     *  hold (README, section 4). */
+     *  right).  With SPARE_COUNT_BOTH it gives the paper's 0D closed form
+     *  on small spaces only (every set of up to 5 failures on 13x5, but 12
+     *  at 5 failures on 17x9); the paper's rule is SPARE_COUNT_PAPER with
+     *  dimension order. */
     SPARE_ROUTE_SYMMETRIC = 1
 } spare_routing_t;
 
@@ -168,6 +172,51 @@ SPARE_API int spare_topo_routing(const spare_topo_t *topo);
  * @return 0, or -EINVAL.
  */
 SPARE_API int spare_routing_parse(const char *name, spare_routing_t *routing);
+
+/** Which messages are counted on a link (see spare_topo_set_count()). */
+typedef enum spare_count {
+    /** every message of the pattern, on the route from its sender */
+    SPARE_COUNT_BOTH = 0,
+    /** the paper's rule (its Figure 6 text): the messages between ranks
+     *  that have not moved (rank on its failure-free node), and of the
+     *  messages of a moved rank only one direction: those it receives,
+     *  each on the route from its sender.  A message from a moved rank to
+     *  a rank that has not moved is left out. */
+    SPARE_COUNT_PAPER = 1
+} spare_count_t;
+
+/**
+ * @brief Choose the counting rule of a topology (default SPARE_COUNT_BOTH).
+ * Set it before creating maps on the topology; it applies to every link
+ * load counted on the topology (spare_map_collisions(), studies).
+ * @return 0, or -EINVAL.
+ */
+SPARE_API int spare_topo_set_count(spare_topo_t *topo, spare_count_t count);
+/** @return the counting rule of topo (a spare_count_t), or -EINVAL. */
+SPARE_API int spare_topo_count(const spare_topo_t *topo);
+/**
+ * @brief Parse a counting rule name: "both" or "paper"; case-insensitive.
+ * @return 0, or -EINVAL.
+ */
+SPARE_API int spare_count_parse(const char *name, spare_count_t *count);
+
+/** Value of spare_topo_set_qd_limit() for no limit. */
+#define SPARE_QD_UNLIMITED (-1L)
+
+/**
+ * @brief Limit the number of substitutions by qD sliding (degree equal to
+ *        the number of dimensions) per map.
+ * The default is the paper's: one per spare layer, sides * thickness of
+ * the qD(r,s) allocation (2 for 3D(2,1): "two is the maximum number of 3D
+ * sliding methods").  SPARE_QD_UNLIMITED lets qD sliding also use the
+ * layers vacated by earlier slidings.  Set it before creating maps.
+ * @param limit >= 0, or SPARE_QD_UNLIMITED.
+ * @return 0, or -EINVAL.
+ */
+SPARE_API int spare_topo_set_qd_limit(spare_topo_t *topo, long limit);
+/** @return the qD limit of topo (SPARE_QD_UNLIMITED: none), or -EINVAL
+ *  (which is below SPARE_QD_UNLIMITED). */
+SPARE_API long spare_topo_qd_limit(const spare_topo_t *topo);
 
 /**
  * @brief The paper's estimate of the spare fraction of qD(r,s) with n nodes:
@@ -303,6 +352,7 @@ SPARE_API int spare_map_copy(spare_map_t *dst, const spare_map_t *src);
  * between the failed node's (k-1)-dimensional slab and the idle nodes
  * beyond it; 1D prefers the dimension already used most by 1D (to keep the
  * slidings uneven, as the paper advises), then the fewest moved ranks.
+ * kD with k = ndims applies at most spare_topo_qd_limit() times per map.
  * @param node the node that failed.
  * @param out  receives what was done; may be NULL.
  * @return 0; -EINVAL (bad node); -EEXIST (already failed); -ENOSPC (no
@@ -335,6 +385,38 @@ SPARE_API int spare_map_collisions(const spare_map_t *map);
  */
 SPARE_API int spare_map_link_load(const spare_map_t *map, int phase, long node,
                                   int dim, int dir);
+
+/** A directed link in one phase of a pattern. */
+typedef struct spare_link {
+    int phase; /**< phase of the pattern (0 for stencils) */
+    long node; /**< the node the link leaves */
+    int dim;   /**< dimension */
+    int dir;   /**< 0: + direction, 1: - direction */
+} spare_link_t;
+
+/**
+ * @brief The busiest directed link: the largest load; ties go to the lowest
+ *        phase, then to the lowest link id (node * 2 * ndims + 2 * dim +
+ *        dir).
+ * @param link   receives the link.
+ * @param nlinks receives the number of (phase, link) pairs with that load;
+ *               may be NULL.
+ * @return the load (as spare_map_collisions()), or -EINVAL when no pattern
+ *         is attached.
+ */
+SPARE_API int spare_map_busiest_link(const spare_map_t *map, spare_link_t *link,
+                                     long *nlinks);
+
+/**
+ * @brief The counted messages that cross a link, in pattern order.
+ * @param src, dst receive up to max sending and receiving ranks; may be NULL
+ *                 when max is 0.
+ * @return the number of messages (which may exceed max; it equals
+ *         spare_map_link_load() of the link), or -EINVAL.
+ */
+SPARE_API long spare_map_link_messages(const spare_map_t *map,
+                                       const spare_link_t *link, long *src,
+                                       long *dst, long max);
 
 /**
  * @brief The mapping after an ordered list of failures, for applications.
@@ -387,6 +469,9 @@ typedef struct spare_study_config {
      *  the work done and the total (units of the mode); may be NULL */
     void (*progress)(void *arg, long done, long total);
     void *progress_arg;
+    /** non-zero: keep the failed nodes of the worst cases (worst_seq of the
+     *  result; max_failures^2 longs per thread) */
+    int keep_worst;
 } spare_study_config_t;
 
 /** Results, indexed by the number of failures f = 1..max_failures
@@ -402,6 +487,14 @@ typedef struct spare_study_result {
     /** selections: used[f * (SPARE_MAX_DIMS + 1) + k] = number of f-th
      *  failures substituted by kD sliding */
     long *used;
+    /** worst cases: worst_seq[f * max_failures + i], i < f, are the failed
+     *  nodes, in failure order, of a case with f failures and worst[f]
+     *  collisions: of all such cases the one whose node sequence is the
+     *  lexicographically smallest, so that it does not depend on the number
+     *  of threads.  Replaying them (spare_map_fail_node() in that order)
+     *  gives worst[f] again.  NULL unless keep_worst was set and a
+     *  pattern given. */
+    long *worst_seq;
 } spare_study_result_t;
 
 /**

@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
 # spare-plots.sh OUTDIR: CSV tables and SVG plots equivalent to Figures 8
-# and 10-15 of Hori et al., "Overhead of Using Spare Nodes".  PNG copies are
-# made too when gnuplot is installed.
+# and 10-15 of Hori et al., "Overhead of Using Spare Nodes", with the
+# paper's counting rule (-C paper) and its limit of qD slidings.
 # Environment: SPARE_SIM (the spare-sim binary); SPARE_PLOT_SCALE, the
 # fraction of the paper's random sample counts (default 0.1; 1 reproduces
-# the paper's counts and takes about 10-20 minutes on 2 cores); SPARE_SEED.
+# the paper's counts); SPARE_SEED.
 set -eu
 out=${1:-spare-plots}
 sim=${SPARE_SIM:-spare-sim}
@@ -13,7 +13,7 @@ scale=${SPARE_PLOT_SCALE:-0.1}
 seed=${SPARE_SEED:-1}
 mkdir -p "$out"
 n() { awk -v a="$1" -v s="$scale" 'BEGIN { v = int(a * s + 0.5); print v < 1 ? 1 : v }'; }
-run() { echo "spare-plots: $*" >&2; "$sim" "$@"; }
+run() { echo "spare-plots: $*" >&2; "$sim" -C paper "$@"; }
 
 # Figure 8: exhaustive worst cases on small 2-D spaces, 5P stencil.
 run -d 6x6 -a '2D(1,1)' -p 5p -M sets -f 6 -m 0D \
@@ -22,13 +22,17 @@ run -d 6x6 -a '2D(1,1)' -p 5p -M sets -f 6 -m 0D \
 run -d 6tx6t -a '2D(1,1)' -p 5p -M sets -f 6 -m 0D \
     --title 'Fig. 8: 0D, 2D(1,1), 6x6 torus (exhaustive)' \
     -o "$out/fig8-0d-2d11-torus.csv" --svg "$out/fig8-0d-2d11-torus.svg"
-# The closed form 2F+1 needs 2F+3 columns: 13x5 up to F = 5, with XY
-# routing (F = 1 gives 5, Fig. 4) and symmetric routing (README 5).
+# The closed form 2F+1 needs 2F+3 columns: 13x5 up to F = 5; the paper's
+# count gives 3, 5, 7, 9, 11; the two-way count (last option wins) gives 5
+# at F = 1 with XY routing (Fig. 4) and 3 with symmetric routing.
+run -d 13x5 -a '2D(1,1)' -p 5p -M sets -f 5 -m 0D \
+    --title "Fig. 8: 0D, 2D(1,1), 13x5 mesh (exhaustive, paper's count)" \
+    -o "$out/fig8-0d-2d11-13x5.csv" --svg "$out/fig8-0d-2d11-13x5.svg"
 for rt in dor sym; do
-    run -d 13x5 -a '2D(1,1)' -p 5p -M sets -f 5 -m 0D -R "$rt" \
-        --title "Fig. 8: 0D, 2D(1,1), 13x5 mesh (exhaustive, routing $rt)" \
-        -o "$out/fig8-0d-2d11-13x5-$rt.csv" \
-        --svg "$out/fig8-0d-2d11-13x5-$rt.svg"
+    run -d 13x5 -a '2D(1,1)' -p 5p -M sets -f 5 -m 0D -R "$rt" -C both \
+        --title "0D, 2D(1,1), 13x5 mesh (exhaustive, two-way count, routing $rt)" \
+        -o "$out/fig8-0d-2d11-13x5-both-$rt.csv" \
+        --svg "$out/fig8-0d-2d11-13x5-both-$rt.svg"
 done
 run -d 6x6 -a '2D(2,1)' -p 5p -M orders -f 4 -m 0D -m 1D -m 2D \
     --title 'Fig. 8: 0D, 1D, 2D sliding, 2D(2,1), 6x6 mesh (exhaustive)' \

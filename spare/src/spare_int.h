@@ -13,6 +13,8 @@ struct spare_topo {
     int torus[SPARE_MAX_DIMS];
     int sides, thickness;
     int routing;               /* spare_routing_t */
+    int count;                 /* spare_count_t */
+    long qd_limit;             /* qD slidings per map, or SPARE_QD_UNLIMITED */
     int rsize[SPARE_MAX_DIMS]; /* logical grid */
     long stride[SPARE_MAX_DIMS];
     long rstride[SPARE_MAX_DIMS];
@@ -40,6 +42,7 @@ struct spare_map {
     long nfailed;
     int broken;
     long slide1d[SPARE_MAX_DIMS];   /* 1D slidings per dimension */
+    long slideqd;                   /* qD slidings (degree ndims) */
     long side0d[SPARE_MAX_DIMS][2]; /* 0D choices per dimension and side */
     long *idle;                     /* idle healthy nodes, nidle of them */
     long *idle_pos;                 /* position in idle[] or -1 */
@@ -102,6 +105,19 @@ static inline void spare_route_plan(const spare_topo_t *t, const int *a,
     int rev = sym && first >= 0 && a[first] > b[first];
     for (int k = 0; k < t->ndims; k++)
         ord[k] = rev ? t->ndims - 1 - k : k;
+}
+
+/* Is message m counted on the links under the topology's counting rule?
+ * The paper's rule leaves out a message from a rank that has moved to a
+ * rank that has not. */
+static inline int spare_msg_counted(const spare_map_t *map, long m)
+{
+    const spare_topo_t *t = map->topo;
+    if (t->count != SPARE_COUNT_PAPER)
+        return 1;
+    long s = map->pat->src[m], d = map->pat->dst[m];
+    return map->rank_node[s] == t->rank_home[s] ||
+           map->rank_node[d] != t->rank_home[d];
 }
 
 /* Substitution (spare_slide.c). */

@@ -275,12 +275,16 @@ void spare_load_full(spare_map_t *map)
         map->maxload[ph] = 0;
     }
     for (long m = 0; m < p->nmsgs; m++)
-        walk(map, p->phase[m], map->rank_node[p->src[m]],
-             map->rank_node[p->dst[m]], 1);
+        if (spare_msg_counted(map, m))
+            walk(map, p->phase[m], map->rank_node[p->src[m]],
+                 map->rank_node[p->dst[m]], 1);
 }
 
 /* Add (delta 1) or remove (delta -1) the messages of the given ranks, each
- * message once, with the ranks' current nodes. */
+ * message once, with the ranks' current nodes.  Whether a message counts
+ * (spare_msg_counted()) depends only on whether its two ranks are on their
+ * failure-free nodes, and only the given ranks move between the removal and
+ * the addition, so both see the same messages of the other ranks. */
 void spare_load_ranks(spare_map_t *map, const long *ranks, long n, int delta)
 {
     const spare_pattern_t *p = map->pat;
@@ -298,6 +302,8 @@ void spare_load_ranks(spare_map_t *map, const long *ranks, long n, int delta)
             if (map->stamp[m] == s)
                 continue;
             map->stamp[m] = s;
+            if (!spare_msg_counted(map, m))
+                continue;
             walk(map, p->phase[m], map->rank_node[p->src[m]],
                  map->rank_node[p->dst[m]], delta);
         }
@@ -324,4 +330,80 @@ int spare_map_link_load(const spare_map_t *map, int phase, long node, int dim,
         return -EINVAL;
     long nl = map->topo->nnodes * 2 * map->topo->ndims;
     return map->load[phase * nl + node * 2 * map->topo->ndims + 2 * dim + dir];
+}
+
+int spare_map_busiest_link(const spare_map_t *map, spare_link_t *link,
+                           long *nlinks)
+{
+    if (!map || !map->pat || !link)
+        return -EINVAL;
+    const spare_topo_t *t = map->topo;
+    int mx = spare_map_collisions(map);
+    long nl = t->nnodes * 2 * t->ndims, found = 0;
+    for (int ph = 0; ph < map->pat->nphases; ph++) {
+        const int *load = map->load + (long)ph * nl;
+        for (long l = 0; l < nl; l++) {
+            if (load[l] != mx)
+                continue;
+            if (found++ == 0) {
+                link->phase = ph;
+                link->node = l / (2 * t->ndims);
+                link->dim = (int)(l % (2 * t->ndims)) / 2;
+                link->dir = (int)(l % 2);
+            }
+        }
+    }
+    if (nlinks)
+        *nlinks = found;
+    return mx;
+}
+
+/* Does the route from node a to node b use the link (node, dim, dir)? */
+static int route_uses(const spare_topo_t *t, long src, long dst, long node,
+                      int dim, int dir)
+{
+    int a[SPARE_MAX_DIMS], b[SPARE_MAX_DIMS], c[SPARE_MAX_DIMS];
+    int ord[SPARE_MAX_DIMS], dirs[SPARE_MAX_DIMS], cnts[SPARE_MAX_DIMS];
+    spare_coords_of(t, src, a);
+    spare_coords_of(t, dst, b);
+    spare_coords_of(t, node, c);
+    spare_route_plan(t, a, b, ord, dirs, cnts);
+    int cur[SPARE_MAX_DIMS];
+    memcpy(cur, a, sizeof(cur));
+    for (int k = 0; k < t->ndims; k++) {
+        int i = ord[k], n = t->size[i];
+        for (int h = 0; h < cnts[i]; h++) {
+            if (i == dim && dirs[i] == dir &&
+                memcmp(cur, c, sizeof(int) * (size_t)t->ndims) == 0)
+                return 1;
+            cur[i] = dirs[i] == 0 ? (cur[i] + 1) % n : (cur[i] + n - 1) % n;
+        }
+    }
+    return 0;
+}
+
+long spare_map_link_messages(const spare_map_t *map, const spare_link_t *link,
+                             long *src, long *dst, long max)
+{
+    if (!map || !map->pat || !link || link->phase < 0 ||
+        link->phase >= map->pat->nphases || link->node < 0 ||
+        link->node >= map->topo->nnodes || link->dim < 0 ||
+        link->dim >= map->topo->ndims || (link->dir != 0 && link->dir != 1) ||
+        max < 0 || (max > 0 && (!src || !dst)))
+        return -EINVAL;
+    const spare_pattern_t *p = map->pat;
+    long n = 0;
+    for (long m = 0; m < p->nmsgs; m++) {
+        if (p->phase[m] != link->phase || !spare_msg_counted(map, m) ||
+            !route_uses(map->topo, map->rank_node[p->src[m]],
+                        map->rank_node[p->dst[m]], link->node, link->dim,
+                        link->dir))
+            continue;
+        if (n < max) {
+            src[n] = p->src[m];
+            dst[n] = p->dst[m];
+        }
+        n++;
+    }
+    return n;
 }

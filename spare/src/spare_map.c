@@ -119,6 +119,7 @@ int spare_map_copy(spare_map_t *dst, const spare_map_t *src)
     dst->broken = src->broken;
     dst->method = src->method;
     memcpy(dst->slide1d, src->slide1d, sizeof(src->slide1d));
+    dst->slideqd = src->slideqd;
     memcpy(dst->side0d, src->side0d, sizeof(src->side0d));
     if (src->pat) {
         int np = src->pat->nphases;

@@ -27,7 +27,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: %s -d SIZES -a qD(r,s) [options]\n"
-            "       %s --scenario FILE\n"
+            "       %s --scenario FILE [--load-svg FILE]\n"
             "  -d, --dims SIZES        sizes joined by x, t marks a torus "
             "dimension (24x24x24, 8tx8t)\n"
             "  -a, --alloc qD(r,s)     spare allocation, e.g. 3D(2,1)\n"
@@ -37,7 +37,11 @@ static void usage(FILE *f)
             "barrier-dissem (default star)\n"
             "      --periodic          periodic stencil\n"
             "  -R, --routing NAME      dor (dimension order, default) or sym "
-            "(symmetric: the paper's 0D closed forms)\n"
+            "(symmetric)\n"
+            "  -C, --count RULE        both (every message, default) or paper "
+            "(Figure 6: moved ranks' received messages only)\n"
+            "      --qd-limit N|none   qD slidings per case (default: spare "
+            "layers, the paper's)\n"
             "  -M, --mode MODE         sets (default), orders, random\n"
             "  -f, --max-failures F    failures per case (random: default "
             "all spares)\n"
@@ -45,6 +49,10 @@ static void usage(FILE *f)
             "  -s, --seed N            random seed (default 1)\n"
             "  -j, --threads T         worker threads (default: online CPUs)\n"
             "  -o, --csv FILE          collision table (default: stdout)\n"
+            "      --export-worst FILE scenario file of the worst case (first "
+            "method)\n"
+            "      --export-failures F  ... with exactly F failures (default: "
+            "the worst of all)\n"
             "  -r, --rates FILE        selection-rate table\n"
             "      --svg FILE          plot worst/average/best per method\n"
             "      --rates-svg FILE    plot selection rates (first method)\n"
@@ -128,10 +136,24 @@ int main(int argc, char **argv)
     int nmeth = 0, periodic = 0, quiet = 0, logx = 0;
     const char *mode_s = "sets", *csv = NULL, *rates = NULL, *svg = NULL;
     const char *rates_svg = NULL, *acc_svg = NULL, *title = NULL;
-    const char *scenario = NULL, *routing = "dor";
+    const char *scenario = NULL, *routing = "dor", *count = "both";
+    const char *export_worst = NULL, *load_svg = NULL, *qd_limit = NULL;
+    long export_f = -1;
     long maxf = -1, samples = -1, threads = sysconf(_SC_NPROCESSORS_ONLN);
     uint64_t seed = 1;
-    enum { O_PERIODIC = 256, O_SVG, O_RSVG, O_ASVG, O_LOGX, O_TITLE, O_SCEN };
+    enum {
+        O_PERIODIC = 256,
+        O_SVG,
+        O_RSVG,
+        O_ASVG,
+        O_LOGX,
+        O_TITLE,
+        O_SCEN,
+        O_QDL,
+        O_EXPW,
+        O_EXPF,
+        O_LSVG
+    };
     static const struct option opts[] = {
         {"dims", required_argument, 0, 'd'},
         {"alloc", required_argument, 0, 'a'},
@@ -139,6 +161,11 @@ int main(int argc, char **argv)
         {"pattern", required_argument, 0, 'p'},
         {"periodic", no_argument, 0, O_PERIODIC},
         {"routing", required_argument, 0, 'R'},
+        {"count", required_argument, 0, 'C'},
+        {"qd-limit", required_argument, 0, O_QDL},
+        {"export-worst", required_argument, 0, O_EXPW},
+        {"export-failures", required_argument, 0, O_EXPF},
+        {"load-svg", required_argument, 0, O_LSVG},
         {"mode", required_argument, 0, 'M'},
         {"max-failures", required_argument, 0, 'f'},
         {"samples", required_argument, 0, 'n'},
@@ -159,7 +186,7 @@ int main(int argc, char **argv)
         threads = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":d:a:m:p:R:M:f:n:s:j:o:r:qh", opts,
+    while ((c = getopt_long(argc, argv, ":d:a:m:p:R:C:M:f:n:s:j:o:r:qh", opts,
                             NULL)) != -1) {
         switch (c) {
         case 'd':
@@ -181,6 +208,21 @@ int main(int argc, char **argv)
             break;
         case 'R':
             routing = optarg;
+            break;
+        case 'C':
+            count = optarg;
+            break;
+        case O_QDL:
+            qd_limit = optarg;
+            break;
+        case O_EXPW:
+            export_worst = optarg;
+            break;
+        case O_EXPF:
+            export_f = parse_long(optarg, "--export-failures", 1, 1000000);
+            break;
+        case O_LSVG:
+            load_svg = optarg;
             break;
         case 'M':
             mode_s = optarg;
@@ -236,9 +278,12 @@ int main(int argc, char **argv)
     }
     if (optind < argc)
         die("unexpected argument '%s' (try --help)", argv[optind]);
+    if (load_svg && !scenario)
+        die("%s", "--load-svg needs --scenario");
     if (scenario) {
         char err[256];
-        if (sim_scenario_run(scenario, stdout, err, sizeof(err)) != 0) {
+        if (sim_scenario_run(scenario, stdout, load_svg, err, sizeof(err)) !=
+            0) {
             fprintf(stderr, "%s: %s\n", prog, err);
             return 1;
         }
@@ -264,6 +309,18 @@ int main(int argc, char **argv)
         die("bad routing '%s' (dor or sym)", routing);
     }
     spare_topo_set_routing(topo, rt);
+    spare_count_t ct;
+    if (spare_count_parse(count, &ct) < 0) {
+        spare_topo_destroy(topo);
+        die("bad counting rule '%s' (both or paper)", count);
+    }
+    spare_topo_set_count(topo, ct);
+    if (qd_limit) {
+        long lim = strcmp(qd_limit, "none") == 0
+                       ? SPARE_QD_UNLIMITED
+                       : parse_long(qd_limit, "--qd-limit", 0, 1000000000);
+        spare_topo_set_qd_limit(topo, lim);
+    }
     int nd = spare_topo_ndims(topo);
     spare_pattern_kind_t kind;
     if (spare_pattern_parse(pattern, nd, &kind) < 0)
@@ -296,6 +353,11 @@ int main(int argc, char **argv)
         die("%s", "--samples is required in random mode");
     if (maxf < 1)
         die("%s", "the allocation has no spare node");
+    if (export_f > maxf)
+        die("--export-failures %ld is above --max-failures %ld", export_f,
+            maxf);
+    if (export_f > 0 && !export_worst)
+        die("%s", "--export-failures needs --export-worst");
     rc = spare_pattern_create(topo, kind, periodic, &pat);
     if (rc < 0) {
         fprintf(stderr, "%s: pattern: %s\n", prog, spare_strerror(rc));
@@ -316,6 +378,11 @@ int main(int argc, char **argv)
             "# spare-sim dims=%s alloc=%s pattern=%s%s mode=%s "
             "max_failures=%ld",
             dims, alloc, pattern, periodic ? " periodic" : "", mode_s, maxf);
+    fprintf(out, " routing=%s count=%s qd_limit=", routing, count);
+    if (spare_topo_qd_limit(topo) == SPARE_QD_UNLIMITED)
+        fprintf(out, "none");
+    else
+        fprintf(out, "%ld", spare_topo_qd_limit(topo));
     if (mode == SPARE_STUDY_RANDOM)
         fprintf(out, " samples=%ld seed=%" PRIu64, samples, seed);
     fprintf(out, "\nmethod,failures,cases,unrecoverable,worst,average,best\n");
@@ -345,6 +412,7 @@ int main(int argc, char **argv)
             .threads = (int)threads,
             .progress = quiet ? NULL : progress,
             .progress_arg = &ps,
+            .keep_worst = export_worst && i == 0,
         };
         rc = spare_study_run(&cfg, &res[i]);
         if (rc < 0) {
@@ -390,6 +458,13 @@ int main(int argc, char **argv)
     }
     if (!quiet && nmeth > 1)
         fprintf(stderr, "%s: %ld evaluated cases in all\n", prog, total_cases);
+    if (export_worst) {
+        struct sim_export ex = {dims,    alloc, methods[0], pattern, periodic,
+                                routing, count, mode_s,     seed};
+        if (sim_export_worst(export_worst, topo, res[0], (int)export_f, &ex) <
+            0)
+            goto out;
+    }
     FILE *o = out;
     out = NULL;
     if (o != stdout && fclose(o) != 0) {

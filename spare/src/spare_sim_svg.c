@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "spare.h"
 #include "spare_sim.h"
 
 #define W  800.0
@@ -168,6 +169,153 @@ int svg_chart_write(const char *path, const char *title, const char *xlabel,
     fputs("</svg>\n", f);
 #undef PX
 #undef PY
+    if (fclose(f) != 0)
+        return -errno;
+    return 0;
+}
+
+/* Colour of a link load: grey up to 1 (no collision), then from orange to
+ * red with the share of the largest load. */
+static void load_color(int load, int max, char *buf, size_t len)
+{
+    if (load <= 0) {
+        snprintf(buf, len, "#e4e4e4");
+        return;
+    }
+    if (load == 1 || max <= 1) {
+        snprintf(buf, len, "#9a9a9a");
+        return;
+    }
+    double a = max > 2 ? (double)(load - 2) / (max - 2) : 1.0;
+    int g = (int)(190 - 170 * a), b = (int)(60 - 40 * a);
+    snprintf(buf, len, "#%02x%02x%02x", 240 - (int)(20 * a), g, b);
+}
+
+int svg_loadmap_write(const char *path, const char *title,
+                      const spare_topo_t *t, const spare_map_t *m)
+{
+    spare_link_t busy;
+    int max = spare_map_busiest_link(m, &busy, NULL);
+    if (max < 0)
+        return -EINVAL;
+    int nx = spare_topo_size(t, 0), ny = spare_topo_size(t, 1);
+    int nd = spare_topo_ndims(t);
+    int base[SPARE_MAX_DIMS];
+    spare_topo_node_coords(t, busy.node, base); /* the plane through it */
+    double cell = 1000.0 / (nx > ny ? nx : ny);
+    if (cell > 56)
+        cell = 56;
+    double ox = 50, oy = 70, w = ox * 2 + cell * nx + 150;
+    double h = oy + cell * ny + 60;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -errno;
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+            "height=\"%.0f\" font-family=\"sans-serif\">\n"
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+            "<text x=\"%.0f\" y=\"24\" font-size=\"15\">",
+            w, h, ox);
+    xml_text(f, title);
+    fprintf(f, "</text>\n<text x=\"%.0f\" y=\"44\" font-size=\"12\">", ox);
+    if (nd > 2) {
+        fputs("plane of dimensions 0 and 1 through the busiest link at (x,y",
+              f);
+        for (int i = 2; i < nd; i++)
+            fprintf(f, ",%d", base[i]);
+        fputs("); ", f);
+    }
+    fprintf(f,
+            "per directed link: messages in phase %d (right/down of a pair: "
+            "+ direction); largest %d</text>\n",
+            busy.phase, max);
+    int c[SPARE_MAX_DIMS];
+    for (int i = 0; i < nd; i++)
+        c[i] = base[i];
+    double off = cell * 0.09;
+    for (c[1] = 0; c[1] < ny; c[1]++)
+        for (c[0] = 0; c[0] < nx; c[0]++) {
+            long v = spare_topo_node_index(t, c);
+            double cx = ox + cell * (c[0] + 0.5), cy = oy + cell * (c[1] + 0.5);
+            for (int dim = 0; dim < 2; dim++)
+                for (int dir = 0; dir < 2; dir++) {
+                    int n = dim == 0 ? nx : ny, x = c[dim];
+                    int wrap = dir == 0 ? x == n - 1 : x == 0;
+                    if (wrap && !spare_topo_is_torus(t, dim))
+                        continue;
+                    int load = spare_map_link_load(m, busy.phase, v, dim, dir);
+                    double len = wrap ? cell * 0.45 : cell;
+                    double sg = dir == 0 ? 1 : -1;
+                    /* the two directions side by side: + below/right */
+                    double x0 = cx, y0 = cy, x1 = cx, y1 = cy;
+                    if (dim == 0) {
+                        y0 = y1 = cy + sg * off;
+                        x0 = cx + sg * cell * 0.16;
+                        x1 = cx + sg * (len - cell * 0.16);
+                    } else {
+                        x0 = x1 = cx - sg * off;
+                        y0 = cy + sg * cell * 0.16;
+                        y1 = cy + sg * (len - cell * 0.16);
+                    }
+                    char col[16];
+                    load_color(load, max, col, sizeof(col));
+                    double sw = load <= 1 ? 1.0 : 1.5 + 3.5 * load / max;
+                    int hot = v == busy.node && dim == busy.dim &&
+                              dir == busy.dir && c[0] == base[0] &&
+                              c[1] == base[1];
+                    if (hot)
+                        fprintf(f,
+                                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                                "y2=\"%.1f\" stroke=\"black\" "
+                                "stroke-width=\"%.1f\"/>\n",
+                                x0, y0, x1, y1, sw + 3);
+                    fprintf(
+                        f,
+                        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                        "y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.1f\"/>\n",
+                        x0, y0, x1, y1, col, sw);
+                    if (load >= 2 && cell >= 18)
+                        fprintf(
+                            f,
+                            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" "
+                            "text-anchor=\"middle\">%d</text>\n",
+                            (x0 + x1) / 2 + (dim == 1 ? -sg * off * 2.2 : 0),
+                            (y0 + y1) / 2 + (dim == 0 ? sg * off * 2.8 : 3),
+                            cell * 0.22 > 8 ? cell * 0.22 : 8, load);
+                }
+            long r = spare_map_node_rank(m, v);
+            const char *fill =
+                r == SPARE_NODE_FAILED ? "black"
+                : r == SPARE_NODE_IDLE ? "white"
+                : spare_map_rank_node(m, r) != spare_topo_rank_home(t, r)
+                    ? "#6fa8dc"
+                    : "#f2f2f2";
+            double s = cell * 0.26;
+            fprintf(f,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                    "height=\"%.1f\" fill=\"%s\" stroke=\"#555\"%s/>\n",
+                    cx - s / 2, cy - s / 2, s, s, fill,
+                    spare_topo_is_spare(t, v) ? " stroke-dasharray=\"2,2\""
+                                              : "");
+        }
+    double lx = ox + cell * nx + 20, ly = oy + 10;
+    static const char *lt[] = {"rank on its node", "moved rank", "idle node",
+                               "failed node"};
+    static const char *lf[] = {"#f2f2f2", "#6fa8dc", "white", "black"};
+    for (int i = 0; i < 4; i++) {
+        fprintf(f,
+                "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" "
+                "fill=\"%s\" stroke=\"#555\"/><text x=\"%.0f\" y=\"%.0f\" "
+                "font-size=\"12\">%s</text>\n",
+                lx, ly + 20 * i, lf[i], lx + 18, ly + 20 * i + 11, lt[i]);
+    }
+    fprintf(f,
+            "<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\">dashed: spare of "
+            "the</text><text x=\"%.0f\" y=\"%.0f\" font-size=\"12\">"
+            "allocation; black</text><text x=\"%.0f\" y=\"%.0f\" "
+            "font-size=\"12\">outline: busiest link</text>\n",
+            lx, ly + 95, lx, ly + 110, lx, ly + 125);
+    fputs("</svg>\n", f);
     if (fclose(f) != 0)
         return -errno;
     return 0;

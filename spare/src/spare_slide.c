@@ -21,7 +21,8 @@
  * nodes that are idle or failed start no line.  Nodes left empty by the shift
  * become idle and serve later failures (the "gap" of the paper's hybrid
  * method).  With k = ndims this is the paper's qD sliding of the whole
- * hyperplane; with k = 1 it is 1D sliding of one row.
+ * hyperplane, used at most qd_limit times (by default once per spare
+ * layer, as in the paper); with k = 1 it is 1D sliding of one row.
  */
 #include "config.h"
 
@@ -123,6 +124,9 @@ static long try_slide(spare_map_t *m, long p, long prank, int k,
                       spare_subst_t *info)
 {
     const spare_topo_t *t = m->topo;
+    if (k == t->ndims && t->qd_limit != SPARE_QD_UNLIMITED &&
+        m->slideqd >= t->qd_limit)
+        return -1;
     long best = -1, best_pref = 0;
     int best_i = -1, best_dir = 0;
     for (int i = 0; i < t->ndims; i++) {
@@ -151,6 +155,8 @@ static long try_slide(spare_map_t *m, long p, long prank, int k,
         return -1;
     if (k == 1)
         m->slide1d[best_i]++;
+    if (k == t->ndims)
+        m->slideqd++;
     info->degree = k;
     info->dim = best_i;
     info->dir = best_dir;

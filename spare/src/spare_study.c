@@ -33,6 +33,7 @@ struct worker {
     struct study *st;
     spare_study_result_t *res;
     spare_map_t **stack; /* one map per depth */
+    long *seq;           /* failed nodes of the current case */
     pthread_t tid;
 };
 
@@ -44,7 +45,7 @@ static uint64_t splitmix64(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static spare_study_result_t *result_new(int maxf)
+static spare_study_result_t *result_new(int maxf, int keep)
 {
     spare_study_result_t *r = calloc(1, sizeof(*r));
     if (!r)
@@ -57,6 +58,10 @@ static spare_study_result_t *result_new(int maxf)
     r->best = calloc(n, sizeof(int));
     r->sum = calloc(n, sizeof(double));
     r->used = calloc(n * NDEG, sizeof(long));
+    if (keep && !(r->worst_seq = calloc(n * (size_t)maxf, sizeof(long)))) {
+        spare_study_result_free(r);
+        return NULL;
+    }
     if (!r->cases || !r->unrecoverable || !r->worst || !r->best || !r->sum ||
         !r->used) {
         spare_study_result_free(r);
@@ -75,11 +80,35 @@ void spare_study_result_free(spare_study_result_t *res)
     free(res->best);
     free(res->sum);
     free(res->used);
+    free(res->worst_seq);
     free(res);
 }
 
-static void record(spare_study_result_t *r, int f, int coll, int degree)
+/* Is the sequence a[0..f-1] lexicographically smaller than b? */
+static int seq_less(const long *a, const long *b, int f)
 {
+    for (int i = 0; i < f; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i];
+    return 0;
+}
+
+/* Keep seq (f failed nodes) as the worst case with f failures if it beats
+ * the kept one: more collisions, or as many and a smaller sequence. */
+static void keep_worst(spare_study_result_t *r, int f, int coll, int had,
+                       const long *seq)
+{
+    long *kept = r->worst_seq + (size_t)f * (size_t)r->max_failures;
+    if (!had || coll > r->worst[f] ||
+        (coll == r->worst[f] && seq_less(seq, kept, f)))
+        memcpy(kept, seq, sizeof(long) * (size_t)f);
+}
+
+static void record(spare_study_result_t *r, int f, int coll, int degree,
+                   const long *seq)
+{
+    if (r->worst_seq && seq && f > 0)
+        keep_worst(r, f, coll, r->cases[f] != 0, seq);
     if (r->cases[f] == 0 || coll > r->worst[f])
         r->worst[f] = coll;
     if (r->cases[f] == 0 || coll < r->best[f])
@@ -105,7 +134,9 @@ static int step(struct worker *w, int f, long node)
     }
     if (rc < 0)
         return 0;
-    record(w->res, f, m->pat ? spare_map_collisions(m) : 0, info.degree);
+    w->seq[f - 1] = node;
+    record(w->res, f, m->pat ? spare_map_collisions(m) : 0, info.degree,
+           w->seq);
     return 1;
 }
 
@@ -135,13 +166,15 @@ static void run_unit(struct worker *w, long unit)
         for (int f = 1; f <= cfg->max_failures; f++) {
             long rank = (long)(splitmix64(&s) % (uint64_t)P);
             spare_subst_t info;
-            int rc = spare_map_fail_node(m, m->rank_node[rank], &info);
+            long node = m->rank_node[rank];
+            int rc = spare_map_fail_node(m, node, &info);
             if (rc < 0) {
                 w->res->unrecoverable[f]++;
                 break;
             }
-            record(w->res, f, m->pat ? spare_map_collisions(m) : 0,
-                   info.degree);
+            w->seq[f - 1] = node;
+            record(w->res, f, m->pat ? spare_map_collisions(m) : 0, info.degree,
+                   w->seq);
         }
         return;
     }
@@ -172,6 +205,7 @@ static void worker_free(struct worker *w, int depth)
         for (int i = 0; i < depth; i++)
             spare_map_destroy(w->stack[i]);
     free(w->stack);
+    free(w->seq);
     spare_study_result_free(w->res);
 }
 
@@ -179,6 +213,10 @@ static void merge(spare_study_result_t *to, const spare_study_result_t *from)
 {
     for (int f = 0; f <= to->max_failures; f++) {
         if (from->cases[f]) {
+            if (to->worst_seq && from->worst_seq && f > 0)
+                keep_worst(to, f, from->worst[f], to->cases[f] != 0,
+                           from->worst_seq +
+                               (size_t)f * (size_t)from->max_failures);
             if (!to->cases[f] || from->worst[f] > to->worst[f])
                 to->worst[f] = from->worst[f];
             if (!to->cases[f] || from->best[f] < to->best[f])
@@ -212,19 +250,21 @@ int spare_study_run(const spare_study_config_t *cfg,
     rc = spare_map_create(cfg->topo, &cfg->method, cfg->pattern, &st.base);
     if (rc < 0)
         return rc;
-    spare_study_result_t *res = result_new(cfg->max_failures);
+    int keep = cfg->keep_worst && cfg->pattern;
+    spare_study_result_t *res = result_new(cfg->max_failures, keep);
     struct worker *ws = calloc((size_t)cfg->threads, sizeof(*ws));
     if (!res || !ws) {
         rc = -ENOMEM;
         goto out;
     }
-    record(res, 0, cfg->pattern ? spare_map_collisions(st.base) : 0, -1);
+    record(res, 0, cfg->pattern ? spare_map_collisions(st.base) : 0, -1, NULL);
     for (int t = 0; t < cfg->threads; t++) {
         struct worker *w = &ws[t];
         w->st = &st;
-        w->res = result_new(cfg->max_failures);
+        w->res = result_new(cfg->max_failures, keep);
         w->stack = calloc((size_t)depth, sizeof(spare_map_t *));
-        if (!w->res || !w->stack) {
+        w->seq = calloc((size_t)cfg->max_failures, sizeof(long));
+        if (!w->res || !w->stack || !w->seq) {
             rc = -ENOMEM;
             goto out;
         }

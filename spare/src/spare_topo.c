@@ -66,6 +66,7 @@ int spare_topo_create(int ndims, const int *sizes, const int *torus, int sides,
     t->thickness = thickness;
     t->nnodes = n;
     t->nranks = 1;
+    t->qd_limit = (long)sides * thickness;
     for (int i = 0; i < ndims; i++) {
         t->size[i] = sizes[i];
         t->torus[i] = torus ? (torus[i] != 0) : 0;
@@ -212,6 +213,13 @@ long spare_topo_node_index(const spare_topo_t *topo, const int *coords)
     return spare_index_of(topo, coords);
 }
 
+long spare_topo_rank_home(const spare_topo_t *topo, long rank)
+{
+    if (!topo || rank < 0 || rank >= topo->nranks)
+        return -EINVAL;
+    return topo->rank_home[rank];
+}
+
 int spare_topo_is_spare(const spare_topo_t *topo, long node)
 {
     int c[SPARE_MAX_DIMS];
@@ -288,6 +296,45 @@ int spare_routing_parse(const char *name, spare_routing_t *routing)
     else
         return -EINVAL;
     return 0;
+}
+
+int spare_topo_set_count(spare_topo_t *topo, spare_count_t count)
+{
+    if (!topo || (count != SPARE_COUNT_BOTH && count != SPARE_COUNT_PAPER))
+        return -EINVAL;
+    topo->count = (int)count;
+    return 0;
+}
+
+int spare_topo_count(const spare_topo_t *topo)
+{
+    return topo ? topo->count : -EINVAL;
+}
+
+int spare_count_parse(const char *name, spare_count_t *count)
+{
+    if (!name || !count)
+        return -EINVAL;
+    if (strcasecmp(name, "both") == 0)
+        *count = SPARE_COUNT_BOTH;
+    else if (strcasecmp(name, "paper") == 0)
+        *count = SPARE_COUNT_PAPER;
+    else
+        return -EINVAL;
+    return 0;
+}
+
+int spare_topo_set_qd_limit(spare_topo_t *topo, long limit)
+{
+    if (!topo || limit < SPARE_QD_UNLIMITED)
+        return -EINVAL;
+    topo->qd_limit = limit;
+    return 0;
+}
+
+long spare_topo_qd_limit(const spare_topo_t *topo)
+{
+    return topo ? topo->qd_limit : -EINVAL;
 }
 
 double spare_alloc_ratio(int q, int r, int s, double n)

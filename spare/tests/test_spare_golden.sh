@@ -58,6 +58,11 @@ bad 2 -d 10x10 -a '2D(1,1)' -M random
 bad 2 -d 10x10 -a '2D(1,1)' -M random -n 5 -j 0
 bad 2 -d 10x10 -a '2D(1,1)' -f 2 extra
 bad 2 -d 10x10 -a '2D(1,1)' -R xy -f 2
+bad 2 -d 10x10 -a '2D(1,1)' -C twice -f 2
+bad 2 -d 10x10 -a '2D(1,1)' --qd-limit -3 -f 2
+bad 2 -d 10x10 -a '2D(1,1)' -f 2 --export-failures 3 --export-worst x.scn
+bad 2 -d 10x10 -a '2D(1,1)' -f 2 --export-failures 1
+bad 2 -d 10x10 -a '2D(1,1)' -f 2 --load-svg x.svg
 bad 2 -d 10x10 -a
 bad 1 --scenario "$tmp/missing.scn"
 printf 'dims 5x5\nalloc 2D(1,1)\nfail 9,9\n' >"$tmp/b1.scn"
@@ -66,6 +71,10 @@ printf 'dims 5x5\nalloc 2D(1,1)\ncolour red\n' >"$tmp/b2.scn"
 bad 1 --scenario "$tmp/b2.scn"
 printf 'dims 5x5\nalloc 2D(1,1)\nrouting yx\nfail 1,1\n' >"$tmp/b3.scn"
 bad 1 --scenario "$tmp/b3.scn"
+printf 'dims 5x5\nalloc 2D(1,1)\ncount some\nfail 1,1\n' >"$tmp/b4.scn"
+bad 1 --scenario "$tmp/b4.scn"
+printf 'dims 5x5\nalloc 2D(1,1)\nqd-limit 2x\nfail 1,1\n' >"$tmp/b5.scn"
+bad 1 --scenario "$tmp/b5.scn"
 bad 1 -d 6x6 -a '2D(1,1)' -f 1 -q -o /nonexistent/dir/x.csv
 
 # A small exhaustive run writes the table header and one row per count.
@@ -78,5 +87,55 @@ if "$sim" -d 6x5 -a '2D(1,1)' -m 0D -m 1D -f 2 -q >"$tmp/t.csv" 2>"$tmp/t.err"; 
     fi
 else
     echo "FAIL small run: $(cat "$tmp/t.err")"; fail=1
+fi
+# --export-worst round trip: the exported failure pattern, replayed as a
+# scenario, gives the worst count of the study (exhaustive and random; the
+# worst of all failure counts and one chosen count).
+last_count() { grep -o 'collisions [0-9]*$' "$1" | tail -1 | cut -d' ' -f2; }
+worst_of() { # CSV [F]: the largest worst of the table, or the one at F
+    awk -F, -v f="${2:-}" '$1 !~ /^(#|method)/ && (f == "" || $2 == f) &&
+        $5 > w { w = $5 } END { print w + 0 }' "$1"
+}
+roundtrip() { # NAME [F] -- spare-sim arguments
+    name=$1 f=$2
+    shift 3
+    if [ -n "$f" ]; then set -- "$@" --export-failures "$f"; fi
+    if ! "$sim" "$@" -q -o "$tmp/$name.csv" --export-worst "$tmp/$name.scn" \
+        2>"$tmp/$name.err" ||
+        ! "$sim" --scenario "$tmp/$name.scn" >"$tmp/$name.out" 2>>"$tmp/$name.err"; then
+        echo "FAIL export $name: $(cat "$tmp/$name.err")"
+        fail=1
+        return
+    fi
+    want=$(worst_of "$tmp/$name.csv" "$f")
+    got=$(last_count "$tmp/$name.out")
+    nf=$(grep -c '^fail ' "$tmp/$name.scn")
+    if [ "$want" -ge 1 ] && [ "$got" = "$want" ] &&
+        { [ -z "$f" ] || [ "$nf" -eq "$f" ]; } &&
+        grep -q '^busiest link ' "$tmp/$name.out"; then
+        echo "ok export $name: $nf failures replay to $got collisions"
+    else
+        echo "FAIL export $name: study worst $want, replay $got ($nf failures)"
+        cat "$tmp/$name.scn"
+        fail=1
+    fi
+}
+roundtrip sets0d "" -- -d 13x5 -a '2D(1,1)' -p 5p -m 0D -f 4 -C paper
+roundtrip orders-hybrid 3 -- -d 7x7 -a '2D(2,1)' -m 'hybrid(all)' -M orders -f 3
+roundtrip random3d "" -- -d 8x8x6 -a '3D(2,1)' -p 7p -m 'hybrid(all)' -M random \
+    -n 30 -f 40 -C paper -j 2
+roundtrip torus 5 -- -d 10tx6t -a '2D(1,1)' -m 0D --periodic -M random -n 200 \
+    -f 6 -C paper --qd-limit none -R sym
+# the exported worst case of the paper's rule on 13x5 is 2F+1 = 9 at F = 4
+[ "$(worst_of "$tmp/sets0d.csv" 4)" = 9 ] || { echo "FAIL 13x5 F=4 is not 9"; fail=1; }
+
+# The link-load map of a scenario is an SVG with one line per drawn link.
+if "$sim" --scenario "$dir/0d-fig6-right-paper.scn" --load-svg "$tmp/map.svg" \
+    >/dev/null 2>"$tmp/map.err" && grep -q '^<svg ' "$tmp/map.svg" &&
+    [ "$(grep -c '<line ' "$tmp/map.svg")" -ge $((2 * (16 * 12 + 17 * 11))) ] &&
+    grep -q '>24</text>' "$tmp/map.svg"; then
+    echo "ok load map"
+else
+    echo "FAIL load map: $(cat "$tmp/map.err")"; fail=1
 fi
 exit $fail

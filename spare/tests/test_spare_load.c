@@ -55,9 +55,11 @@ static long star_msgs(const spare_topo_t *t, int periodic, long *src, long *dst)
     return n;
 }
 
-/* Compare every link of the map with a count from scratch; returns max. */
+/* Compare every link of the map with a count from scratch; returns max.
+ * With home (a failure-free map) the paper's rule: a message from a rank
+ * away from its home node to a rank on its home node is not counted. */
 static int check_against_oracle(const spare_topo_t *t, const spare_map_t *m,
-                                int periodic)
+                                int periodic, const spare_map_t *home)
 {
     long n = star_msgs(t, periodic, NULL, NULL);
     long *src = malloc(sizeof(long) * (size_t)n);
@@ -71,6 +73,11 @@ static int check_against_oracle(const spare_topo_t *t, const spare_map_t *m,
     assert_non_null(links);
     star_msgs(t, periodic, src, dst);
     for (long k = 0; k < n; k++) {
+        if (home &&
+            spare_map_rank_node(m, src[k]) !=
+                spare_map_rank_node(home, src[k]) &&
+            spare_map_rank_node(m, dst[k]) == spare_map_rank_node(home, dst[k]))
+            continue;
         int h = spare_topo_route(t, spare_map_rank_node(m, src[k]),
                                  spare_map_rank_node(m, dst[k]), links, 4096);
         assert_true(h >= 0 && h <= 4096);
@@ -86,6 +93,27 @@ static int check_against_oracle(const spare_topo_t *t, const spare_map_t *m,
             mx = load[l];
     }
     assert_int_equal(spare_map_collisions(m), mx);
+    /* the busiest link and the messages listed on it */
+    spare_link_t bl;
+    long nbl = 0;
+    assert_int_equal(spare_map_busiest_link(m, &bl, &nbl), mx);
+    long lid = bl.node * 2 * nd + 2 * bl.dim + bl.dir, same = 0, first = -1;
+    for (long l = 0; l < nl; l++)
+        if (load[l] == mx && same++ == 0)
+            first = l;
+    assert_int_equal(nbl, same);
+    assert_int_equal(lid, first);
+    long ms[64], md[64];
+    long nm = spare_map_link_messages(m, &bl, ms, md, 64);
+    assert_int_equal(nm, mx);
+    for (long k = 0; k < nm && k < 64; k++) {
+        int h = spare_topo_route(t, spare_map_rank_node(m, ms[k]),
+                                 spare_map_rank_node(m, md[k]), links, 4096);
+        int on = 0;
+        for (int i = 0; i < h; i++)
+            on |= links[i] == lid;
+        assert_true(on);
+    }
     free(src);
     free(dst);
     free(load);
@@ -100,15 +128,25 @@ static void test_incremental_loads_match_recount(void **state)
         const char *dims, *alloc, *method;
         int periodic;
         spare_routing_t routing;
+        spare_count_t count;
     } cfg[] = {
-        {"9x8", "2D(2,1)", "hybrid(all)", 0, SPARE_ROUTE_DIM_ORDER},
-        {"9tx8t", "2D(1,1)", "hybrid(all)", 1, SPARE_ROUTE_DIM_ORDER},
-        {"6x5x5", "3D(2,1)", "hybrid(all)", 0, SPARE_ROUTE_DIM_ORDER},
-        {"6x5tx4", "3D(3,1)", "hybrid(-2D)", 1, SPARE_ROUTE_DIM_ORDER},
-        {"4x4x3x3", "4D(2,1)", "hybrid(all)", 0, SPARE_ROUTE_DIM_ORDER},
-        {"10x10", "2D(1,1)", "0D", 0, SPARE_ROUTE_DIM_ORDER},
-        {"10x10", "2D(1,1)", "0D", 0, SPARE_ROUTE_SYMMETRIC},
-        {"6tx5x4t", "3D(2,1)", "hybrid(all)", 1, SPARE_ROUTE_SYMMETRIC},
+        {"9x8", "2D(2,1)", "hybrid(all)", 0, SPARE_ROUTE_DIM_ORDER, 0},
+        {"9tx8t", "2D(1,1)", "hybrid(all)", 1, SPARE_ROUTE_DIM_ORDER, 0},
+        {"6x5x5", "3D(2,1)", "hybrid(all)", 0, SPARE_ROUTE_DIM_ORDER, 0},
+        {"6x5tx4", "3D(3,1)", "hybrid(-2D)", 1, SPARE_ROUTE_DIM_ORDER, 0},
+        {"4x4x3x3", "4D(2,1)", "hybrid(all)", 0, SPARE_ROUTE_DIM_ORDER, 0},
+        {"10x10", "2D(1,1)", "0D", 0, SPARE_ROUTE_DIM_ORDER, 0},
+        {"10x10", "2D(1,1)", "0D", 0, SPARE_ROUTE_SYMMETRIC, 0},
+        {"6tx5x4t", "3D(2,1)", "hybrid(all)", 1, SPARE_ROUTE_SYMMETRIC, 0},
+        {"9x8", "2D(2,1)", "hybrid(all)", 0, SPARE_ROUTE_DIM_ORDER,
+         SPARE_COUNT_PAPER},
+        {"10x10", "2D(1,1)", "0D", 0, SPARE_ROUTE_DIM_ORDER, SPARE_COUNT_PAPER},
+        {"9tx8t", "2D(2,1)", "hybrid(1D+0D)", 1, SPARE_ROUTE_DIM_ORDER,
+         SPARE_COUNT_PAPER},
+        {"6x5x5", "3D(2,1)", "hybrid(all)", 0, SPARE_ROUTE_DIM_ORDER,
+         SPARE_COUNT_PAPER},
+        {"6tx5x4t", "3D(2,1)", "hybrid(all)", 1, SPARE_ROUTE_SYMMETRIC,
+         SPARE_COUNT_PAPER},
     };
     for (size_t i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++) {
         spare_topo_t *t;
@@ -117,14 +155,22 @@ static void test_incremental_loads_match_recount(void **state)
         spare_method_t me;
         assert_int_equal(spare_topo_parse(cfg[i].dims, cfg[i].alloc, &t), 0);
         assert_int_equal(spare_topo_set_routing(t, cfg[i].routing), 0);
+        assert_int_equal(spare_topo_set_count(t, cfg[i].count), 0);
+        assert_int_equal(spare_topo_set_qd_limit(t, SPARE_QD_UNLIMITED), 0);
         assert_int_equal(
             spare_method_parse(cfg[i].method, spare_topo_ndims(t), &me), 0);
         assert_int_equal(
             spare_pattern_create(t, SPARE_PAT_STAR, cfg[i].periodic, &p), 0);
         assert_int_equal(spare_pattern_messages(p),
                          star_msgs(t, cfg[i].periodic, NULL, NULL));
+        spare_map_t *home = NULL;
+        assert_int_equal(spare_map_create(t, &me, NULL, &home), 0);
+        if (cfg[i].count != SPARE_COUNT_PAPER) {
+            spare_map_destroy(home);
+            home = NULL;
+        }
         assert_int_equal(spare_map_create(t, &me, p, &m), 0);
-        int base = check_against_oracle(t, m, cfg[i].periodic);
+        int base = check_against_oracle(t, m, cfg[i].periodic, home);
         if (!cfg[i].periodic)
             assert_int_equal(base, 1); /* no collision without failure */
         unsigned seed = 99u + (unsigned)i;
@@ -133,9 +179,10 @@ static void test_incremental_loads_match_recount(void **state)
             long r = (long)((seed >> 8) % (unsigned)spare_topo_ranks(t));
             assert_int_equal(
                 spare_map_fail_node(m, spare_map_rank_node(m, r), NULL), 0);
-            check_against_oracle(t, m, cfg[i].periodic);
+            check_against_oracle(t, m, cfg[i].periodic, home);
         }
         spare_map_destroy(m);
+        spare_map_destroy(home);
         spare_pattern_destroy(p);
         spare_topo_destroy(t);
     }
