@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -307,7 +308,11 @@ int main(int argc, char **argv)
     int rc = pip_init(NULL, &ntasks, NULL, 0);
     if (rc != 0) {
         const char *m = getenv("PIP_MODE"), *z = getenv("PIP_STACKSZ");
-        if (rc == EINVAL)
+        int bad_mode =
+            rc == EPERM && m != NULL && *m != '\0' &&
+            strcasecmp(m, "thread") != 0 && strcasecmp(m, "pthread") != 0 &&
+            strcasecmp(m, "process") != 0 && strncasecmp(m, "process:", 8) != 0;
+        if (rc == EINVAL || bad_mode)
             die("cannot initialise: bad environment: PIP_MODE='%s' (thread, "
                 "pthread or process), "
                 "PIP_STACKSZ='%s' (KiB, or with a b/k/m/g/t suffix)",

@@ -128,9 +128,9 @@ extern "C" {
 #define PIP_MODE_PROCESS_PIPCLONE                                              \
     (0x2200) /**< historical patched-glibc variant (EPERM) */
 #define PIP_MODE_PROCESS_GOT                                                   \
-    (0x2400) /**< historical GOT-patch variant (EPERM) */
+    (0x2400) /**< obsolete GOT-patch variant (EINVAL) */
 #define PIP_MODE_MASK (0xFF00)
-/** PiP 2.4's name of the obsolete GOT-patch variant (EPERM here). */
+/** PiP 2.4's name of the obsolete GOT-patch variant (EINVAL, as PiP). */
 #define PIP_MODE_PROCESS_GOT_OBS PIP_MODE_PROCESS_GOT
 
 /** Every bit pip_init() and pip_task_spawn() accept in `opts`. */
@@ -250,9 +250,9 @@ typedef struct pip_barrier {
  * @brief Initialise libpip.
  *
  * In the root: set up for `*ntasks` tasks, choose the execution mode from
- * `opts` and the PIP_MODE variable (opts wins when it names a mode;
- * default process mode), read PIP_STACKSZ, and register `*root_expp` as the
- * root's export.  In a task: optional; gives its pipid, the number of tasks
+ * `opts` and the PIP_MODE variable (they must agree when both name a
+ * mode; default process mode), read PIP_STACKSZ, and register `*root_expp` as
+ * the root's export.  In a task: optional; gives its pipid, the number of tasks
  * and the root's export.
  *
  * @param pipidp    out: PIP_PIPID_ROOT in the root, the pipid in a task (may be
@@ -262,10 +262,12 @@ typedef struct pip_barrier {
  * @param root_expp in (root): the root's export (may be NULL);
  *                  out (task): the root's export
  * @param opts      PIP_MODE_* or 0
- * @return 0, or EINVAL (ntasks <= 0, unknown bits in opts, PTHREAD and
- *         PROCESS together, bad PIP_MODE or PIP_STACKSZ), EBUSY (already
- *         initialised), EPERM (mode not available), EOVERFLOW
- *         (ntasks > PIP_NTASKS_MAX), ENOMEM.
+ * @return 0, or EINVAL (ntasks <= 0, a mode field in opts that names no
+ *         mode, PTHREAD and PROCESS together, the obsolete process:got in
+ *         opts, bad PIP_STACKSZ), EBUSY (already initialised), EPERM (bad
+ *         PIP_MODE value, PIP_MODE contradicting opts, a process-mode
+ *         variant), EOVERFLOW (ntasks > PIP_NTASKS_MAX), ENOMEM.  opts bits
+ *         outside PIP_MODE_MASK are ignored, as by PiP 2.4.
  * Thread safety: call once, from the root's main thread.
  */
 PIP_EXPORT int pip_init(int *pipidp, int *ntasks, void **root_expp,
