@@ -6,8 +6,8 @@
  * ARGS...]
  *
  * pip-exec becomes the root, spawns every task, waits for all of them and
- * exits with the status of the first (lowest pipid) failing task, or
- * 128+signal for a task killed by a signal.
+ * exits as PiP 2.4's: with the number of the signal that killed the first
+ * task reaped that a signal killed, else with the highest exit status.
  */
 #include <pip/pip.h>
 
@@ -374,34 +374,34 @@ int main(int argc, char **argv)
         pip_kill_all_tasks();
     }
 
-    int first_bad = -1, nwaited = 0;
+    /*
+     * PiP 2.4's exit status: the signal number of the first task reaped
+     * that a signal killed, else the highest exit status of the tasks.
+     */
+    int first_sig = 0, max_exit = 0;
     for (;;) {
         int id, st;
         rc = pip_wait_any(&id, &st);
         if (rc != 0)
             break;
-        nwaited++;
         statuses[id] = st;
+        if (WIFEXITED(st) && WEXITSTATUS(st) > max_exit)
+            max_exit = WEXITSTATUS(st);
+        if (WIFSIGNALED(st) && first_sig == 0)
+            first_sig = WTERMSIG(st);
         if (WIFSIGNALED(st) && !failed)
             fprintf(stderr, "%s: task %d (%s) killed by signal %d (%s)\n",
                     prog_name, id, specs[owner[id]].prog, WTERMSIG(st),
                     strsignal(WTERMSIG(st)));
     }
-    for (int k = 0; k < nwaited && k < total; k++) {
-        int st = statuses[k];
-        if ((WIFEXITED(st) && WEXITSTATUS(st) != 0) || WIFSIGNALED(st)) {
-            first_bad = k;
-            break;
-        }
-    }
     (void)pip_fin();
     int code = 0;
     if (failed)
         code = 1;
-    else if (first_bad >= 0) {
-        int st = statuses[first_bad];
-        code = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
-    }
+    else if (first_sig != 0)
+        code = first_sig;
+    else
+        code = max_exit;
     for (int k = 0; k < nspecs; k++) {
         free(specs[k].path);
         free(specs[k].corelist);
