@@ -149,7 +149,7 @@ extern "C" {
 #define PIP_ENV_STOP_ON_START         "PIP_STOP_ON_START"
 /* Environment names of PiP 2.4's header.  libpip reads none of these:
  * there is no preload library, and PiP-gdb's automatic attach on a fatal
- * signal is not provided (see COMPAT-API.md). */
+ * signal is not provided (see libpip/README.md). */
 #define PIP_ENV_PRELOAD     "PIP_PRELOAD"
 #define PIP_ENV_GDB_PATH    "PIP_GDB_PATH"
 #define PIP_ENV_GDB_COMMAND "PIP_GDB_COMMAND"
@@ -655,13 +655,14 @@ PIP_EXPORT void pip_universal_lock(void);
 PIP_EXPORT void pip_universal_unlock(void);
 
 /**
- * Write the caller's id into buf: "<R:tid>" (root), "<Tpipid:tid>" (task),
- * "<(tid)>" (not initialised).  @return its length (truncated to sz - 1).
+ * Write the caller's id into buf, as PiP 2.4: "[tid(R):R]" (root),
+ * "[tid(Tpipid):Tpipid]" (task), "[tid(-):-]" (not initialised).
+ * @return sz less the length written (0 when truncated), as PiP's.
  */
 PIP_EXPORT size_t pip_idstr(char *buf, size_t sz);
 /** One line per task slot in use, on stderr. */
 PIP_EXPORT void pip_debug_info(void);
-/** "PiP-INFO<id> message" (and PiP-WARN, PiP-ERR) on one line. */
+/** "PiP-INFO[id] message" (and PiP-WARN, PiP-ERR) on one line. */
 PIP_EXPORT void pip_info_fmesg(FILE *fp, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 PIP_EXPORT void pip_info_mesg(const char *format, ...)
