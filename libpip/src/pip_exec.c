@@ -356,7 +356,7 @@ int main(int argc, char **argv)
                         ? "its thread-local storage (__thread data) is larger "
                           "than pip-exec's TLS reserve (64 KiB)"
                         : loader_reason(rc, s));
-                failed = 1;
+                failed = rc;
                 break;
             }
             owner[pipid] = k;
@@ -369,7 +369,7 @@ int main(int argc, char **argv)
         if (mode != PIP_MODE_PROCESS) {
             /* Thread mode: the tasks are our threads; end everything now. */
             fflush(NULL);
-            _exit(1);
+            _exit(failed);
         }
         pip_kill_all_tasks();
     }
@@ -397,7 +397,7 @@ int main(int argc, char **argv)
     (void)pip_fin();
     int code = 0;
     if (failed)
-        code = 1;
+        code = failed; /* PiP 2.4: pip_exit() with the error number */
     else if (first_sig != 0)
         code = first_sig;
     else

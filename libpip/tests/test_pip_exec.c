@@ -257,6 +257,9 @@ static void user_errors_give_one_line(void **state)
         /* Nothing may have run (task_nop prints nothing anyway). */
         assert_int_equal(th_count(cases[i].r.out, "pipid="), 0);
     }
+    /* A task that cannot be spawned: PiP 2.4 exits with the error number. */
+    run_t r = run_pip_exec("-f", "no_such_fn", sib("task_api"), NULL);
+    expect_exit(&r, ENOEXEC);
 }
 
 static void no_arguments_prints_usage(void **state)
