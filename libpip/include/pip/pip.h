@@ -589,7 +589,10 @@ PIP_EXPORT int pip_signal_wait(int signal);
 /** @brief Give up the CPU; `flag` is reserved (as PiP). @return 0, EPERM. */
 PIP_EXPORT int pip_yield(int flag);
 
-/** @brief Initialise a barrier for `n` (>0) parties. @return 0 or EINVAL. */
+/**
+ * @brief Initialise a barrier for `n` (>0) parties.
+ * @return 0, EPERM (not initialised, as PiP 2.4) or EINVAL.
+ */
 PIP_EXPORT int pip_barrier_init(pip_barrier_t *b, int n);
 /**
  * @brief Wait until `count_init` parties arrived.  Spins briefly, then
@@ -597,7 +600,9 @@ PIP_EXPORT int pip_barrier_init(pip_barrier_t *b, int n);
  * @return 0 or EINVAL.
  */
 PIP_EXPORT int pip_barrier_wait(pip_barrier_t *b);
-/** @brief Finalise a barrier. @return 0, EBUSY (parties still waiting), EINVAL.
+/**
+ * @brief Finalise a barrier.
+ * @return 0, EPERM (not initialised), EBUSY (parties still waiting), EINVAL.
  */
 PIP_EXPORT int pip_barrier_fin(pip_barrier_t *b);
 
