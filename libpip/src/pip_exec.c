@@ -307,20 +307,15 @@ int main(int argc, char **argv)
     int ntasks = total;
     int rc = pip_init(NULL, &ntasks, NULL, 0);
     if (rc != 0) {
-        const char *m = getenv("PIP_MODE"), *z = getenv("PIP_STACKSZ");
+        const char *m = getenv("PIP_MODE");
         int bad_mode =
             rc == EPERM && m != NULL && *m != '\0' &&
             strcasecmp(m, "thread") != 0 && strcasecmp(m, "pthread") != 0 &&
             strcasecmp(m, "process") != 0 && strncasecmp(m, "process:", 8) != 0;
         if (rc == EINVAL || bad_mode)
             die("cannot initialise: bad environment: PIP_MODE='%s' (thread, "
-                "pthread or process), "
-                "PIP_STACKSZ='%s' (KiB, or with a b/k/m/g/t suffix)",
-                m ? m : "",
-                z ? z
-                  : (getenv("KMP_STACKSIZE")   ? getenv("KMP_STACKSIZE")
-                     : getenv("OMP_STACKSIZE") ? getenv("OMP_STACKSIZE")
-                                               : ""));
+                "pthread or process)",
+                m ? m : "");
         if (rc == EPERM)
             die("cannot initialise: PIP_MODE='%s' is not available here (use "
                 "process or thread)",

@@ -260,18 +260,20 @@ int pip_parse_stacksz(size_t *szp)
         const char *v = getenv(names[i]);
         if (v == NULL || *v == '\0')
             continue;
+        /*
+         * As PiP 2.4: a bad value is not an error; a warning, and the
+         * default size.  A size too small is raised to the minimum.
+         */
         size_t sz;
         if (pip_parse_size(v, &sz) != 0) {
-            pip_msg(0,
+            pip_msg(1,
                     "%s='%s' is not a size (number of KiB, or with a b/k/m/g/t "
-                    "suffix)",
-                    names[i], v);
-            return EINVAL;
+                    "suffix): the default (%lu KiB) is used",
+                    names[i], v, PIP_STACK_SIZE_DEFAULT / 1024);
+            sz = PIP_STACK_SIZE_DEFAULT;
         }
-        if (sz < 16384) { /* room for the thread block and a few frames */
-            pip_msg(0, "%s='%s' is too small (at least 16k)", names[i], v);
-            return EINVAL;
-        }
+        if (sz < 16384) /* room for the thread block and a few frames */
+            sz = 16384;
         *szp = sz;
         return 0;
     }

@@ -36,8 +36,6 @@ static const char *why(int rc)
     if (rc == EPERM)
         return "PIP_MODE names a process-mode variant this libpip does not "
                "need (use process or thread)";
-    if (rc == EINVAL)
-        return "check PIP_STACKSZ, KMP_STACKSIZE, OMP_STACKSIZE";
     return "cannot initialise libpip";
 }
 

@@ -56,8 +56,8 @@
  *                     process:got | process:pipclone (the last three: EPERM)
  *   PIP_STACKSZ       stack size of a task: a bare number is KiB; suffixes
  *                     b (bytes), k, m, g, t.  Falls back to KMP_STACKSIZE,
- *                     then OMP_STACKSIZE.  Default 8 MiB.  A bad value makes
- *                     pip_init() fail with EINVAL.
+ *                     then OMP_STACKSIZE.  Default 8 MiB, minimum 16 KiB.
+ *                     A bad value: a warning and the default (as PiP 2.4).
  *   PIP_STOP_ON_START pipid of a task (negative: every task) that stops
  *                     itself with SIGSTOP before user code, for a debugger.
  *   PIP_DEBUG         1: print one-line reasons for failures on stderr.
@@ -264,7 +264,7 @@ typedef struct pip_barrier {
  * @param opts      PIP_MODE_* or 0
  * @return 0, or EINVAL (ntasks <= 0, a mode field in opts that names no
  *         mode, PTHREAD and PROCESS together, the obsolete process:got in
- *         opts, bad PIP_STACKSZ), EBUSY (already initialised), EPERM (bad
+ *         opts), EBUSY (already initialised), EPERM (bad
  *         PIP_MODE value, PIP_MODE contradicting opts, a process-mode
  *         variant), EOVERFLOW (ntasks > PIP_NTASKS_MAX), ENOMEM.  opts bits
  *         outside PIP_MODE_MASK are ignored, as by PiP 2.4.
