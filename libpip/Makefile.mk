@@ -13,7 +13,7 @@ PIP_MAN_PAGES = libpip/man/libpip.7.md libpip/man/pip-exec.1.md \
 	libpip/man/printpipmode.1.md libpip/man/pipfc.1.md \
 	libpip/man/pip-gdb.1.md
 EXTRA_DIST += libpip/tools/pipcc.in libpip/tests/pipcc_root.c \
-	libpip/tests/pipcc_task.c libpip/COMPAT-API.md \
+	libpip/tests/pipcc_task.c \
 	libpip/tests/pipcompat/pipcompat.sh \
 	libpip/tests/pipcompat/pc_initfin.exp libpip/tests/pipcompat/pc_func.exp \
 	libpip/tests/pipcompat/pc_wait.exp libpip/tests/pipcompat/pc_export.exp \

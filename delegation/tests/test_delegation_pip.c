@@ -130,6 +130,8 @@ static void *srv_main(void *arg)
 static void root_case(uint32_t mode, dlg_policy_t idle)
 {
     int pipid = -1, ntasks = NTASKS;
+    /* The mode is given: a PIP_MODE naming another one is EPERM (as PiP). */
+    unsetenv("PIP_MODE");
     int rc = pip_init(&pipid, &ntasks, NULL, mode);
     if (rc == EPERM)
         _exit(TH_EXIT_SKIP);
@@ -215,6 +217,8 @@ static void on_dead(dlg_delegatee_t *dg, int client, pid_t pid, void *ctx)
 static void root_killed_task(void)
 {
     int pipid = -1, ntasks = 2;
+    /* The mode is given: a PIP_MODE naming another one is EPERM (as PiP). */
+    unsetenv("PIP_MODE");
     int rc = pip_init(&pipid, &ntasks, NULL, PIP_MODE_PROCESS);
     if (rc == EPERM)
         _exit(TH_EXIT_SKIP);

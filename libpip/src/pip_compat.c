@@ -141,24 +141,33 @@ void pip_universal_unlock(void)
 
 /* ---- identification and messages ---- */
 
+/*
+ * PiP 2.4's format: "[TID(K):C]", K the task this kernel thread belongs to
+ * and C the PiP context running on it (the same task here): "R" the root,
+ * "T<pipid>" a task, "-" none (not initialised, or a thread libpip cannot
+ * attribute).  Returns what PiP's does: sz less the length written.
+ */
 size_t pip_idstr(char *buf, size_t sz)
 {
     pid_t tid = (pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
-    int n;
+    char who[16];
     if (buf == NULL || sz == 0)
         return 0;
     if (pip_check_init() != 0)
-        n = snprintf(buf, sz, "<(%d)>", (int)tid);
-    else if (pip_is_task_copy())
-        n = snprintf(buf, sz, "<T%d:%d>", pip_self()->pipid, (int)tid);
+        snprintf(who, sizeof(who), "-");
+    else if (!pip_is_task_copy())
+        snprintf(who, sizeof(who), "R");
+    else if (pip_self() != NULL)
+        snprintf(who, sizeof(who), "T%d", pip_self()->pipid);
     else
-        n = snprintf(buf, sz, "<R:%d>", (int)tid);
-    if (n < 0)
+        snprintf(who, sizeof(who), "-");
+    int n = snprintf(buf, sz, "[%d(%s):%s]", (int)tid, who, who);
+    if (n < 0 || (size_t)n >= sz)
         return 0;
-    return (size_t)n < sz ? (size_t)n : sz - 1;
+    return sz - (size_t)n;
 }
 
-/* "PiP-TAG<id> text\n" in one write(2), so lines of tasks do not mix. */
+/* "PiP-TAG[id] text\n" in one write(2), so lines of tasks do not mix. */
 static void pip_vmesg(FILE *fp, const char *tag, const char *fmt, va_list ap)
 {
     char id[64], buf[1024];

@@ -6,8 +6,8 @@
  * ARGS...]
  *
  * pip-exec becomes the root, spawns every task, waits for all of them and
- * exits with the status of the first (lowest pipid) failing task, or
- * 128+signal for a task killed by a signal.
+ * exits as PiP 2.4's: with the number of the signal that killed the first
+ * task reaped that a signal killed, else with the highest exit status.
  */
 #include <pip/pip.h>
 
@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -306,16 +307,15 @@ int main(int argc, char **argv)
     int ntasks = total;
     int rc = pip_init(NULL, &ntasks, NULL, 0);
     if (rc != 0) {
-        const char *m = getenv("PIP_MODE"), *z = getenv("PIP_STACKSZ");
-        if (rc == EINVAL)
+        const char *m = getenv("PIP_MODE");
+        int bad_mode =
+            rc == EPERM && m != NULL && *m != '\0' &&
+            strcasecmp(m, "thread") != 0 && strcasecmp(m, "pthread") != 0 &&
+            strcasecmp(m, "process") != 0 && strncasecmp(m, "process:", 8) != 0;
+        if (rc == EINVAL || bad_mode)
             die("cannot initialise: bad environment: PIP_MODE='%s' (thread, "
-                "pthread or process), "
-                "PIP_STACKSZ='%s' (KiB, or with a b/k/m/g/t suffix)",
-                m ? m : "",
-                z ? z
-                  : (getenv("KMP_STACKSIZE")   ? getenv("KMP_STACKSIZE")
-                     : getenv("OMP_STACKSIZE") ? getenv("OMP_STACKSIZE")
-                                               : ""));
+                "pthread or process)",
+                m ? m : "");
         if (rc == EPERM)
             die("cannot initialise: PIP_MODE='%s' is not available here (use "
                 "process or thread)",
@@ -351,7 +351,7 @@ int main(int argc, char **argv)
                         ? "its thread-local storage (__thread data) is larger "
                           "than pip-exec's TLS reserve (64 KiB)"
                         : loader_reason(rc, s));
-                failed = 1;
+                failed = rc;
                 break;
             }
             owner[pipid] = k;
@@ -364,39 +364,39 @@ int main(int argc, char **argv)
         if (mode != PIP_MODE_PROCESS) {
             /* Thread mode: the tasks are our threads; end everything now. */
             fflush(NULL);
-            _exit(1);
+            _exit(failed);
         }
         pip_kill_all_tasks();
     }
 
-    int first_bad = -1, nwaited = 0;
+    /*
+     * PiP 2.4's exit status: the signal number of the first task reaped
+     * that a signal killed, else the highest exit status of the tasks.
+     */
+    int first_sig = 0, max_exit = 0;
     for (;;) {
         int id, st;
         rc = pip_wait_any(&id, &st);
         if (rc != 0)
             break;
-        nwaited++;
         statuses[id] = st;
+        if (WIFEXITED(st) && WEXITSTATUS(st) > max_exit)
+            max_exit = WEXITSTATUS(st);
+        if (WIFSIGNALED(st) && first_sig == 0)
+            first_sig = WTERMSIG(st);
         if (WIFSIGNALED(st) && !failed)
             fprintf(stderr, "%s: task %d (%s) killed by signal %d (%s)\n",
                     prog_name, id, specs[owner[id]].prog, WTERMSIG(st),
                     strsignal(WTERMSIG(st)));
     }
-    for (int k = 0; k < nwaited && k < total; k++) {
-        int st = statuses[k];
-        if ((WIFEXITED(st) && WEXITSTATUS(st) != 0) || WIFSIGNALED(st)) {
-            first_bad = k;
-            break;
-        }
-    }
     (void)pip_fin();
     int code = 0;
     if (failed)
-        code = 1;
-    else if (first_bad >= 0) {
-        int st = statuses[first_bad];
-        code = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
-    }
+        code = failed; /* PiP 2.4: pip_exit() with the error number */
+    else if (first_sig != 0)
+        code = first_sig;
+    else
+        code = max_exit;
     for (int k = 0; k < nspecs; k++) {
         free(specs[k].path);
         free(specs[k].corelist);

@@ -226,6 +226,9 @@ int pip_get_addr(int pipid, const char *symbol, void **addrp)
 
 int pip_barrier_init(pip_barrier_t *b, int n)
 {
+    /* PiP 2.4: EPERM before pip_init (PIP_BARRIER_INIT works anywhere). */
+    if (pip_check_init() != 0)
+        return EPERM;
     if (b == NULL || n <= 0)
         return EINVAL;
     b->count_init = n;
@@ -261,6 +264,8 @@ int pip_barrier_wait(pip_barrier_t *b)
 
 int pip_barrier_fin(pip_barrier_t *b)
 {
+    if (pip_check_init() != 0)
+        return EPERM;
     if (b == NULL || b->count_init <= 0)
         return EINVAL;
     if (b->count != (uint32_t)b->count_init)

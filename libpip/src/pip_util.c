@@ -128,20 +128,18 @@ void pip_unlock(volatile int *l)
 
 /* ---- environment ---- */
 
+/*
+ * The mode from opts and PIP_MODE, with PiP 2.4's return codes: opts bits
+ * outside PIP_MODE_MASK are ignored; a mode field that names no mode, or
+ * the obsolete process:got in opts, is EINVAL; a bad PIP_MODE value, or one
+ * that contradicts the mode in opts, is EPERM; so are the process-mode
+ * variants (preload, pipclone, got), which libpip does not need.
+ */
 int pip_parse_mode(uint32_t opts, int *modep)
 {
     const char *env = getenv(PIP_ENV_MODE);
     int envmode = 0;
 
-    if (opts & ~(uint32_t)PIP_VALID_OPTS) {
-        pip_dbg("pip_init: unknown option bits 0x%x",
-                opts & ~(uint32_t)PIP_VALID_OPTS);
-        return EINVAL;
-    }
-    if ((opts & PIP_MODE_PTHREAD) && (opts & PIP_MODE_PROCESS)) {
-        pip_dbg("pip_init: thread and process mode requested together");
-        return EINVAL;
-    }
     if (env != NULL && *env != '\0') {
         if (strcasecmp(env, PIP_ENV_MODE_THREAD) == 0 ||
             strcasecmp(env, PIP_ENV_MODE_PTHREAD) == 0)
@@ -157,14 +155,40 @@ int pip_parse_mode(uint32_t opts, int *modep)
         else {
             pip_msg(0, "PIP_MODE='%s' is not one of thread, pthread, process",
                     env);
-            return EINVAL;
+            return EPERM;
         }
     }
     int mode = (int)(opts & PIP_MODE_MASK);
-    if (mode == 0)
-        mode = envmode;
-    if (mode == 0)
-        mode = PIP_MODE_PROCESS;
+    switch (mode) {
+    case 0:
+        mode = envmode != 0 ? envmode : PIP_MODE_PROCESS;
+        break;
+    case PIP_MODE_PTHREAD:
+    case PIP_MODE_PROCESS:
+        /* Process mode in opts also takes PIP_MODE's process variants. */
+        if (envmode == PIP_MODE_PROCESS_GOT && mode == PIP_MODE_PROCESS) {
+            pip_msg(0, "PIP_MODE='%s' is obsolete", env);
+            return EINVAL;
+        }
+        if (envmode != 0 && envmode != mode &&
+            !(mode == PIP_MODE_PROCESS && (envmode & PIP_MODE_PROCESS))) {
+            pip_msg(0, "PIP_MODE='%s' contradicts the mode pip_init asks for",
+                    env);
+            return EPERM;
+        }
+        if (envmode != 0)
+            mode = envmode;
+        break;
+    case PIP_MODE_PROCESS_GOT:
+        pip_msg(0, "process mode variant 'process:got' is obsolete");
+        return EINVAL;
+    case PIP_MODE_PROCESS_PRELOAD:
+    case PIP_MODE_PROCESS_PIPCLONE:
+        break;
+    default:
+        pip_dbg("pip_init: opts 0x%x name no mode", opts);
+        return EINVAL;
+    }
     if (mode == PIP_MODE_PROCESS_PRELOAD || mode == PIP_MODE_PROCESS_GOT ||
         mode == PIP_MODE_PROCESS_PIPCLONE) {
         pip_msg(
@@ -173,8 +197,6 @@ int pip_parse_mode(uint32_t opts, int *modep)
             mode, PIP_ENV_MODE_PROCESS, PIP_ENV_MODE_THREAD);
         return EPERM;
     }
-    if (mode != PIP_MODE_PTHREAD && mode != PIP_MODE_PROCESS)
-        return EINVAL;
     *modep = mode;
     return 0;
 }
@@ -238,18 +260,20 @@ int pip_parse_stacksz(size_t *szp)
         const char *v = getenv(names[i]);
         if (v == NULL || *v == '\0')
             continue;
+        /*
+         * As PiP 2.4: a bad value is not an error; a warning, and the
+         * default size.  A size too small is raised to the minimum.
+         */
         size_t sz;
         if (pip_parse_size(v, &sz) != 0) {
-            pip_msg(0,
+            pip_msg(1,
                     "%s='%s' is not a size (number of KiB, or with a b/k/m/g/t "
-                    "suffix)",
-                    names[i], v);
-            return EINVAL;
+                    "suffix): the default (%lu KiB) is used",
+                    names[i], v, PIP_STACK_SIZE_DEFAULT / 1024);
+            sz = PIP_STACK_SIZE_DEFAULT;
         }
-        if (sz < 16384) { /* room for the thread block and a few frames */
-            pip_msg(0, "%s='%s' is too small (at least 16k)", names[i], v);
-            return EINVAL;
-        }
+        if (sz < 16384) /* room for the thread block and a few frames */
+            sz = 16384;
         *szp = sz;
         return 0;
     }

@@ -330,7 +330,9 @@ static inline pt_shared_t *pt_shared_new(int ntasks)
     pt_shared_t *sh = calloc(1, sizeof(*sh));
     PT_CHECK(sh != NULL);
     sh->ntasks = ntasks;
-    PT_OK(pip_barrier_init(&sh->barrier, ntasks));
+    /* Before pip_init: pip_barrier_init needs it (PiP 2.4's EPERM). */
+    pip_barrier_t bar = PIP_BARRIER_INIT(ntasks);
+    sh->barrier = bar;
     pt_sbar_init(&sh->sbar, ntasks);
     pip_spin_init(&sh->lock);
     return sh;

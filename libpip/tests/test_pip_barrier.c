@@ -41,6 +41,21 @@ PT_CASE(barrier_with_more_tasks_than_cores)
     run_barrier_rounds(n, 300);
 }
 
+PT_CASE(barrier_init_and_fin_need_pip_init)
+{
+    /* PiP 2.4: pip_barrier_init and pip_barrier_fin give EPERM before
+     * pip_init and after pip_fin. */
+    pip_barrier_t b = PIP_BARRIER_INIT(1);
+    PT_CHECK_ERR(pip_barrier_init(&b, 1), EPERM);
+    PT_CHECK_ERR(pip_barrier_fin(&b), EPERM);
+    pt_init(2);
+    PT_OK(pip_barrier_init(&b, 1));
+    PT_OK(pip_barrier_fin(&b));
+    PT_OK(pip_fin());
+    PT_CHECK_ERR(pip_barrier_init(&b, 1), EPERM);
+    PT_CHECK_ERR(pip_barrier_fin(&b), EPERM);
+}
+
 PT_CASE(barrier_init_rejects_bad_arguments)
 {
     pip_barrier_t b;
@@ -121,6 +136,7 @@ int main(void)
         cmocka_unit_test(barrier_holds_for_many_rounds),
         cmocka_unit_test(barrier_of_one_never_waits),
         cmocka_unit_test(barrier_with_more_tasks_than_cores),
+        cmocka_unit_test(barrier_init_and_fin_need_pip_init),
         cmocka_unit_test(barrier_init_rejects_bad_arguments),
         cmocka_unit_test(static_barrier_initialiser_works),
         cmocka_unit_test(spinlock_and_atomics_across_tasks),

@@ -266,13 +266,23 @@ static void bad_usage_gives_one_line(void **state)
         for (int k = 0; k < 4 && cases[i].args[k] != NULL; k++)
             argv[k + 1] = (char *)cases[i].args[k];
         pt_run_t r = pt_runv(NULL, argv);
-        pt_expect_one_line_error(&r, 2, "pip-check", cases[i].needle);
+        /* Usage errors exit 1, as PiP 2.4's pip-check. */
+        pt_expect_one_line_error(&r, 1, "pip-check", cases[i].needle);
         pt_run_free(&r);
     }
     pt_run_t r = pt_run(NULL, check, "--help", NULL);
     PT_EXPECT_EXIT(r, 0);
     assert_non_null(strstr(r.out, "usage: pip-check"));
     pt_run_free(&r);
+    /* -h and --usage: the usage on stderr, exit 1, as PiP 2.4's. */
+    const char *h[] = {"-h", "--usage"};
+    for (size_t i = 0; i < 2; i++) {
+        r = pt_run(NULL, check, h[i], NULL);
+        PT_EXPECT_EXIT(r, 1);
+        assert_non_null(strstr(r.err, "usage: pip-check"));
+        assert_string_equal(r.out, "");
+        pt_run_free(&r);
+    }
 }
 
 int main(void)

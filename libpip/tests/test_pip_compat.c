@@ -9,6 +9,7 @@
 #include "pt_util.h"
 
 #include <dlfcn.h>
+#include <sys/syscall.h>
 
 /* Code written for PiP takes its v2 paths with this header. */
 #if !defined(PIP_VERSION_MAJOR) || PIP_VERSION_MAJOR != 2 ||                   \
@@ -284,9 +285,12 @@ PT_CASE(pip_h_helpers_work)
     PT_CHECK(pip_posix_memalign(&al, 64, 64) == 0 && ((uintptr_t)al & 63) == 0);
     pip_free(al);
     pip_free(pip_calloc(2, 8));
-    char id[64];
-    PT_CHECK(pip_idstr(id, sizeof(id)) == strlen(id) &&
-             strncmp(id, "<R:", 3) == 0);
+    /* PiP 2.4's format "[TID(R):R]"; it returns the room left. */
+    char id[64], want[64];
+    snprintf(want, sizeof(want), "[%d(R):R]", (int)syscall(SYS_gettid));
+    PT_CHECK(pip_idstr(id, sizeof(id)) == sizeof(id) - strlen(want));
+    PT_CHECK_MSG(strcmp(id, want) == 0, "pip_idstr: '%s', want '%s'", id, want);
+    PT_CHECK(pip_idstr(id, 4) == 0 && strlen(id) == 3);
     char *err = fd_to_file(2, "mesg");
     pip_info_mesg("info %d", 1);
     pip_warn_mesg("warn %d", 2);
@@ -294,10 +298,10 @@ PT_CASE(pip_h_helpers_work)
     pip_info_fmesg(NULL, "fmesg %d", 4);
     pip_debug_info();
     char *e = pt_read_file(err);
-    PT_CHECK_MSG(th_count(e, "PiP-INFO<R:") >= 3 && strstr(e, "> info 1\n") &&
-                     strstr(e, "PiP-WARN<R:") && strstr(e, "> warn 2\n") &&
-                     strstr(e, "PiP-ERR<R:") && strstr(e, "> err 3\n") &&
-                     strstr(e, "> fmesg 4\n"),
+    PT_CHECK_MSG(th_count(e, "PiP-INFO[") >= 3 && th_count(e, "(R):R] ") >= 5 &&
+                     strstr(e, "] info 1\n") && strstr(e, "PiP-WARN[") &&
+                     strstr(e, "] warn 2\n") && strstr(e, "PiP-ERR[") &&
+                     strstr(e, "] err 3\n") && strstr(e, "] fmesg 4\n"),
                  "messages: '%s'", e);
     /* PiP 2.4's spawn helpers (no exp) and the later ones, by arity. */
     pip_spawn_program_t p;

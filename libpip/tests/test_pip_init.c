@@ -73,15 +73,96 @@ PT_CASE(fin_twice_is_eperm)
 PT_CASE(bad_opts_are_einval)
 {
     int n = 2;
-    PT_CHECK_ERR(init_with(&n, 0x1), EINVAL);
-    PT_CHECK_ERR(init_with(&n, 0x10000), EINVAL);
+    unsetenv("PIP_MODE");
+    /* PiP 2.4: a mode field that names no mode is EINVAL. */
+    PT_CHECK_ERR(init_with(&n, 0x0100), EINVAL);
     PT_CHECK_ERR(init_with(&n, PIP_MODE_PTHREAD | PIP_MODE_PROCESS), EINVAL);
     PT_CHECK_ERR(init_with(&n, PIP_MODE_PTHREAD | PIP_MODE_PROCESS_GOT),
                  EINVAL);
+    /* The obsolete process:got in opts: EINVAL, as PiP 2.4. */
+    PT_CHECK_ERR(init_with(&n, PIP_MODE_PROCESS_GOT_OBS), EINVAL);
     PT_CHECK(!pip_is_initialized());
     /* A failed pip_init leaves the library usable. */
     PT_OK(init_with(&n, 0));
     PT_OK(pip_fin());
+}
+
+PT_CASE(opts_bits_outside_the_mode_mask_are_ignored)
+{
+    int n = 2, mode = 0;
+    unsetenv("PIP_MODE");
+    /* PiP 2.4 looks only at opts & PIP_MODE_MASK. */
+    PT_OK(init_with(&n, 0x10001 | PIP_MODE_PTHREAD));
+    PT_OK(pip_get_mode(&mode));
+    PT_CHECK(mode == PIP_MODE_PTHREAD);
+    PT_OK(pip_fin());
+}
+
+PT_CASE(opts_low_bits_alone_give_the_default_mode)
+{
+    int n = 2, mode = 0;
+    unsetenv("PIP_MODE");
+    PT_OK(init_with(&n, 0x1));
+    PT_OK(pip_get_mode(&mode));
+    PT_CHECK(mode == PIP_MODE_PROCESS);
+    PT_OK(pip_fin());
+}
+
+/* PIP_MODE=value with opts: pip_init's result (and the mode on success). */
+static void check_env_opts(const char *value, uint32_t opts, int want_rc,
+                           int want_mode)
+{
+    int n = 2, mode = 0;
+    setenv("PIP_MODE", value, 1);
+    int rc = init_with(&n, opts);
+    PT_CHECK_MSG(rc == want_rc,
+                 "PIP_MODE=%s opts 0x%x: pip_init returned %d (%s), expected "
+                 "%d (%s)",
+                 value, opts, rc, pt_errname(rc), want_rc, pt_errname(want_rc));
+    if (rc == 0) {
+        PT_OK(pip_get_mode(&mode));
+        PT_CHECK(mode == want_mode);
+        PT_OK(pip_fin());
+    } else {
+        PT_CHECK(!pip_is_initialized());
+    }
+}
+
+PT_CASE(pip_mode_must_agree_with_opts)
+{
+    /* PiP 2.4: PIP_MODE naming another mode than opts is EPERM. */
+    check_env_opts("process", PIP_MODE_PTHREAD, EPERM, 0);
+    check_env_opts("thread", PIP_MODE_PROCESS, EPERM, 0);
+    check_env_opts("pthread", PIP_MODE_PROCESS, EPERM, 0);
+    check_env_opts("bogus", PIP_MODE_PTHREAD, EPERM, 0);
+    check_env_opts("bogus", PIP_MODE_PROCESS, EPERM, 0);
+    check_env_opts("process:preload", PIP_MODE_PTHREAD, EPERM, 0);
+    check_env_opts("process:got", PIP_MODE_PTHREAD, EPERM, 0);
+    /* PiP 2.4: process:got with PIP_MODE_PROCESS is EINVAL. */
+    check_env_opts("process:got", PIP_MODE_PROCESS, EINVAL, 0);
+    /* One success per process (pip_init works once). */
+    check_env_opts("PThread", PIP_MODE_PTHREAD, 0, PIP_MODE_PTHREAD);
+}
+
+/* Agreeing values (one pip_init per case). */
+PT_CASE(pip_mode_thread_with_thread_opts)
+{
+    check_env_opts("thread", PIP_MODE_PTHREAD, 0, PIP_MODE_PTHREAD);
+}
+
+PT_CASE(pip_mode_empty_with_thread_opts)
+{
+    check_env_opts("", PIP_MODE_PTHREAD, 0, PIP_MODE_PTHREAD);
+}
+
+PT_CASE(pip_mode_process_with_process_opts)
+{
+    check_env_opts("process", PIP_MODE_PROCESS, 0, PIP_MODE_PROCESS);
+}
+
+PT_CASE(pip_mode_empty_with_process_opts)
+{
+    check_env_opts("", PIP_MODE_PROCESS, 0, PIP_MODE_PROCESS);
 }
 
 PT_CASE(ntasks_not_positive_is_einval)
@@ -159,12 +240,14 @@ PT_CASE(pip_mode_unset_is_process)
     check_env_mode(NULL, 0, PIP_MODE_PROCESS);
 }
 
-PT_CASE(pip_mode_unknown_is_einval)
+PT_CASE(pip_mode_unknown_is_eperm)
 {
-    check_env_mode("bogus", EINVAL, 0);
+    /* PiP 2.4: an unknown PIP_MODE value is EPERM. */
+    check_env_mode("bogus", EPERM, 0);
+    check_env_mode("threads", EPERM, 0);
 }
 
-PT_CASE(pip_mode_historical_variants_are_eperm)
+PT_CASE(pip_mode_variants_are_eperm)
 {
     int n = 2;
     check_env_mode("process:preload", EPERM, 0);
@@ -172,7 +255,6 @@ PT_CASE(pip_mode_historical_variants_are_eperm)
     check_env_mode("process:pipclone", EPERM, 0);
     unsetenv("PIP_MODE");
     PT_CHECK_ERR(init_with(&n, PIP_MODE_PROCESS_PRELOAD), EPERM);
-    PT_CHECK_ERR(init_with(&n, PIP_MODE_PROCESS_GOT), EPERM);
     PT_CHECK_ERR(init_with(&n, PIP_MODE_PROCESS_PIPCLONE), EPERM);
     PT_CHECK(!pip_is_initialized());
 }
@@ -211,17 +293,67 @@ PT_CASE(stacksz_good_values_are_accepted)
     }
 }
 
-PT_CASE(stacksz_bad_values_are_einval)
+/*
+ * As PiP 2.4, a bad stack size is no error: pip_init succeeds, says so in
+ * one line on stderr and uses the default; a task runs.
+ */
+static void check_bad_stacksz(const char *var, const char *value)
+{
+    pid_t pid = fork();
+    PT_CHECK(pid >= 0);
+    if (pid == 0) {
+        char *path = pt_tmpfile("stacksz");
+        int fd = open(path, O_WRONLY | O_TRUNC);
+        if (fd < 0 || dup2(fd, 2) < 0)
+            _exit(3);
+        unsetenv("PIP_STACKSZ");
+        unsetenv("KMP_STACKSIZE");
+        unsetenv("OMP_STACKSIZE");
+        setenv(var, value, 1);
+        int n = 2, rc = init_with(&n, 0);
+        if (rc != 0)
+            _exit(10 + rc);
+        int id = PT_SPAWN("task_plain", "ret", "7", NULL);
+        int st = pt_wait(id);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 7)
+            _exit(4);
+        if (pip_fin() != 0)
+            _exit(5);
+        char *e = pt_read_file(path);
+        _exit(th_count(e, "\n") == 1 && strstr(e, var) != NULL &&
+                      strstr(e, "the default") != NULL
+                  ? 0
+                  : 6);
+    }
+    int st;
+    PT_CHECK(waitpid(pid, &st, 0) == pid);
+    PT_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                 "%s=%s: status 0x%x (10+rc: pip_init failed; 4: the task "
+                 "failed; 6: no one-line warning)",
+                 var, value, st);
+}
+
+PT_CASE(stacksz_bad_values_warn_and_use_the_default)
 {
     const char *bad[] = {"abc", "12q", "-5", "0x", "1mm", "k"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-        check_stacksz("PIP_STACKSZ", bad[i], EINVAL);
+        check_bad_stacksz("PIP_STACKSZ", bad[i]);
+}
+
+PT_CASE(stacksz_too_small_is_raised)
+{
+    /* PiP 2.4 raises a size below its minimum; a task runs. */
+    setenv("PIP_STACKSZ", "1k", 1);
+    pt_init(2);
+    int id = PT_SPAWN("task_plain", "ret", "7", NULL);
+    PT_CHECK_EXIT(pt_wait(id), 7);
+    PT_OK(pip_fin());
 }
 
 PT_CASE(stacksz_falls_back_to_omp_and_kmp)
 {
-    check_stacksz("KMP_STACKSIZE", "bogus", EINVAL);
-    check_stacksz("OMP_STACKSIZE", "bogus", EINVAL);
+    check_bad_stacksz("KMP_STACKSIZE", "bogus");
+    check_bad_stacksz("OMP_STACKSIZE", "bogus");
     check_stacksz("OMP_STACKSIZE", "4m", 0);
 }
 
@@ -275,6 +407,13 @@ int main(void)
         cmocka_unit_test(fin_without_init_is_eperm),
         cmocka_unit_test(fin_twice_is_eperm),
         cmocka_unit_test(bad_opts_are_einval),
+        cmocka_unit_test(opts_bits_outside_the_mode_mask_are_ignored),
+        cmocka_unit_test(opts_low_bits_alone_give_the_default_mode),
+        cmocka_unit_test(pip_mode_must_agree_with_opts),
+        cmocka_unit_test(pip_mode_thread_with_thread_opts),
+        cmocka_unit_test(pip_mode_empty_with_thread_opts),
+        cmocka_unit_test(pip_mode_process_with_process_opts),
+        cmocka_unit_test(pip_mode_empty_with_process_opts),
         cmocka_unit_test(ntasks_not_positive_is_einval),
         cmocka_unit_test(ntasks_above_max_is_eoverflow),
         cmocka_unit_test(explicit_modes_are_honoured),
@@ -282,10 +421,11 @@ int main(void)
         cmocka_unit_test(pip_mode_pthread),
         cmocka_unit_test(pip_mode_process),
         cmocka_unit_test(pip_mode_unset_is_process),
-        cmocka_unit_test(pip_mode_unknown_is_einval),
-        cmocka_unit_test(pip_mode_historical_variants_are_eperm),
+        cmocka_unit_test(pip_mode_unknown_is_eperm),
+        cmocka_unit_test(pip_mode_variants_are_eperm),
         cmocka_unit_test(stacksz_good_values_are_accepted),
-        cmocka_unit_test(stacksz_bad_values_are_einval),
+        cmocka_unit_test(stacksz_bad_values_warn_and_use_the_default),
+        cmocka_unit_test(stacksz_too_small_is_raised),
         cmocka_unit_test(stacksz_falls_back_to_omp_and_kmp),
         cmocka_unit_test(task_runs_with_small_stack),
         cmocka_unit_test(fin_with_unreaped_task_is_ebusy),

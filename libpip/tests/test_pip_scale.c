@@ -18,7 +18,9 @@ static ps_shared_t *ps_new(int n)
     ps_shared_t *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
                            MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     PT_CHECK(sh != MAP_FAILED);
-    PT_OK(pip_barrier_init(&sh->bar, n));
+    /* Before pip_init: pip_barrier_init needs it (PiP 2.4's EPERM). */
+    pip_barrier_t bar = PIP_BARRIER_INIT(n);
+    sh->bar = bar;
     return sh;
 }
 

@@ -118,12 +118,22 @@ for d in --dryrun --dry --show; do
     expect 0 "$pipcc" $d -o "$tmp/never" "$tmp/v.c"; has -- "-DPIPCC" "pipcc $d"
     [ -e "$tmp/never" ] && fail "pipcc $d built something"
 done
-for q in --silent --pipbuild --pipinstall; do
+# As PiP's pipcc: the command on stdout (one line) before it runs, unless
+# --silent; a query such as -print-prog-name prints its answer only.
+for q in "" --pipbuild --pipinstall; do
     expect 0 "$pipcc" $q -o "$tmp/v" "$tmp/v.c"
-    [ -s "$tmp/out" ] && fail "pipcc $q printed: $(cat "$tmp/out")"
+    [ "$(wc -l <"$tmp/out")" -eq 1 ] || fail "pipcc $q: stdout '$(cat "$tmp/out")', want one line"
+    has -- "-DPIPCC.* -o $tmp/v $tmp/v.c" "pipcc $q"
     expect 0 "$tmp/v"; line "v2.4.1" "program built with pipcc $q"
 done
+expect 0 "$pipcc" --silent -o "$tmp/v" "$tmp/v.c"
+[ -s "$tmp/out" ] && fail "pipcc --silent printed: $(cat "$tmp/out")"
+expect 0 "$tmp/v"; line "v2.4.1" "program built with pipcc --silent"
+expect 0 "$pipcc" -print-prog-name=ld
+[ "$(wc -l <"$tmp/out")" -eq 1 ] || fail "pipcc -print-prog-name=ld: stdout '$(cat "$tmp/out")'"
+hasnt -- "-DPIPCC" "pipcc -print-prog-name"
 expect 0 "$pipcc" --nopip -o "$tmp/n" "$tmp/v.c"
+has -- "-o $tmp/n $tmp/v.c" "pipcc --nopip"; hasnt -- "-DPIPCC" "pipcc --nopip"
 expect 0 "$tmp/n"; line "no PiP macros" "pipcc --nopip"
 expect 0 "$pipcc" --nopip --dryrun -o n v.c
 has -- "-o n v.c" "pipcc --nopip --dryrun"

@@ -11,8 +11,8 @@
  * --ldlinux (--ldso) prints the dynamic linker roots run under.
  *
  * One line per verdict ("PROG: task: yes") or per reason against it
- * ("PROG: root: no: REASON").  Exit status: 0 every program can take the
- * role(s) asked for, 1 some cannot, 2 usage error.
+ * ("PROG: root: no: REASON").  Exit status, as PiP 2.4's: 0 every program
+ * can take the role(s) asked for, 1 some cannot or a usage error.
  */
 #include <errno.h>
 #include <limits.h>
@@ -48,8 +48,9 @@ static void usage(FILE *f)
             "  -q               no output, exit status only\n"
             "  -v, --verbose    also print the facts the verdict rests on\n"
             "  --ldlinux, --ldso  print the dynamic linker and exit\n"
-            "  -h, --help       this help (--usage: on stderr, exit 1)\n"
-            "exit status: 0 yes, 1 some program cannot, 2 usage error\n",
+            "  -h, --usage      this help on stderr, exit 1 (--help: on "
+            "stdout, exit 0)\n"
+            "exit status: 0 yes, 1 some program cannot or a usage error\n",
             prog_name, prog_name, PIP_TOOLS_TLS_RESERVE);
 }
 
@@ -62,8 +63,8 @@ static void die_usage(const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, " (see %s -h)\n", prog_name);
-    exit(2);
+    fprintf(stderr, " (see %s --help)\n", prog_name);
+    exit(1);
 }
 
 /* Print "PROG: ROLE: no: REASON"; counts reasons. */
@@ -219,10 +220,10 @@ int main(int argc, char **argv)
         if (strcmp(a, "--") == 0) {
             i++;
             break;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        } else if (strcmp(a, "--help") == 0) {
             usage(stdout);
             return 0;
-        } else if (strcmp(a, "--usage") == 0) {
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--usage") == 0) {
             usage(stderr);
             return 1;
         } else if (strcmp(a, "--ldlinux") == 0 || strcmp(a, "--ldso") == 0) {

@@ -18,8 +18,8 @@
  * copies the table under its seqlock.  Only processes whose /proc/PID/fd
  * the caller may read are seen (the caller's own, or all for root).
  *
- * Exit status: 0 something was listed or signalled; 1 nothing matched (or
- * a signal could not be sent); 2 usage error.
+ * Exit status: 0 something was listed or signalled; 1 nothing matched, a
+ * signal could not be sent, or a usage error (as PiP 2.4's pips).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -92,10 +92,13 @@ static void usage(FILE *f)
             "  -h, --help  this help\n"
             "Filters of one kind are alternatives; different kinds must all "
             "match.\n"
-            "exit status: 0 found, 1 nothing matched or a signal failed, 2 "
+            "exit status: 0 found, 1 nothing matched, a signal failed or a "
             "usage error\n",
             prog_name);
 }
+
+/* Usage errors exit 1, as PiP 2.4's pips. */
+#define PIPS_USAGE 1
 
 /* One line on stderr, then exit(code). */
 #define die(code, ...) pip_tool_die(prog_name, (code), __VA_ARGS__)
@@ -106,7 +109,7 @@ static long parse_num(const char *opt, const char *s, long min)
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno != 0 || end == s || *end != '\0' || v < min || v > INT_MAX)
-        die(2, "%s '%s': not a number%s (see %s -h)", opt, s,
+        die(PIPS_USAGE, "%s '%s': not a number%s (see %s -h)", opt, s,
             min > 0 ? " above 0" : "", prog_name);
     return v;
 }
@@ -134,14 +137,14 @@ static int parse_signal(const char *s)
         long v = strtol(s, &end, 10);
         if (*end == '\0' && v >= 0 && v < NSIG)
             return (int)v;
-        die(2, "-s '%s': not a signal number (0..%d)", s, NSIG - 1);
+        die(PIPS_USAGE, "-s '%s': not a signal number (0..%d)", s, NSIG - 1);
     }
     const char *n = strncasecmp(s, "SIG", 3) == 0 ? s + 3 : s;
     for (size_t i = 0; i < sizeof(signames) / sizeof(signames[0]); i++)
         if (strcasecmp(n, signames[i].name) == 0)
             return signames[i].sig;
-    die(2, "-s '%s': unknown signal name (try TERM, KILL, USR1 or a number)",
-        s);
+    die(PIPS_USAGE,
+        "-s '%s': unknown signal name (try TERM, KILL, USR1 or a number)", s);
 }
 
 /* Copy the registry at `map` under its seqlock; 0 on success. */
@@ -706,14 +709,16 @@ int main(int argc, char **argv)
             o.long_table = 1;
         } else if (strcmp(a, "-m") == 0 || strcmp(a, "--mode") == 0) {
             if (next == NULL)
-                die(2, "%s: no mode given (see %s -h)", a, prog_name);
+                die(PIPS_USAGE, "%s: no mode given (see %s -h)", a, prog_name);
             if (next[0] == '\0' || strspn(next, "PLGCTplgct") != strlen(next))
-                die(2, "%s '%s': invalid mode (letters of PLGCT)", a, next);
+                die(PIPS_USAGE, "%s '%s': invalid mode (letters of PLGCT)", a,
+                    next);
             o.modes = next;
             i++;
         } else if (strcmp(a, "-k") == 0 || strcmp(a, "--kill") == 0) {
             if (o.sig >= 0 && o.sig != SIGTERM)
-                die(2, "-k and -s exclude each other (see %s -h)", prog_name);
+                die(PIPS_USAGE, "-k and -s exclude each other (see %s -h)",
+                    prog_name);
             o.sig = SIGTERM;
         } else if (strcmp(a, "-P") == 0 || strcmp(a, "--ps") == 0 ||
                    strcmp(a, "-T") == 0 || strcmp(a, "--top") == 0) {
@@ -740,11 +745,12 @@ int main(int argc, char **argv)
                    strcmp(a, "-p") == 0 || strcmp(a, "-i") == 0 ||
                    strcmp(a, "-n") == 0) {
             if (next == NULL)
-                die(2, "option %s needs a value (see %s -h)", a, prog_name);
+                die(PIPS_USAGE, "option %s needs a value (see %s -h)", a,
+                    prog_name);
             const char *val = argv[++i];
             if (a[1] == 's' || a[2] == 's') {
                 if (o.sig >= 0)
-                    die(2,
+                    die(PIPS_USAGE,
                         "-k and -s exclude each other, and -s comes once "
                         "(see %s -h)",
                         prog_name);
@@ -753,27 +759,27 @@ int main(int argc, char **argv)
             }
             struct filters *f = &o.f;
             if (f->npid + f->npipid + f->nname >= MAX_FILTERS)
-                die(2, "too many filters (at most %d)", MAX_FILTERS);
+                die(PIPS_USAGE, "too many filters (at most %d)", MAX_FILTERS);
             if (a[1] == 'p')
                 f->pid[f->npid++] = parse_num("-p", val, 1);
             else if (a[1] == 'i')
                 f->pipid[f->npipid++] = parse_num("-i", val, 0);
             else if (*val == '\0')
-                die(2, "-n: empty program name");
+                die(PIPS_USAGE, "-n: empty program name");
             else
                 f->name[f->nname++] = val;
         } else if (a[0] == '-') {
-            die(2, "unknown option '%s' (see %s -h)", a, prog_name);
+            die(PIPS_USAGE, "unknown option '%s' (see %s -h)", a, prog_name);
         } else {
             if (o.npat >= MAX_FILTERS)
-                die(2, "too many patterns (at most %d)", MAX_FILTERS);
+                die(PIPS_USAGE, "too many patterns (at most %d)", MAX_FILTERS);
             o.pat[o.npat++] = a;
         }
     }
     if (o.sig_roots && o.sig < 0)
-        die(2, "-R needs -k or -s SIG (see %s -h)", prog_name);
+        die(PIPS_USAGE, "-R needs -k or -s SIG (see %s -h)", prog_name);
     if (o.ps + o.top + (o.sig >= 0) > 1)
-        die(2,
+        die(PIPS_USAGE,
             "--kill/--signal, --ps and --top exclude each other (see %s "
             "-h)",
             prog_name);

@@ -18,19 +18,24 @@
 
 static const char *prog_name = "printpipmode";
 
+static int known_mode(const char *env)
+{
+    return strcasecmp(env, PIP_ENV_MODE_THREAD) == 0 ||
+           strcasecmp(env, PIP_ENV_MODE_PTHREAD) == 0 ||
+           strcasecmp(env, PIP_ENV_MODE_PROCESS) == 0 ||
+           strcasecmp(env, PIP_ENV_MODE_PROCESS_PRELOAD) == 0 ||
+           strcasecmp(env, PIP_ENV_MODE_PROCESS_GOT) == 0 ||
+           strcasecmp(env, PIP_ENV_MODE_PROCESS_PIPCLONE) == 0;
+}
+
 static const char *why(int rc)
 {
     const char *env = getenv(PIP_ENV_MODE);
+    if (rc == EPERM && env != NULL && *env != '\0' && !known_mode(env))
+        return "bad PIP_MODE value (use process, thread or pthread)";
     if (rc == EPERM)
         return "PIP_MODE names a process-mode variant this libpip does not "
                "need (use process or thread)";
-    if (rc == EINVAL && env != NULL && *env != '\0' &&
-        strcasecmp(env, PIP_ENV_MODE_THREAD) != 0 &&
-        strcasecmp(env, PIP_ENV_MODE_PTHREAD) != 0 &&
-        strcasecmp(env, PIP_ENV_MODE_PROCESS) != 0)
-        return "bad PIP_MODE value (use process, thread or pthread)";
-    if (rc == EINVAL)
-        return "check PIP_STACKSZ, KMP_STACKSIZE, OMP_STACKSIZE";
     return "cannot initialise libpip";
 }
 

@@ -15,6 +15,8 @@ static char *tk_prog;
 static void tk_init(void)
 {
     int n = 8;
+    /* The mode is given: a PIP_MODE naming another one is EPERM (as PiP). */
+    unsetenv("PIP_MODE");
     UT_OK(pip_init(NULL, &n, NULL, PIP_MODE_PTHREAD));
     UT_OK(ulp_init());
 }
@@ -136,6 +138,8 @@ UT_CASE(spawn_needs_thread_mode_and_a_root)
     UT_OK(ulp_init());
     UT_OK(ulp_sched_create(&s, -1));
     UT_EQ(ulp_spawn(&u, s, &p, NULL), -EPERM); /* libpip not initialised */
+    /* The mode is given: a PIP_MODE naming another one is EPERM (as PiP). */
+    unsetenv("PIP_MODE");
     UT_OK(pip_init(NULL, &n, NULL, PIP_MODE_PROCESS));
     UT_EQ(ulp_spawn(&u, s, &p, NULL), -EPERM); /* process mode */
     UT_OK(ulp_sched_destroy(s));

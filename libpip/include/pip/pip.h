@@ -56,8 +56,8 @@
  *                     process:got | process:pipclone (the last three: EPERM)
  *   PIP_STACKSZ       stack size of a task: a bare number is KiB; suffixes
  *                     b (bytes), k, m, g, t.  Falls back to KMP_STACKSIZE,
- *                     then OMP_STACKSIZE.  Default 8 MiB.  A bad value makes
- *                     pip_init() fail with EINVAL.
+ *                     then OMP_STACKSIZE.  Default 8 MiB, minimum 16 KiB.
+ *                     A bad value: a warning and the default (as PiP 2.4).
  *   PIP_STOP_ON_START pipid of a task (negative: every task) that stops
  *                     itself with SIGSTOP before user code, for a debugger.
  *   PIP_DEBUG         1: print one-line reasons for failures on stderr.
@@ -128,9 +128,9 @@ extern "C" {
 #define PIP_MODE_PROCESS_PIPCLONE                                              \
     (0x2200) /**< historical patched-glibc variant (EPERM) */
 #define PIP_MODE_PROCESS_GOT                                                   \
-    (0x2400) /**< historical GOT-patch variant (EPERM) */
+    (0x2400) /**< obsolete GOT-patch variant (EINVAL) */
 #define PIP_MODE_MASK (0xFF00)
-/** PiP 2.4's name of the obsolete GOT-patch variant (EPERM here). */
+/** PiP 2.4's name of the obsolete GOT-patch variant (EINVAL, as PiP). */
 #define PIP_MODE_PROCESS_GOT_OBS PIP_MODE_PROCESS_GOT
 
 /** Every bit pip_init() and pip_task_spawn() accept in `opts`. */
@@ -149,7 +149,7 @@ extern "C" {
 #define PIP_ENV_STOP_ON_START         "PIP_STOP_ON_START"
 /* Environment names of PiP 2.4's header.  libpip reads none of these:
  * there is no preload library, and PiP-gdb's automatic attach on a fatal
- * signal is not provided (see COMPAT-API.md). */
+ * signal is not provided (see libpip/README.md). */
 #define PIP_ENV_PRELOAD     "PIP_PRELOAD"
 #define PIP_ENV_GDB_PATH    "PIP_GDB_PATH"
 #define PIP_ENV_GDB_COMMAND "PIP_GDB_COMMAND"
@@ -250,9 +250,9 @@ typedef struct pip_barrier {
  * @brief Initialise libpip.
  *
  * In the root: set up for `*ntasks` tasks, choose the execution mode from
- * `opts` and the PIP_MODE variable (opts wins when it names a mode;
- * default process mode), read PIP_STACKSZ, and register `*root_expp` as the
- * root's export.  In a task: optional; gives its pipid, the number of tasks
+ * `opts` and the PIP_MODE variable (they must agree when both name a
+ * mode; default process mode), read PIP_STACKSZ, and register `*root_expp` as
+ * the root's export.  In a task: optional; gives its pipid, the number of tasks
  * and the root's export.
  *
  * @param pipidp    out: PIP_PIPID_ROOT in the root, the pipid in a task (may be
@@ -262,10 +262,12 @@ typedef struct pip_barrier {
  * @param root_expp in (root): the root's export (may be NULL);
  *                  out (task): the root's export
  * @param opts      PIP_MODE_* or 0
- * @return 0, or EINVAL (ntasks <= 0, unknown bits in opts, PTHREAD and
- *         PROCESS together, bad PIP_MODE or PIP_STACKSZ), EBUSY (already
- *         initialised), EPERM (mode not available), EOVERFLOW
- *         (ntasks > PIP_NTASKS_MAX), ENOMEM.
+ * @return 0, or EINVAL (ntasks <= 0, a mode field in opts that names no
+ *         mode, PTHREAD and PROCESS together, the obsolete process:got in
+ *         opts), EBUSY (already initialised), EPERM (bad
+ *         PIP_MODE value, PIP_MODE contradicting opts, a process-mode
+ *         variant), EOVERFLOW (ntasks > PIP_NTASKS_MAX), ENOMEM.  opts bits
+ *         outside PIP_MODE_MASK are ignored, as by PiP 2.4.
  * Thread safety: call once, from the root's main thread.
  */
 PIP_EXPORT int pip_init(int *pipidp, int *ntasks, void **root_expp,
@@ -587,7 +589,10 @@ PIP_EXPORT int pip_signal_wait(int signal);
 /** @brief Give up the CPU; `flag` is reserved (as PiP). @return 0, EPERM. */
 PIP_EXPORT int pip_yield(int flag);
 
-/** @brief Initialise a barrier for `n` (>0) parties. @return 0 or EINVAL. */
+/**
+ * @brief Initialise a barrier for `n` (>0) parties.
+ * @return 0, EPERM (not initialised, as PiP 2.4) or EINVAL.
+ */
 PIP_EXPORT int pip_barrier_init(pip_barrier_t *b, int n);
 /**
  * @brief Wait until `count_init` parties arrived.  Spins briefly, then
@@ -595,7 +600,9 @@ PIP_EXPORT int pip_barrier_init(pip_barrier_t *b, int n);
  * @return 0 or EINVAL.
  */
 PIP_EXPORT int pip_barrier_wait(pip_barrier_t *b);
-/** @brief Finalise a barrier. @return 0, EBUSY (parties still waiting), EINVAL.
+/**
+ * @brief Finalise a barrier.
+ * @return 0, EPERM (not initialised), EBUSY (parties still waiting), EINVAL.
  */
 PIP_EXPORT int pip_barrier_fin(pip_barrier_t *b);
 
@@ -653,13 +660,14 @@ PIP_EXPORT void pip_universal_lock(void);
 PIP_EXPORT void pip_universal_unlock(void);
 
 /**
- * Write the caller's id into buf: "<R:tid>" (root), "<Tpipid:tid>" (task),
- * "<(tid)>" (not initialised).  @return its length (truncated to sz - 1).
+ * Write the caller's id into buf, as PiP 2.4: "[tid(R):R]" (root),
+ * "[tid(Tpipid):Tpipid]" (task), "[tid(-):-]" (not initialised).
+ * @return sz less the length written (0 when truncated), as PiP's.
  */
 PIP_EXPORT size_t pip_idstr(char *buf, size_t sz);
 /** One line per task slot in use, on stderr. */
 PIP_EXPORT void pip_debug_info(void);
-/** "PiP-INFO<id> message" (and PiP-WARN, PiP-ERR) on one line. */
+/** "PiP-INFO[id] message" (and PiP-WARN, PiP-ERR) on one line. */
 PIP_EXPORT void pip_info_fmesg(FILE *fp, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 PIP_EXPORT void pip_info_mesg(const char *format, ...)
