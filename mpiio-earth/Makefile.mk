@@ -7,6 +7,7 @@ EXTRA_DIST += mpiio-earth/README.md mpiio-earth/man/mpiio-earth.7.md \
 	mpiio-earth/tests/test_earth_patterns.sh \
 	mpiio-earth/tests/test_earth_romio_preload.sh \
 	mpiio-earth/tests/test_earth_nonblocking.sh \
+	mpiio-earth/tests/test_earth_env.sh \
 	mpiio-earth/bench/earth_bench.sh
 
 if BUILD_MPIIO_EARTH
@@ -51,6 +52,13 @@ mpiio_earth_tests_earth_nonblocking_CPPFLAGS = $(EARTH_CPPFLAGS)
 mpiio_earth_tests_earth_nonblocking_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpiio_earth_tests_earth_nonblocking_LDADD = $(EARTH_TEST_LDADD)
 mpiio_earth_tests_earth_nonblocking_LDFLAGS = $(AM_LDFLAGS) -no-install
+check_PROGRAMS += mpiio-earth/tests/earth_env
+mpiio_earth_tests_earth_env_SOURCES = mpiio-earth/tests/earth_env.c
+mpiio_earth_tests_earth_env_CPPFLAGS = $(EARTH_CPPFLAGS)
+mpiio_earth_tests_earth_env_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpiio_earth_tests_earth_env_LDADD = $(EARTH_TEST_LDADD)
+mpiio_earth_tests_earth_env_LDFLAGS = $(AM_LDFLAGS) -no-install
+TESTS += mpiio-earth/tests/test_earth_env.sh
 TESTS += mpiio-earth/tests/test_earth_patterns.sh \
 	mpiio-earth/tests/test_earth_romio_preload.sh \
 	mpiio-earth/tests/test_earth_nonblocking.sh

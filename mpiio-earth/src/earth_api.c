@@ -69,7 +69,7 @@ static int romio_call(enum op op, enum form form, MPI_File fh, MPI_Offset off,
 static int wants_romio(earth_file_t *ef, int is_write, int count)
 {
     int atomic = 0;
-    if (!ef->hints.enable || count < 0)
+    if (!ef->use_earth || count < 0)
         return 1;
     if ((is_write && ef->cb_write == 0) || (!is_write && ef->cb_read == 0))
         return 1;

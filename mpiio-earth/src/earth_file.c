@@ -13,6 +13,8 @@
 #ifdef EARTH_HAVE_HWLOC
 #include <hwloc.h>
 #endif
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -225,6 +227,39 @@ done:
     return rc;
 }
 
+/*
+ * earth_enable=auto: EARTH carries the collective calls only where it can
+ * win, i.e. where there is contention for it to manage: the file's ranks
+ * span more than one node, the contention model is on, or the program
+ * tuned EARTH (an earth_* key) or asked for striping over several servers
+ * (striping_factor > 1).  Otherwise (one node, a local file system) the
+ * calls go to ROMIO: measured on /tmp and /dev/shm (bench/RESULTS.md),
+ * EARTH's extra work per call (the agreement, the segment lists, helper
+ * threads) made it lose there to ROMIO's one aggregator, up to 2.5x on
+ * 1 MiB calls.  Collective: the node count is agreed on.
+ */
+static int spans_nodes(MPI_Comm comm, int nprocs)
+{
+    MPI_Comm node;
+    int local = nprocs, least = nprocs;
+    if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                             &node) == MPI_SUCCESS) {
+        PMPI_Comm_size(node, &local);
+        PMPI_Comm_free(&node);
+    }
+    PMPI_Allreduce(&local, &least, 1, MPI_INT, MPI_MIN, comm);
+    return least < nprocs;
+}
+
+static void decide(earth_file_t *ef)
+{
+    if (ef->hints.enable != 2)
+        ef->use_earth = ef->hints.enable;
+    else
+        ef->use_earth =
+            ef->contended || ef->hints.tuned || ef->hints.striping_factor > 1;
+}
+
 /* ROMIO accepts "prefix:name" to force a file-system driver. */
 static const char *strip_prefix(const char *name)
 {
@@ -246,6 +281,20 @@ static int agree_error(MPI_Comm comm, int rc)
     return rc;
 }
 
+/* A bad EARTH_* value fails every open: say so once, on the lowest rank
+ * that saw it (collective). */
+static void env_report(MPI_Comm comm, int envrc)
+{
+    int me, mine, first;
+    PMPI_Comm_rank(comm, &me);
+    mine = envrc != MPI_SUCCESS ? me : INT_MAX;
+    PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == me)
+        fprintf(stderr, "mpiio-earth: %s (MPI_File_open returns %s)\n",
+                earth_last_error(),
+                envrc == MPI_ERR_ARG ? "MPI_ERR_ARG" : "MPI_ERR_INFO_VALUE");
+}
+
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
                   MPI_File *fh)
 {
@@ -255,12 +304,17 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     PMPI_Comm_test_inter(comm, &inter);
     if (inter)
         return PMPI_File_open(comm, filename, amode, info, fh);
-    rc = earth_hints_env(&h);
+    int envrc = earth_env_check();
+    if (envrc == MPI_SUCCESS)
+        envrc = earth_hints_env(&h);
+    rc = envrc;
     if (rc == MPI_SUCCESS)
         rc = earth_hints_apply(&h, info);
     rc = agree_error(comm, rc);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
+        env_report(comm, envrc);
         return PMPI_File_call_errhandler(MPI_FILE_NULL, rc), rc;
+    }
     rc = PMPI_File_open(comm, filename, amode, info, fh);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -289,9 +343,13 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     }
     ef->next = files;
     files = ef;
-    earth_fsemu_init();
-    earth_log(2, "open %s: %d aggregators, cb_buffer_size %lld", filename,
-              ef->naggr, (long long)ef->cb_buffer_size);
+    struct earth_fsemu_stats fs;
+    earth_fsemu_stats(&fs, 0);
+    ef->contended = fs.on || spans_nodes(ef->comm, ef->nprocs);
+    decide(ef);
+    earth_log(2, "open %s: %d aggregators, cb_buffer_size %lld, %s", filename,
+              ef->naggr, (long long)ef->cb_buffer_size,
+              ef->use_earth ? "EARTH" : "collective calls to ROMIO");
     return MPI_SUCCESS;
 }
 
@@ -339,6 +397,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
         earth_flat_free(&ef->ftype);
         if (earth_file_refresh_romio(ef) != MPI_SUCCESS)
             ef->hints.enable = 0;
+        decide(ef);
     }
     return rc;
 }
@@ -358,6 +417,7 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
         ef->hints = nh;
         if (earth_file_refresh_romio(ef) != MPI_SUCCESS)
             ef->hints.enable = 0;
+        decide(ef);
     }
     return rc;
 }
