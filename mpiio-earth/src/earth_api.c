@@ -169,6 +169,15 @@ static int earth_do(enum op op, enum form form, MPI_File fh, MPI_Offset off,
         PMPI_File_call_errhandler(fh, rc);
         return rc;
     }
+    if (!ef->use_earth) {
+        /* handed over by the file's setting, the same on every rank (see
+         * earth_file.c, decide): straight to ROMIO, no agreement */
+        ef->stats.fallbacks++;
+        rc = romio_call(op, form, fh, off, buf, count, type, status, req);
+        if (form == FORM_BEGIN && rc == MPI_SUCCESS)
+            ef->split_active = 2;
+        return rc;
+    }
     int local = wants_romio(ef, is_write, count);
     if (!local && !explicit && PMPI_File_get_position(fh, &pos) != 0)
         local = 1;

@@ -83,13 +83,16 @@ EARTH_HIDDEN const char *earth_layout_name(int layout);
 typedef struct earth_file {
     struct earth_file *next;
     MPI_File fh;
-    MPI_Comm comm; /* private duplicate of the opening communicator */
+    MPI_Comm comm;      /* private duplicate of the opening communicator */
+    MPI_Request dupreq; /* its MPI_Comm_idup until file_comm() waited */
     int rank, nprocs;
     int amode;
     int fd;     /* own descriptor for aggregator accesses, -1 if none */
     int fd_err; /* errno when the descriptor could not be opened */
     earth_hints_t hints;
     int contended; /* several nodes, or the contention model on */
+    int ready;     /* aggregators, progress thread and descriptor set up */
+    char *path;    /* the file name given to MPI_File_open */
     int use_earth; /* hints.enable resolved for this file (auto decided at
                       open, the same on every rank) */
     /* ROMIO's effective values, read back after open / set_info */
