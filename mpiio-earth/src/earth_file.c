@@ -448,7 +448,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
         ef->hints = nh;
         ef->view_valid = 0;
         earth_flat_free(&ef->ftype);
-        if (earth_file_refresh_romio(ef) != MPI_SUCCESS)
+        if (ef->ready && earth_file_refresh_romio(ef) != MPI_SUCCESS)
             ef->hints.enable = 0;
         redecide(ef);
     }
@@ -468,7 +468,7 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
     rc = PMPI_File_set_info(fh, info);
     if (rc == MPI_SUCCESS) {
         ef->hints = nh;
-        if (earth_file_refresh_romio(ef) != MPI_SUCCESS)
+        if (ef->ready && earth_file_refresh_romio(ef) != MPI_SUCCESS)
             ef->hints.enable = 0;
         redecide(ef);
     }
