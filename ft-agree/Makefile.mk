@@ -6,6 +6,7 @@ FTA_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ft-agree/include \
 
 EXTRA_DIST += ft-agree/README.md ft-agree/man/ftagree.7.md \
 	ft-agree/tests/test_fta_mpi.sh ft-agree/tests/fta-mpiexec \
+	ft-agree/tests/test_fta_env.sh \
 	ft-agree/.gitignore ft-agree/bench/fta-bench.sh \
 	ft-agree/ftagree.pc.in
 FORMAT_FILES += ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
@@ -63,7 +64,7 @@ endif
 
 # Real-process failure tests (through test/mpi-run).
 check_PROGRAMS += ft-agree/tests/fta_mpi_scen ft-agree/tests/fta_mpi_detect
-TESTS += ft-agree/tests/test_fta_mpi.sh
+TESTS += ft-agree/tests/test_fta_mpi.sh ft-agree/tests/test_fta_env.sh
 ft_agree_tests_fta_mpi_scen_CPPFLAGS = $(FTA_CPPFLAGS)
 ft_agree_tests_fta_mpi_scen_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 ft_agree_tests_fta_mpi_scen_LDADD = ft-agree/libftagree.la $(MPI_LIBS)
