@@ -8,7 +8,8 @@ EXTRA_DIST += mpiio-earth/README.md mpiio-earth/man/mpiio-earth.7.md \
 	mpiio-earth/tests/test_earth_romio_preload.sh \
 	mpiio-earth/tests/test_earth_nonblocking.sh \
 	mpiio-earth/tests/test_earth_env.sh \
-	mpiio-earth/bench/earth_bench.sh mpiio-earth/bench/earth_defaults.sh
+	mpiio-earth/bench/earth_bench.sh mpiio-earth/bench/earth_defaults.sh \
+	mpiio-earth/bench/RESULTS.md
 
 if BUILD_MPIIO_EARTH
 lib_LTLIBRARIES += mpiio-earth/libmpiio-earth.la
