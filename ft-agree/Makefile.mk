@@ -7,6 +7,7 @@ FTA_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ft-agree/include \
 EXTRA_DIST += ft-agree/README.md ft-agree/man/ftagree.7.md \
 	ft-agree/tests/test_fta_mpi.sh ft-agree/tests/fta-mpiexec \
 	ft-agree/tests/test_fta_mpich.sh ft-agree/tests/test_fta_sim_seeded.sh \
+	ft-agree/tests/test_fta_env.sh \
 	ft-agree/.gitignore ft-agree/bench/fta-bench.sh \
 	ft-agree/bench/fta-detect.sh ft-agree/bench/RESULTS.md \
 	ft-agree/ftagree.pc.in
@@ -77,7 +78,7 @@ TESTS += ft-agree/tests/test_fta_sim_seeded.sh
 
 # Real-process failure tests (through test/mpi-run).
 check_PROGRAMS += ft-agree/tests/fta_mpi_scen ft-agree/tests/fta_mpi_detect
-TESTS += ft-agree/tests/test_fta_mpi.sh
+TESTS += ft-agree/tests/test_fta_mpi.sh ft-agree/tests/test_fta_env.sh
 # MPICH's test/mpi/ft programs (FTA_MPICH_SRC; skipped without it).
 TESTS += ft-agree/tests/test_fta_mpich.sh
 ft_agree_tests_fta_mpi_scen_CPPFLAGS = $(FTA_CPPFLAGS)

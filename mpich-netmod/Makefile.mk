@@ -3,6 +3,7 @@
 # suite and benchmark.
 
 EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mpideleg.7.md \
+	mpich-netmod/mpideleg.pc.in \
 	mpich-netmod/tools/gen-pass.py mpich-netmod/tests/test_netmod_suite.sh \
 	mpich-netmod/tests/test_netmod_preload.sh \
 	mpich-netmod/tests/test_netmod_errors.sh mpich-netmod/tests/nm_common.sh \
@@ -13,11 +14,15 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mp
 	mpich-netmod/tests/test_netmod_persist.sh \
 	mpich-netmod/tests/test_netmod_progress.sh \
 	mpich-netmod/tests/test_netmod_coll.sh \
+	mpich-netmod/tests/test_netmod_mpiio.sh \
+	mpich-netmod/tests/test_netmod_romio.sh \
+	mpich-netmod/tests/test_netmod_pc.sh \
 	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp \
 	mpich-netmod/bench/run-coll-bench.sh
 
 if BUILD_MPICH_NETMOD
 lib_LTLIBRARIES += mpich-netmod/libmpideleg.la
+pkgconfig_DATA += mpich-netmod/mpideleg.pc
 mpidelegincludedir = $(includedir)
 mpideleginclude_HEADERS = mpich-netmod/include/mpideleg.h
 mpich_netmod_libmpideleg_la_SOURCES = \
@@ -45,6 +50,7 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/tests/nm_check.h mpich-netmod/tests/nm_progress.c \
 	mpich-netmod/tests/nm_coll.c mpich-netmod/tests/nm_cma.c \
 	mpich-netmod/tests/nm_jacobi.c mpich-netmod/tests/nm_threads.c \
+	mpich-netmod/tests/nm_mpiio.c \
 	mpich-netmod/bench/nm_bench.c mpich-netmod/bench/nm_coll_bench.c \
 	mpich-netmod/bench/nm_median.h
 
@@ -53,7 +59,13 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 check_PROGRAMS += mpich-netmod/tests/nm_suite mpich-netmod/tests/nm_suite_linked \
 	mpich-netmod/tests/nm_jacobi mpich-netmod/tests/nm_threads \
 	mpich-netmod/tests/nm_persist mpich-netmod/tests/nm_progress \
-	mpich-netmod/tests/nm_coll mpich-netmod/tests/nm_cma
+	mpich-netmod/tests/nm_coll mpich-netmod/tests/nm_cma \
+	mpich-netmod/tests/nm_mpiio
+mpich_netmod_tests_nm_mpiio_SOURCES = mpich-netmod/tests/nm_mpiio.c \
+	mpich-netmod/tests/nm_check.h
+mpich_netmod_tests_nm_mpiio_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_tests_nm_mpiio_LDADD = $(MPI_LIBS)
+mpich_netmod_tests_nm_mpiio_LDFLAGS = $(AM_LDFLAGS) -no-install
 mpich_netmod_tests_nm_cma_SOURCES = mpich-netmod/tests/nm_cma.c \
 	mpich-netmod/tests/nm_check.h
 mpich_netmod_tests_nm_cma_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
@@ -99,7 +111,10 @@ TESTS += mpich-netmod/tests/test_netmod_suite.sh \
 	mpich-netmod/tests/test_netmod_mpich.sh \
 	mpich-netmod/tests/test_netmod_persist.sh \
 	mpich-netmod/tests/test_netmod_progress.sh \
-	mpich-netmod/tests/test_netmod_coll.sh
+	mpich-netmod/tests/test_netmod_coll.sh \
+	mpich-netmod/tests/test_netmod_mpiio.sh \
+	mpich-netmod/tests/test_netmod_romio.sh \
+	mpich-netmod/tests/test_netmod_pc.sh
 
 # The PiP form: mpideleg-pip runs each delegatee group as PiP tasks of one
 # process (needs libpip); the test and bench programs are linked with the
@@ -154,8 +169,10 @@ FORMAT_FILES += mpich-netmod/tools/mpideleg_pip.c
 NM_PIP_BENCH = mpich-netmod/mpideleg-pip mpich-netmod/bench/nm_bench_pip
 endif
 
-# Benchmark (make bench-netmod; part of make bench).
-noinst_PROGRAMS += mpich-netmod/bench/nm_bench
+# Benchmark (make bench-netmod; part of make bench).  Installed into
+# $(pkglibexecdir)/bench so that users can measure their own machines.
+nmbenchdir = $(pkglibexecdir)/bench
+nmbench_PROGRAMS = mpich-netmod/bench/nm_bench
 mpich_netmod_bench_nm_bench_SOURCES = mpich-netmod/bench/nm_bench.c \
 	mpich-netmod/bench/nm_median.h
 mpich_netmod_bench_nm_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
@@ -167,7 +184,7 @@ bench-netmod: mpich-netmod/bench/nm_bench mpich-netmod/libmpideleg.la $(NM_PIP_B
 BENCH_TARGETS += bench-netmod
 # Collectives: MPICH, the shim with MPIDELEG_COLL=direct and =hier
 # (make bench-netmod-coll; part of make bench).
-noinst_PROGRAMS += mpich-netmod/bench/nm_coll_bench
+nmbench_PROGRAMS += mpich-netmod/bench/nm_coll_bench
 mpich_netmod_bench_nm_coll_bench_SOURCES = mpich-netmod/bench/nm_coll_bench.c \
 	mpich-netmod/bench/nm_median.h
 mpich_netmod_bench_nm_coll_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)

@@ -10,7 +10,9 @@ EXTRA_DIST += mpiio-earth/README.md mpiio-earth/man/mpiio-earth.7.md \
 	mpiio-earth/tests/test_earth_handoff.sh \
 	mpiio-earth/tests/test_earth_mpich_io.sh \
 	mpiio-earth/tests/test_earth_hdf5.sh mpiio-earth/tests/earth_hdf5.c \
-	mpiio-earth/bench/earth_bench.sh
+	mpiio-earth/tests/test_earth_env.sh \
+	mpiio-earth/bench/earth_bench.sh mpiio-earth/bench/earth_defaults.sh \
+	mpiio-earth/bench/RESULTS.md
 
 if BUILD_MPIIO_EARTH
 lib_LTLIBRARIES += mpiio-earth/libmpiio-earth.la
@@ -66,6 +68,13 @@ TESTS += mpiio-earth/tests/test_earth_handoff.sh
 # without libhdf5-mpich-dev and hdf5-tools).
 TESTS += mpiio-earth/tests/test_earth_mpich_io.sh \
 	mpiio-earth/tests/test_earth_hdf5.sh
+check_PROGRAMS += mpiio-earth/tests/earth_env
+mpiio_earth_tests_earth_env_SOURCES = mpiio-earth/tests/earth_env.c
+mpiio_earth_tests_earth_env_CPPFLAGS = $(EARTH_CPPFLAGS)
+mpiio_earth_tests_earth_env_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpiio_earth_tests_earth_env_LDADD = $(EARTH_TEST_LDADD)
+mpiio_earth_tests_earth_env_LDFLAGS = $(AM_LDFLAGS) -no-install
+TESTS += mpiio-earth/tests/test_earth_env.sh
 TESTS += mpiio-earth/tests/test_earth_patterns.sh \
 	mpiio-earth/tests/test_earth_romio_preload.sh \
 	mpiio-earth/tests/test_earth_nonblocking.sh
@@ -82,18 +91,34 @@ TESTS += mpiio-earth/tests/test_earth_hints.sh
 endif
 
 # Benchmarks (make bench): 4 and 8 ranks, oversubscribed.
-noinst_PROGRAMS += mpiio-earth/bench/earth_bench
+# Installed into $(pkglibexecdir)/bench (earth_bench is then a libtool
+# wrapper in the build tree: it links the library).
+earthbenchdir = $(pkglibexecdir)/bench
+earthbench_PROGRAMS = mpiio-earth/bench/earth_bench
 mpiio_earth_bench_earth_bench_SOURCES = mpiio-earth/bench/earth_bench.c
 mpiio_earth_bench_earth_bench_CPPFLAGS = $(EARTH_CPPFLAGS)
 mpiio_earth_bench_earth_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpiio_earth_bench_earth_bench_LDADD = $(EARTH_TEST_LDADD) -lrt
-mpiio_earth_bench_earth_bench_LDFLAGS = $(AM_LDFLAGS) -no-install
 BENCH_TARGETS += earth-bench
+# EARTH's defaults against ROMIO, preloaded into an IOR-like program, and
+# on the contention model (make bench-earth; part of make bench).
+earthbench_PROGRAMS += mpiio-earth/bench/earth_ior
+mpiio_earth_bench_earth_ior_SOURCES = mpiio-earth/bench/earth_ior.c
+mpiio_earth_bench_earth_ior_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpiio_earth_bench_earth_ior_LDADD = $(MPI_LIBS)
+mpiio_earth_bench_earth_ior_LDFLAGS = $(AM_LDFLAGS) -no-install
+FORMAT_FILES += mpiio-earth/bench/earth_ior.c
+BENCH_TARGETS += bench-earth
+bench-earth: mpiio-earth/bench/earth_ior mpiio-earth/bench/earth_bench \
+	mpiio-earth/libmpiio-earth.la
+	@sh $(top_srcdir)/mpiio-earth/bench/earth_defaults.sh \
+	    $(abs_top_builddir) $(abs_top_builddir)/mpiio-earth/bench
 earth-bench: mpiio-earth/bench/earth_bench
 	@sh $(top_srcdir)/mpiio-earth/bench/earth_bench.sh \
 	    $(abs_top_builddir)/mpiio-earth/bench/earth_bench \
 	    $(abs_top_builddir)/mpiio-earth/bench
 CLEANFILES += mpiio-earth/bench/*.csv mpiio-earth/bench/*.svg \
+	mpiio-earth/bench/*.raw \
 	mpiio-earth/bench/*.png
 endif
-.PHONY: earth-bench
+.PHONY: earth-bench bench-earth

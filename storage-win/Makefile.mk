@@ -2,6 +2,7 @@
 # storage-win/Makefile.mk: MPI storage windows and persistent coarrays.
 
 EXTRA_DIST += storage-win/README.md storage-win/mpi-storagewin.pc.in \
+	storage-win/tests/test_swin_env.sh \
 	storage-win/man/libmpi-storagewin.7.md \
 	storage-win/examples/pcaf_listing1.f90 \
 	storage-win/tests/test_swin_pcaf.sh \
@@ -39,6 +40,12 @@ storage_win_tests_swin_mpi_helper_CPPFLAGS = $(SWIN_CPPFLAGS)
 storage_win_tests_swin_mpi_helper_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 storage_win_tests_swin_mpi_helper_LDADD = storage-win/libmpi-storagewin.la $(MPI_LIBS)
 storage_win_tests_swin_mpi_helper_LDFLAGS = $(AM_LDFLAGS) -no-install
+check_PROGRAMS += storage-win/tests/swin_env
+storage_win_tests_swin_env_SOURCES = storage-win/tests/swin_env.c
+storage_win_tests_swin_env_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+storage_win_tests_swin_env_LDADD = storage-win/libmpi-storagewin.la $(MPI_LIBS)
+storage_win_tests_swin_env_LDFLAGS = $(AM_LDFLAGS) -no-install
+TESTS += storage-win/tests/test_swin_env.sh
 
 noinst_PROGRAMS += storage-win/bench/swin_bench
 storage_win_bench_swin_bench_SOURCES = storage-win/bench/swin_bench.c

@@ -13,6 +13,8 @@
  * that is already dead.
  */
 #include <errno.h>
+#include <arpa/inet.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -60,6 +62,23 @@ void fta_log(const char *fmt, ...)
     fprintf(stderr, "ft-agree[%d]: %s\n", fta_rt.world_rank, line);
 }
 
+/* The first bad FTA_* setting of this rank: fta_setup prints it on the
+ * lowest rank that has one and ends the job (one line, not one per rank). */
+static char env_msg[400];
+
+static void env_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void env_bad(const char *fmt, ...)
+{
+    if (env_msg[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(env_msg, sizeof env_msg, fmt, ap);
+    va_end(ap);
+}
+
+#define FTA_ENV_CLASS " (MPI_ERR_ARG: MPI_Init ends the job with status 2)"
+
 static long env_long(const char *name, long dflt, long min, long max)
 {
     const char *s = getenv(name);
@@ -69,11 +88,25 @@ static long env_long(const char *name, long dflt, long min, long max)
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno || *end || v < min || v > max) {
-        fprintf(stderr, "ft-agree: bad %s='%s' (want %ld..%ld), using %ld\n",
-                name, s, min, max, dflt);
+        env_bad("ft-agree: %s='%s' must be an integer %ld..%ld" FTA_ENV_CLASS,
+                name, s, min, max);
         return dflt;
     }
     return v;
+}
+
+/* All ranks learn whether one had a bad setting; the lowest such rank
+ * prints its line, then every rank finalizes and exits with status 2. */
+static void env_verdict(void)
+{
+    int mine = env_msg[0] ? fta_rt.world_rank : INT_MAX, first = INT_MAX;
+    PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first == INT_MAX)
+        return;
+    if (first == fta_rt.world_rank)
+        fprintf(stderr, "%s\n", env_msg);
+    PMPI_Finalize();
+    exit(2);
 }
 
 int fta_world_dead(int w)
@@ -325,18 +358,23 @@ static int fta_setup(void)
     MPI_Comm w = MPI_COMM_WORLD;
     PMPI_Comm_rank(w, &fta_rt.world_rank);
     PMPI_Comm_size(w, &fta_rt.world_size);
-    const char *lg = getenv("FTA_LOG");
-    fta_rt.log = lg && *lg && strcmp(lg, "0") != 0;
+    fta_rt.log = (int)env_long("FTA_LOG", 0, 0, 1);
     fta_rt.arity = (uint32_t)env_long("FTA_ARITY", 4, 2, 1024);
     fta_rt.fault_send = env_long("FTA_FAULT_SEND", 0, 0, 1000000000);
     fta_rt.fast_max = (int)env_long("FTA_FAST_MAX", 8, 0, 1024);
     long period = env_long("FTA_FD_PERIOD_MS", 100, 1, 60000);
     long timeout = env_long("FTA_FD_TIMEOUT_MS", 2000, 2, 3600000);
-    if (timeout <= period) {
-        fprintf(stderr, "ft-agree: FTA_FD_TIMEOUT_MS must exceed "
-                        "FTA_FD_PERIOD_MS; using 20 periods\n");
-        timeout = 20 * period;
-    }
+    if (timeout <= period)
+        env_bad("ft-agree: FTA_FD_TIMEOUT_MS='%ld' must exceed "
+                "FTA_FD_PERIOD_MS='%ld'" FTA_ENV_CLASS,
+                timeout, period);
+    const char *ip = getenv("FTA_FD_ADDR");
+    struct in_addr in;
+    if (ip && *ip && inet_pton(AF_INET, ip, &in) != 1)
+        env_bad("ft-agree: FTA_FD_ADDR='%s' must be an IPv4 "
+                "address" FTA_ENV_CLASS,
+                ip);
+    env_verdict();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_usr1;

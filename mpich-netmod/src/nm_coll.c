@@ -103,7 +103,9 @@ int nm_coll_env(void)
         nm_coll_hier = 1;
         return 0;
     }
-    fprintf(stderr, "mpideleg: MPIDELEG_COLL='%s' must be direct or hier\n", s);
+    nm_env_bad(
+        "mpideleg: MPIDELEG_COLL='%s' must be direct or hier" NM_ENV_CLASS "\n",
+        s);
     return -1;
 }
 

@@ -1513,12 +1513,8 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     PMPI_Comm_dup(dcomm, &D.pcomm);
     D.pend_tail = &D.pend;
     const char *idle = getenv("MPIDELEG_DELEGATEE_IDLE");
+    /* (other values were refused in MPI_Init) */
     D.idle_adaptive = !(idle && strcmp(idle, "poll") == 0);
-    if (idle && *idle && strcmp(idle, "poll") && strcmp(idle, "adaptive"))
-        fprintf(stderr,
-                "mpideleg: MPIDELEG_DELEGATEE_IDLE='%s' must be "
-                "poll or adaptive; using adaptive\n",
-                idle);
 
     int first = nm_dcomm_rank_of(nm_lay.world_rank) * nm_lay.group;
     D.ncl = nm_lay.world_rank - first;

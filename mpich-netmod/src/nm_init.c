@@ -4,6 +4,7 @@
  * communicator table and error translation of libmpideleg.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <sched.h>
@@ -55,7 +56,7 @@ void nm_log(const char *fmt, ...)
     int on = atomic_load_explicit(&debug_on, memory_order_relaxed);
     if (on < 0) {
         const char *e = getenv("MPIDELEG_DEBUG");
-        on = e && *e && strcmp(e, "0") != 0;
+        on = e && strcmp(e, "1") == 0; /* other values: read_layout refuses */
         atomic_store_explicit(&debug_on, on, memory_order_relaxed);
     }
     if (!on)
@@ -98,6 +99,20 @@ int nm_board_of(int w)
     return g * nm_lay.boards_per_deleg + pos / nm_lay.board_size;
 }
 
+/* The first bad setting of this rank, printed by nm_setup on the lowest
+ * rank that has one: one line for the job, not one per rank. */
+static char env_msg[512];
+
+void nm_env_bad(const char *fmt, ...)
+{
+    if (env_msg[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(env_msg, sizeof env_msg, fmt, ap);
+    va_end(ap);
+}
+
 /* Read a positive integer variable; -1 on a bad value. */
 static int env_count(const char *name, int dflt)
 {
@@ -108,8 +123,9 @@ static int env_count(const char *name, int dflt)
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno || *end || v < 1 || v > 1 << 20) {
-        fprintf(stderr, "mpideleg: %s='%s' is not a positive integer\n", name,
-                s);
+        nm_env_bad("mpideleg: %s='%s' is not a positive integer" NM_ENV_CLASS
+                   "\n",
+                   name, s);
         return -1;
     }
     return (int)v;
@@ -123,8 +139,9 @@ static int env_policy(const char *name, dlg_policy_t dflt, dlg_policy_t *out)
         return 0;
     int p = dlg_policy_parse(s);
     if (p < 0) {
-        fprintf(stderr, "mpideleg: %s='%s' must be poll, block or adaptive\n",
-                name, s);
+        nm_env_bad("mpideleg: %s='%s' must be poll, block or "
+                   "adaptive" NM_ENV_CLASS "\n",
+                   name, s);
         return -1;
     }
     *out = (dlg_policy_t)p;
@@ -149,7 +166,7 @@ static int env_word(const char *name, const char *const *words, int n)
                               i == n - 1   ? ""
                               : i == n - 2 ? " or "
                                            : ", ");
-    fprintf(stderr, "mpideleg: %s='%s' must be %s\n", name, s, list);
+    nm_env_bad("mpideleg: %s='%s' must be %s" NM_ENV_CLASS "\n", name, s, list);
     return -1;
 }
 
@@ -182,10 +199,9 @@ static int env_cma_min(uint64_t *out)
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
     if (errno || *end || *s < '0' || *s > '9' || v < 1 || v > 1ull << 40) {
-        fprintf(stderr,
-                "mpideleg: MPIDELEG_CMA_MIN='%s' must be a number of bytes "
-                "(1 to 2^40)\n",
-                s);
+        nm_env_bad("mpideleg: MPIDELEG_CMA_MIN='%s' must be a number of bytes "
+                   "(1 to 2^40)" NM_ENV_CLASS "\n",
+                   s);
         return -1;
     }
     *out = v;
@@ -215,8 +231,24 @@ static int place(int how)
     return 0;
 }
 
+/* On/off variables: unset, empty, 0 or 1. */
+static int env_flags(void)
+{
+    static const char *const names[] = {"MPIDELEG_DISABLE", "MPIDELEG_DEBUG",
+                                        "MPIDELEG_NO_TURNS", "MPIDELEG_PIP",
+                                        "MPIDELEG_QUIET"};
+    static const char *const w[] = {"0", "1"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (env_word(names[i], w, 2) < 0)
+            return -1;
+    static const char *const idle[] = {"adaptive", "poll"};
+    return env_word("MPIDELEG_DELEGATEE_IDLE", idle, 2) < 0 ? -1 : 0;
+}
+
 static int read_layout(void)
 {
+    if (env_flags() < 0)
+        return -1;
     nm_lay.board_size = env_count("MPIDELEG_BOARD_SIZE", 1);
     nm_lay.boards_per_deleg = env_count("MPIDELEG_BOARDS_PER_DELEGATEE", 1);
     if (nm_lay.board_size < 0 || nm_lay.boards_per_deleg < 0)
@@ -230,12 +262,11 @@ static int read_layout(void)
         return -1;
     nm_lay.group = nm_lay.board_size * nm_lay.boards_per_deleg + 1;
     if (nm_lay.world_size < 2 || nm_lay.world_size % nm_lay.group == 1) {
-        fprintf(stderr,
-                "mpideleg: %d ranks cannot form delegatee groups of %d "
-                "(%d boards x %d clients + 1 delegatee): a group would have "
-                "no client\n",
-                nm_lay.world_size, nm_lay.group, nm_lay.boards_per_deleg,
-                nm_lay.board_size);
+        nm_env_bad("mpideleg: %d ranks cannot form delegatee groups of %d "
+                   "(%d boards x %d clients + 1 delegatee): a group would have "
+                   "no client\n",
+                   nm_lay.world_size, nm_lay.group, nm_lay.boards_per_deleg,
+                   nm_lay.board_size);
         return -1;
     }
     nm_lay.is_deleg = nm_deleg_of(nm_lay.world_rank) == nm_lay.world_rank;
@@ -253,7 +284,7 @@ static int read_layout(void)
 static int disabled(void)
 {
     const char *s = getenv("MPIDELEG_DISABLE");
-    return s && *s && strcmp(s, "0") != 0;
+    return s && strcmp(s, "1") == 0; /* other values: read_layout refuses */
 }
 
 /* ------------------------------------------------------------------ */
@@ -563,6 +594,33 @@ void nm_comm_forget(MPI_Comm c)
 /* Init / Finalize                                                     */
 /* ------------------------------------------------------------------ */
 
+static int pip_form(void);
+
+/* One line on rank 0 (always a client): what the application will see,
+ * so that "Process 0 of 1" from mpiexec -n 2 is not a surprise.
+ * MPIDELEG_QUIET=1 silences it. */
+static void banner(void)
+{
+    const char *q = getenv("MPIDELEG_QUIET");
+    if (nm_lay.world_rank != 0 || (q && strcmp(q, "1") == 0))
+        return;
+    int ngroups = (nm_lay.world_size + nm_lay.group - 1) / nm_lay.group;
+    int clients = nm_lay.world_size - ngroups;
+    char list[128];
+    size_t k = 0;
+    for (int g = 0; g < ngroups && k < sizeof list - 8; g++)
+        k += (size_t)snprintf(list + k, sizeof list - k, "%s%d", g ? "," : "",
+                              nm_deleg_of(g * nm_lay.group));
+    if (ngroups > 0 && k >= sizeof list - 8)
+        snprintf(list + k, sizeof list - k, ",...");
+    fprintf(stderr,
+            "mpideleg: %d processes: %d application ranks on boards of %d, "
+            "%d delegatee%s (world ranks %s)%s; MPIDELEG_QUIET=1 silences "
+            "this line\n",
+            nm_lay.world_size, clients, nm_lay.board_size, ngroups,
+            ngroups == 1 ? "" : "s", list, pip_form() ? ", PiP form" : "");
+}
+
 static int nm_setup(void)
 {
     PMPI_Comm_size(MPI_COMM_WORLD, &nm_lay.world_size);
@@ -573,10 +631,12 @@ static int nm_setup(void)
      * the ranks that did); then all end with status 2 through
      * MPI_Finalize: an abort would race the launcher's forwarding of that
      * line, and a rank left alone in the next collective would hang. */
-    int bad = read_layout() < 0, anybad = 0;
-    if (PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) !=
-            MPI_SUCCESS ||
-        anybad) {
+    int bad = read_layout() < 0;
+    int mine = bad ? nm_lay.world_rank : INT_MAX, first = INT_MAX;
+    int rc = PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS || first != INT_MAX) {
+        if (first == nm_lay.world_rank && env_msg[0])
+            fputs(env_msg, stderr);
         PMPI_Finalize();
         exit(2);
     }
@@ -594,13 +654,14 @@ static int nm_setup(void)
         ncpu = CPU_COUNT(&cpus);
     if (nm_lay.oversub == 2)
         nm_lay.oversub = nlocal > ncpu;
-    int rc = PMPI_Comm_dup(MPI_COMM_WORLD, &setup_comm);
+    rc = PMPI_Comm_dup(MPI_COMM_WORLD, &setup_comm);
     MPI_Comm part;
     if (rc == MPI_SUCCESS)
         rc = PMPI_Comm_split(MPI_COMM_WORLD, nm_lay.is_deleg, nm_lay.world_rank,
                              &part);
     if (rc != MPI_SUCCESS)
         return rc;
+    banner();
     if (nm_lay.is_deleg)
         nm_delegatee_main(setup_comm, part); /* never returns */
     nm_app_world = part;
@@ -624,7 +685,7 @@ static int nm_setup(void)
 static int pip_form(void)
 {
     const char *s = getenv("MPIDELEG_PIP");
-    return s && *s && strcmp(s, "0") != 0 && !disabled();
+    return s && strcmp(s, "1") == 0 && !disabled();
 }
 
 int MPI_Init(int *argc, char ***argv)

@@ -180,6 +180,13 @@ int nm_dcomm_rank_of(int world_rank); /* delegatee index of a world rank */
 
 /* ---- communicators (nm_init.c) ---- */
 MPI_Comm nm_xl(MPI_Comm c);
+/* Appended to the one-line message about a bad MPIDELEG_* value: the
+ * class of the error, and what happens (nm_setup: every rank finalizes
+ * and exits with status 2). */
+#define NM_ENV_CLASS " (MPI_ERR_ARG: MPI_Init ends the job with status 2)"
+/* Record the one-line message about a bad setting (printed once for the
+ * job by MPI_Init). */
+void nm_env_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 nm_comm_t *nm_comm_find(MPI_Comm c);
 int nm_comm_delegated(MPI_Comm c);
 int nm_comm_register(MPI_Comm newcomm);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* nm_pass.c: MPI calls that take a communicator and pass straight to
  * MPICH, with the application's MPI_COMM_WORLD replaced by the client
- * communicator.  Written by tools/gen-pass.py from MPICH 4.0's mpi_proto.h;
+ * communicator.  Written by tools/gen-pass.py from MPICH 4.0's mpi_proto.h
+ * and mpio.h;
  * edit the generator, not this file, and format the output with the
  * tree's .clang-format (clang-format -i). */
 #include "nm_internal.h"
@@ -1395,4 +1396,10 @@ int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit,
                      MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     return PMPI_Win_create_c(base, size, disp_unit, info, nm_xl(comm), win);
+}
+
+int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
+                  MPI_File *fh)
+{
+    return PMPI_File_open(nm_xl(comm), filename, amode, info, fh);
 }

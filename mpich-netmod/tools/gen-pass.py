@@ -9,7 +9,11 @@
 # implemented by hand (nm_p2p.c, nm_init.c, nm_persist.c, nm_sendrecv.c,
 # nm_coll.c)
 # are skipped.
-#   tools/gen-pass.py /usr/include/x86_64-linux-gnu/mpich/mpi_proto.h > src/nm_pass.c
+# MPI-IO's bindings are declared in mpio.h, not mpi_proto.h: give both (the
+# shim must translate MPI_File_open's communicator, or a collective open on
+# MPI_COMM_WORLD waits for the hidden delegatees forever).
+#   tools/gen-pass.py /usr/include/x86_64-linux-gnu/mpich/mpi_proto.h \
+#       /usr/include/x86_64-linux-gnu/mpich/mpio.h > src/nm_pass.c
 import re, sys
 
 HAND = set("""MPI_Send MPI_Ssend MPI_Rsend MPI_Bsend MPI_Isend MPI_Issend MPI_Irsend
@@ -33,7 +37,7 @@ MPI_Ialltoall""".split())
 # Refused on delegated communicators (none at present).
 REFUSE = re.compile(r"^$")
 
-src = open(sys.argv[1]).read()
+src = "".join(open(f).read() for f in sys.argv[1:])
 src = re.sub(r"/\*.*?\*/", "", src, flags=re.S)
 out = []
 for m in re.finditer(r"\bint\s+(MPI_\w+)\s*\(([^;{]*?)\)\s*[^;]*;", src):
@@ -71,7 +75,8 @@ for m in re.finditer(r"\bint\s+(MPI_\w+)\s*\(([^;{]*?)\)\s*[^;]*;", src):
 print("/* SPDX-License-Identifier: BSD-2-Clause */")
 print("/* nm_pass.c: MPI calls that take a communicator and pass straight to")
 print(" * MPICH, with the application's MPI_COMM_WORLD replaced by the client")
-print(" * communicator.  Written by tools/gen-pass.py from MPICH 4.0's mpi_proto.h;")
+print(" * communicator.  Written by tools/gen-pass.py from MPICH 4.0's mpi_proto.h")
+print(" * and mpio.h;")
 print(" * edit the generator, not this file, and format the output with the")
 print(" * tree's .clang-format (clang-format -i). */")
 print("#include \"nm_internal.h\"\n")

@@ -93,7 +93,9 @@ static long env_num(const char *name, long dflt, long min, long max)
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno || *end || v < min || v > max)
-        die("bad value of %s", name);
+        die("%s='%s' must be an integer %ld to %ld (MPI_ERR_ARG: the "
+            "group is not started, status 2)",
+            name, s, min, max);
     return v;
 }
 

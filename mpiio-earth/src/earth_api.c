@@ -69,7 +69,7 @@ static int romio_call(enum op op, enum form form, MPI_File fh, MPI_Offset off,
 static int wants_romio(earth_file_t *ef, int is_write, int count)
 {
     int atomic = 0;
-    if (!ef->hints.enable || count < 0)
+    if (!ef->use_earth || count < 0)
         return 1;
     if ((is_write && ef->cb_write == 0) || (!is_write && ef->cb_read == 0))
         return 1;
@@ -167,6 +167,15 @@ static int earth_do(enum op op, enum form form, MPI_File fh, MPI_Offset off,
     if (form == FORM_BEGIN && ef->split_active) {
         rc = MPI_ERR_IO; /* one split collective per file at a time */
         PMPI_File_call_errhandler(fh, rc);
+        return rc;
+    }
+    if (!ef->use_earth) {
+        /* handed over by the file's setting, the same on every rank (see
+         * earth_file.c, decide): straight to ROMIO, no agreement */
+        ef->stats.fallbacks++;
+        rc = romio_call(op, form, fh, off, buf, count, type, status, req);
+        if (form == FORM_BEGIN && rc == MPI_SUCCESS)
+            ef->split_active = 2;
         return rc;
     }
     int local = wants_romio(ef, is_write, count);

@@ -40,10 +40,36 @@
 
 static int thread_level = -1; /* what MPI_Init_thread provided */
 
+/* Unset EARTH_ASYNC: ask for MPI_THREAD_MULTIPLE only where EARTH may
+ * carry calls by default (earth_enable=auto): not when hydra says every
+ * rank runs on this node and nothing in the environment asks for EARTH
+ * (a file given EARTH hints in the program then gets ROMIO's nonblocking
+ * forms).  MPICH's multi-threaded mode costs ROMIO's own calls too. */
+static int earth_may_run(void)
+{
+    static const char *const asks[] = {"EARTH_REQ", "EARTH_STEPS",
+                                       "EARTH_AGGR_LAYOUT", "EARTH_FD_STRIPES"};
+    const char *e = getenv("EARTH_ENABLE"), *d = getenv("EARTH_DISABLE");
+    const char *f = getenv("EARTH_FSEMU");
+    if (d && !strcmp(d, "1"))
+        return 0;
+    if ((e && !strcmp(e, "enable")) || (f && !strcmp(f, "1")))
+        return 1;
+    for (size_t i = 0; i < sizeof(asks) / sizeof(asks[0]); i++)
+        if (getenv(asks[i]))
+            return 1;
+    const char *local = getenv("MPI_LOCALNRANKS"), *size = getenv("PMI_SIZE");
+    return !(local && size && *local && !strcmp(local, size));
+}
+
 static int async_wanted(void)
 {
     const char *e = getenv("EARTH_ASYNC");
-    return !(e && strcmp(e, "0") == 0);
+    if (e && strcmp(e, "0") == 0)
+        return 0;
+    if (e && strcmp(e, "1") == 0)
+        return 1;
+    return earth_may_run();
 }
 
 int MPI_Init(int *argc, char ***argv)

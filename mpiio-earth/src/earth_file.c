@@ -13,6 +13,8 @@
 #ifdef EARTH_HAVE_HWLOC
 #include <hwloc.h>
 #endif
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,12 +35,15 @@ earth_file_t *earth_file_find(MPI_File fh)
 static void file_free(earth_file_t *ef)
 {
     earth_async_free(ef);
+    if (ef->dupreq != MPI_REQUEST_NULL)
+        PMPI_Wait(&ef->dupreq, MPI_STATUS_IGNORE);
     if (ef->fd >= 0)
         close(ef->fd);
     if (ef->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&ef->comm);
     earth_flat_free(&ef->ftype);
     free(ef->aggr);
+    free(ef->path);
     free(ef);
 }
 
@@ -225,6 +230,49 @@ done:
     return rc;
 }
 
+/*
+ * earth_enable=auto: EARTH carries the collective calls only where it can
+ * win, i.e. where there is contention for it to manage: the file's ranks
+ * span more than one node, the contention model is on, or the program
+ * tuned EARTH (an earth_* key) or asked for striping over several servers
+ * (striping_factor > 1).  Otherwise (one node, a local file system) the
+ * calls go to ROMIO: measured on /tmp and /dev/shm (bench/RESULTS.md),
+ * EARTH's extra work per call (the agreement, the segment lists, helper
+ * threads) made it lose there to ROMIO's one aggregator, up to 2.5x on
+ * 1 MiB calls.  Collective: the node count is agreed on.
+ */
+static int agree_open(MPI_Comm comm, int rc, int *contended)
+{
+    /* a hash of the host name: equal on all ranks when they share one
+     * node (no communicator is created, so that an open that goes to ROMIO
+     * costs what ROMIO's does) */
+    char name[MPI_MAX_PROCESSOR_NAME + 1] = "";
+    int len = 0;
+    PMPI_Get_processor_name(name, &len);
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < len; i++)
+        h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
+    long long v[3] = {rc != MPI_SUCCESS, (long long)(h >> 1),
+                      -(long long)(h >> 1)},
+              m[3];
+    PMPI_Allreduce(v, m, 3, MPI_LONG_LONG, MPI_MAX, comm);
+    struct earth_fsemu_stats fs;
+    earth_fsemu_stats(&fs, 0);
+    *contended = fs.on || m[1] != -m[2];
+    if (m[0] && rc == MPI_SUCCESS)
+        rc = MPI_ERR_INFO_VALUE;
+    return rc;
+}
+
+static void decide(earth_file_t *ef)
+{
+    if (ef->hints.enable != 2)
+        ef->use_earth = ef->hints.enable;
+    else
+        ef->use_earth =
+            ef->contended || ef->hints.tuned || ef->hints.striping_factor > 1;
+}
+
 /* ROMIO accepts "prefix:name" to force a file-system driver. */
 static const char *strip_prefix(const char *name)
 {
@@ -246,6 +294,59 @@ static int agree_error(MPI_Comm comm, int rc)
     return rc;
 }
 
+/* The file's private communicator: a duplicate of the opening one,
+ * started without waiting at open (an open that goes to ROMIO should cost
+ * what ROMIO's does) and waited for the first time it is needed. */
+static int file_comm(earth_file_t *ef)
+{
+    if (ef->dupreq == MPI_REQUEST_NULL)
+        return ef->comm != MPI_COMM_NULL ? MPI_SUCCESS : MPI_ERR_COMM;
+    return PMPI_Wait(&ef->dupreq, MPI_STATUS_IGNORE);
+}
+
+/* What EARTH needs to carry calls: ROMIO's hints, the aggregators, the
+ * progress thread's communicator, an aggregator's own descriptor.
+ * Collective. */
+static int file_setup(earth_file_t *ef)
+{
+    int rc;
+    if ((rc = file_comm(ef)) != MPI_SUCCESS ||
+        (rc = earth_file_refresh_romio(ef)) != MPI_SUCCESS ||
+        (rc = place_aggregators(ef)) != MPI_SUCCESS ||
+        (rc = earth_async_setup(ef)) != MPI_SUCCESS)
+        return rc;
+    if (ef->my_aggr >= 0) {
+        int fl = (ef->amode & MPI_MODE_RDONLY) ? O_RDONLY : O_RDWR;
+        ef->fd = open(strip_prefix(ef->path), fl | O_CLOEXEC);
+        ef->fd_err = ef->fd < 0 ? errno : 0;
+    }
+    ef->ready = 1;
+    return MPI_SUCCESS;
+}
+
+/* decide() after set_view / set_info: set up what EARTH needs the first
+ * time it is asked for (collective, like both calls) */
+static void redecide(earth_file_t *ef)
+{
+    decide(ef);
+    if (ef->use_earth && !ef->ready && file_setup(ef) != MPI_SUCCESS)
+        ef->hints.enable = ef->use_earth = 0;
+}
+
+/* A bad EARTH_* value fails every open: say so once, on the lowest rank
+ * that saw it (collective). */
+static void env_report(MPI_Comm comm, int envrc)
+{
+    int me, mine, first;
+    PMPI_Comm_rank(comm, &me);
+    mine = envrc != MPI_SUCCESS ? me : INT_MAX;
+    PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == me)
+        fprintf(stderr, "mpiio-earth: %s (MPI_File_open returns %s)\n",
+                earth_last_error(),
+                envrc == MPI_ERR_ARG ? "MPI_ERR_ARG" : "MPI_ERR_INFO_VALUE");
+}
+
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
                   MPI_File *fh)
 {
@@ -255,12 +356,20 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     PMPI_Comm_test_inter(comm, &inter);
     if (inter)
         return PMPI_File_open(comm, filename, amode, info, fh);
-    rc = earth_hints_env(&h);
+    int envrc = earth_env_check();
+    if (envrc == MPI_SUCCESS)
+        envrc = earth_hints_env(&h);
+    rc = envrc;
     if (rc == MPI_SUCCESS)
         rc = earth_hints_apply(&h, info);
-    rc = agree_error(comm, rc);
-    if (rc != MPI_SUCCESS)
+    /* one allreduce: any rank's hint error, and whether the ranks span
+     * several nodes */
+    int contended = 0;
+    rc = agree_open(comm, rc, &contended);
+    if (rc != MPI_SUCCESS) {
+        env_report(comm, envrc);
         return PMPI_File_call_errhandler(MPI_FILE_NULL, rc), rc;
+    }
     rc = PMPI_File_open(comm, filename, amode, info, fh);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -271,27 +380,27 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
     ef->fd = -1;
     ef->amode = amode;
     ef->hints = h;
-    PMPI_Comm_dup(comm, &ef->comm);
-    PMPI_Comm_rank(ef->comm, &ef->rank);
-    PMPI_Comm_size(ef->comm, &ef->nprocs);
-    if (earth_file_refresh_romio(ef) != MPI_SUCCESS ||
-        place_aggregators(ef) != MPI_SUCCESS ||
-        earth_async_setup(ef) != MPI_SUCCESS) {
-        /* every rank reaches the same verdict: both calls are collective
+    ef->comm = MPI_COMM_NULL;
+    ef->dupreq = MPI_REQUEST_NULL;
+    PMPI_Comm_idup(comm, &ef->comm, &ef->dupreq);
+    PMPI_Comm_rank(comm, &ef->rank);
+    PMPI_Comm_size(comm, &ef->nprocs);
+    ef->path = strdup(filename);
+    ef->contended = contended;
+    decide(ef);
+    /* the rest only when EARTH will carry calls (else when set_info or
+     * set_view first asks for it) */
+    if (!ef->path || (ef->use_earth && file_setup(ef) != MPI_SUCCESS)) {
+        /* every rank reaches the same verdict: the calls are collective
          * and deterministic */
         file_free(ef);
         return MPI_SUCCESS;
     }
-    if (ef->my_aggr >= 0) {
-        int fl = (amode & MPI_MODE_RDONLY) ? O_RDONLY : O_RDWR;
-        ef->fd = open(strip_prefix(filename), fl | O_CLOEXEC);
-        ef->fd_err = ef->fd < 0 ? errno : 0;
-    }
     ef->next = files;
     files = ef;
-    earth_fsemu_init();
-    earth_log(2, "open %s: %d aggregators, cb_buffer_size %lld", filename,
-              ef->naggr, (long long)ef->cb_buffer_size);
+    earth_log(2, "open %s: %d aggregators, cb_buffer_size %lld, %s", filename,
+              ef->naggr, (long long)ef->cb_buffer_size,
+              ef->use_earth ? "EARTH" : "collective calls to ROMIO");
     return MPI_SUCCESS;
 }
 
@@ -318,6 +427,8 @@ static int with_hints(earth_file_t *ef, MPI_Info info, earth_hints_t *nh)
 {
     *nh = ef->hints;
     int rc = earth_hints_apply(nh, info);
+    if (file_comm(ef) != MPI_SUCCESS)
+        return rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER;
     return agree_error(ef->comm, rc);
 }
 
@@ -337,8 +448,9 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
         ef->hints = nh;
         ef->view_valid = 0;
         earth_flat_free(&ef->ftype);
-        if (earth_file_refresh_romio(ef) != MPI_SUCCESS)
+        if (ef->ready && earth_file_refresh_romio(ef) != MPI_SUCCESS)
             ef->hints.enable = 0;
+        redecide(ef);
     }
     return rc;
 }
@@ -356,8 +468,9 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
     rc = PMPI_File_set_info(fh, info);
     if (rc == MPI_SUCCESS) {
         ef->hints = nh;
-        if (earth_file_refresh_romio(ef) != MPI_SUCCESS)
+        if (ef->ready && earth_file_refresh_romio(ef) != MPI_SUCCESS)
             ef->hints.enable = 0;
+        redecide(ef);
     }
     return rc;
 }

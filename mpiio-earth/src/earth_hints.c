@@ -25,8 +25,11 @@
 void earth_hints_defaults(earth_hints_t *h)
 {
     memset(h, 0, sizeof(*h));
-    h->enable = 1;
-    h->req = 0;
+    h->enable = 2; /* auto: decided at open (earth_file.c) */
+    /* measured on the contention model (bench/RESULTS.md): 2 requests in
+     * flight per aggregator wrote 2.0x ROMIO's bandwidth at 4 ranks, 1
+     * gave 1.7x, 4 and unlimited 1.0x */
+    h->req = 2;
     h->steps = 2;
     h->layout = EARTH_LAYOUT_SPREAD;
 }
@@ -81,9 +84,24 @@ static int parse_int(const char *s, long long lo, long long hi, long long *out)
     return 0;
 }
 
-/* Apply one key; `src` names where it came from, for the message. */
+static int hint_set1(earth_hints_t *h, const char *key, const char *val,
+                     const char *src);
+
+/* Apply one key; `src` names where it came from, for the message.  A
+ * tuning key (everything but earth_enable) asks for EARTH itself, so
+ * earth_enable=auto then means enable. */
 static int hint_set(earth_hints_t *h, const char *key, const char *val,
                     const char *src)
+{
+    int rc = hint_set1(h, key, val, src);
+    if (rc == MPI_SUCCESS && !strncmp(key, "earth_", 6) &&
+        strcmp(key, "earth_enable"))
+        h->tuned = 1;
+    return rc;
+}
+
+static int hint_set1(earth_hints_t *h, const char *key, const char *val,
+                     const char *src)
 {
     long long v;
     if (!strcmp(key, "earth_enable")) {
@@ -91,10 +109,12 @@ static int hint_set(earth_hints_t *h, const char *key, const char *val,
             h->enable = 1;
         else if (!strcmp(val, "disable") || !strcmp(val, "false"))
             h->enable = 0;
+        else if (!strcmp(val, "auto"))
+            h->enable = 2;
         else
             return hint_error(MPI_ERR_INFO_VALUE,
                               "%s earth_enable='%s': expected "
-                              "enable or disable",
+                              "auto, enable or disable",
                               src, val);
     } else if (!strcmp(key, "earth_req")) {
         if (!strcmp(val, "unlimited"))
@@ -175,7 +195,8 @@ int earth_hints_env(earth_hints_t *h)
 {
     static const struct {
         const char *env, *key;
-    } map[] = {{"EARTH_REQ", "earth_req"},
+    } map[] = {{"EARTH_ENABLE", "earth_enable"},
+               {"EARTH_REQ", "earth_req"},
                {"EARTH_STEPS", "earth_steps"},
                {"EARTH_AGGR_LAYOUT", "earth_aggr_layout"},
                {"EARTH_FD_STRIPES", "earth_fd_stripes"}};
@@ -200,12 +221,61 @@ int earth_hints_env(earth_hints_t *h)
     return MPI_SUCCESS;
 }
 
+/* A number in [lo, hi] (integers only when `integer`). */
+static int env_number(const char *name, int integer, double lo, double hi)
+{
+    const char *v = getenv(name);
+    char *end;
+    if (!v)
+        return MPI_SUCCESS;
+    errno = 0;
+    double d = integer ? (double)strtoll(v, &end, 10) : strtod(v, &end);
+    if (!*v || *end || errno || d < lo || d > hi || d != d)
+        return hint_error(MPI_ERR_ARG, "%s='%s': expected %s %.*f..%.*f", name,
+                          v, integer ? "an integer" : "a number",
+                          integer ? 0 : 3, lo, integer ? 0 : 3, hi);
+    return MPI_SUCCESS;
+}
+
+int earth_env_check(void)
+{
+    static const struct {
+        const char *name;
+        int integer;
+        double lo, hi;
+    } nums[] = {{"EARTH_ASYNC", 1, 0, 1},
+                {"EARTH_FSEMU", 1, 0, 1},
+                {"EARTH_LOG", 1, 0, 3},
+                {"EARTH_BOARD_SIZE", 1, 1, 1 << 20},
+                {"EARTH_FSEMU_SERVERS", 1, 1, 64},
+                {"EARTH_FSEMU_STRIPE", 1, 1, 1099511627776.0},
+                {"EARTH_FSEMU_LATENCY_US", 0, 0, 1e7},
+                {"EARTH_FSEMU_BW_MBPS", 0, 1e-3, 1e9},
+                {"EARTH_FSEMU_K", 1, 1, 1 << 20},
+                {"EARTH_FSEMU_ALPHA", 0, 0, 1e6}};
+    int rc;
+    for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+        if ((rc = env_number(nums[i].name, nums[i].integer, nums[i].lo,
+                             nums[i].hi)) != MPI_SUCCESS)
+            return rc;
+    const char *shm = getenv("EARTH_FSEMU_SHM");
+    if (shm && (shm[0] != '/' || strchr(shm + 1, '/') || strlen(shm) > 200))
+        return hint_error(MPI_ERR_ARG,
+                          "EARTH_FSEMU_SHM='%s': expected a shared-memory "
+                          "name '/NAME' (no other '/')",
+                          shm);
+    return MPI_SUCCESS;
+}
+
 int earth_hints_report(const earth_hints_t *h, MPI_Info info)
 {
     char v[32];
     int flag;
     char old[MPI_MAX_INFO_VAL + 1];
-    PMPI_Info_set(info, "earth_enable", h->enable ? "enable" : "disable");
+    PMPI_Info_set(info, "earth_enable",
+                  h->enable == 2 ? "auto"
+                  : h->enable    ? "enable"
+                                 : "disable");
     if (h->req)
         snprintf(v, sizeof(v), "%d", h->req);
     else
@@ -239,7 +309,8 @@ void earth_log(int level, const char *fmt, ...)
     va_list ap;
     if (lvl < 0) {
         const char *e = getenv("EARTH_LOG");
-        lvl = e ? atoi(e) : 0;
+        /* a bad value is refused by MPI_File_open; log nothing meanwhile */
+        lvl = e && e[0] >= '0' && e[0] <= '3' && !e[1] ? e[0] - '0' : 0;
     }
     if (level > lvl)
         return;

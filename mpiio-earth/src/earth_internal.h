@@ -53,7 +53,10 @@ EARTH_HIDDEN void earth_flat_free(earth_flat_t *f);
 enum earth_layout { EARTH_LAYOUT_SPREAD = 0, EARTH_LAYOUT_BLOCK = 1 };
 
 typedef struct {
-    int enable;              /* earth_enable: 1 = EARTH path, 0 = ROMIO */
+    int enable;              /* earth_enable: 1 = EARTH path, 0 = ROMIO,
+                                2 = auto (EARTH where it can win: see
+                                earth_file.c, auto_wins) */
+    int tuned;               /* an earth_* tuning key was given */
     int req;                 /* earth_req: 0 = unlimited (plain two-phase) */
     int steps;               /* earth_steps: pipeline depth, >= 1 */
     int layout;              /* earth_aggr_layout */
@@ -68,6 +71,9 @@ EARTH_HIDDEN void earth_hints_defaults(earth_hints_t *h);
  * MPI_ERR_INFO_VALUE (h is left unchanged on error). */
 EARTH_HIDDEN EARTH_WUR int earth_hints_apply(earth_hints_t *h, MPI_Info info);
 EARTH_HIDDEN EARTH_WUR int earth_hints_env(earth_hints_t *h);
+/* The EARTH_* variables that are not hint defaults: MPI_SUCCESS or
+ * MPI_ERR_ARG (reason in earth_last_error()). */
+EARTH_HIDDEN EARTH_WUR int earth_env_check(void);
 EARTH_HIDDEN EARTH_WUR int earth_hints_report(const earth_hints_t *h,
                                               MPI_Info info);
 EARTH_HIDDEN const char *earth_layout_name(int layout);
@@ -77,12 +83,18 @@ EARTH_HIDDEN const char *earth_layout_name(int layout);
 typedef struct earth_file {
     struct earth_file *next;
     MPI_File fh;
-    MPI_Comm comm; /* private duplicate of the opening communicator */
+    MPI_Comm comm;      /* private duplicate of the opening communicator */
+    MPI_Request dupreq; /* its MPI_Comm_idup until file_comm() waited */
     int rank, nprocs;
     int amode;
     int fd;     /* own descriptor for aggregator accesses, -1 if none */
     int fd_err; /* errno when the descriptor could not be opened */
     earth_hints_t hints;
+    int contended; /* several nodes, or the contention model on */
+    int ready;     /* aggregators, progress thread and descriptor set up */
+    char *path;    /* the file name given to MPI_File_open */
+    int use_earth; /* hints.enable resolved for this file (auto decided at
+                      open, the same on every rank) */
     /* ROMIO's effective values, read back after open / set_info */
     int64_t cb_buffer_size;
     int cb_nodes;

@@ -9,6 +9,8 @@
 # write and read of 2 GiB + 1 MiB through a view on 1 rank, from a memory
 # type with holes, carried out by EARTH (needs 6.5 GiB of free memory and
 # 2.2 GiB free in TMPDIR, or it is skipped).
+# EARTH itself, not the one-node hand-off to ROMIO (earth_enable=auto).
+export EARTH_ENABLE=enable
 set -u
 b=${abs_top_builddir:-.}/mpiio-earth/tests
 run=${MPI_RUN:-${abs_top_builddir:-.}/test/mpi-run}

@@ -9,6 +9,8 @@
 # carried out the collective writes (at least one per rank and dataset).
 # Skipped without libhdf5-mpich-dev (pkg-config hdf5-mpich) and hdf5-tools
 # (h5diff).
+# EARTH itself, not the one-node hand-off to ROMIO (earth_enable=auto).
+export EARTH_ENABLE=enable
 set -u
 s=${abs_top_srcdir:-.}/mpiio-earth/tests
 run=${MPI_RUN:-${abs_top_builddir:-.}/test/mpi-run}

@@ -87,7 +87,7 @@ static void defaults_are_reported(void **state)
     assert_int_equal(
         open_with(MPI_INFO_NULL, MPI_MODE_RDWR | MPI_MODE_CREATE, &fh),
         MPI_SUCCESS);
-    assert_info(fh, "earth_req", "unlimited");
+    assert_info(fh, "earth_req", "2");
     assert_info(fh, "earth_steps", "2");
     assert_info(fh, "earth_aggr_layout", "spread");
     MPI_File_close(&fh);

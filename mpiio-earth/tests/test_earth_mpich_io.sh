@@ -14,6 +14,8 @@
 # Skipped when neither is set.  EARTH_MPICH_IO_TESTS overrides the list
 # (io/NAME or romio/NAME).  bigtype and i_bigtype (2 GiB per call, 6.5 GB of
 # memory) run only with EARTH_TEST_BIG=1.
+# EARTH itself, not the one-node hand-off to ROMIO (earth_enable=auto).
+export EARTH_ENABLE=enable
 set -u
 src=${EARTH_MPICH_SRC:-}
 t=$src/test/mpi

@@ -7,6 +7,8 @@
 prog=${abs_top_builddir:-.}/mpiio-earth/tests/earth_nonblocking
 [ -n "$MPI_RUN" ] || { echo "MPI_RUN not set" >&2; exit 99; }
 [ -x "$prog" ] || { echo "missing $prog" >&2; exit 99; }
+# EARTH itself, not its hand-over to ROMIO on one node (earth_enable=auto)
+export EARTH_ENABLE=enable
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/earth-nb.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 status=0

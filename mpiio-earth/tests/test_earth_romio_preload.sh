@@ -21,6 +21,8 @@ lib=${abs_top_builddir:-.}/mpiio-earth/.libs/libmpiio-earth.so
 command -v mpicc >/dev/null 2>&1 || { echo "SKIP: mpicc not found"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/earth-romio.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
+# EARTH itself, not its hand-over to ROMIO on one node (earth_enable=auto)
+export EARTH_ENABLE=enable
 progs=${EARTH_ROMIO_TESTS:-coll_test noncontig_coll noncontig_coll2 split_coll darray_read types_with_zeros hindexed}
 status=0
 for p in $progs; do

@@ -21,7 +21,9 @@ static int log_level(void)
 {
     if (swin_log_level < 0) {
         const char *s = getenv("SWIN_LOG_LEVEL");
-        swin_log_level = s != NULL ? atoi(s) : 0;
+        /* other values are refused by swin_env_check */
+        swin_log_level =
+            s != NULL && s[0] >= '0' && s[0] <= '3' && !s[1] ? s[0] - '0' : 0;
     }
     return swin_log_level;
 }
@@ -135,6 +137,55 @@ int swin_parse_ll(const char *s, long long min, long long *out)
     if (errno != 0 || *end != '\0' || v < min)
         return -EINVAL;
     *out = v;
+    return 0;
+}
+
+static int env_word(const char *name, const char *const *words,
+                    struct swin_err *e)
+{
+    const char *s = getenv(name);
+    if (s == NULL || *s == '\0')
+        return 0;
+    for (int i = 0; words[i] != NULL; i++)
+        if (strcmp(s, words[i]) == 0)
+            return 0;
+    char list[128] = "";
+    for (int i = 0; words[i] != NULL; i++)
+        snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+                 i == 0         ? ""
+                 : words[i + 1] ? ", "
+                                : " or ",
+                 words[i]);
+    swin_err_set(e, MPI_ERR_ARG, "storage window: %s='%s': expected %s", name,
+                 s, list);
+    e->env = 1;
+    return -1;
+}
+
+int swin_env_check(struct swin_err *e)
+{
+    static const char *const track[] = {"auto", "uffd", "msync", NULL};
+    static const char *const adv[] = {"random", "normal", NULL};
+    static const char *const lvl[] = {"0", "1", "2", "3", NULL};
+    long long v;
+    const char *s = getenv("SWIN_SYNC_INTERVAL_MS");
+    if (s != NULL && *s != '\0' && swin_parse_ll(s, 0, &v) != 0) {
+        swin_err_set(e, MPI_ERR_ARG,
+                     "storage window: SWIN_SYNC_INTERVAL_MS='%s': expected "
+                     "an integer >= 0",
+                     s);
+        e->env = 1;
+        return -1;
+    }
+    if (env_word("SWIN_TRACK", track, e) || env_word("SWIN_MADVISE", adv, e))
+        return -1;
+    s = getenv("SWIN_LOG_LEVEL");
+    if (s != NULL && *s != '\0' && env_word("SWIN_LOG_LEVEL", lvl, e)) {
+        swin_err_set(e, MPI_ERR_ARG,
+                     "storage window: SWIN_LOG_LEVEL='%s': expected 0..3", s);
+        e->env = 1;
+        return -1;
+    }
     return 0;
 }
 

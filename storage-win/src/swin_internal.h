@@ -36,7 +36,13 @@ struct swin_cfg {
 struct swin_err {
     int mpi_class; /* MPI_SUCCESS when there is no error */
     char msg[512];
+    int env;       /* a bad environment value (msg names it) */
+    int env_first; /* after agree(): 1 + lowest rank with env set, or 0 */
+    int printed;   /* the message is on stderr already */
 };
+
+/* Check the SWIN_* variables: 0, or -1 with e set (MPI_ERR_ARG, env). */
+int swin_env_check(struct swin_err *e) SWIN_HIDDEN;
 
 void swin_err_set(struct swin_err *e, int mpi_class, const char *fmt, ...)
     __attribute__((format(printf, 3, 4))) SWIN_HIDDEN;

@@ -33,6 +33,7 @@ static int env_bool(const char *name, int dflt, int *out, struct swin_err *e)
                      "persistent coarrays: %s='%s': expected 'true' or "
                      "'false'",
                      name, s);
+        e->env = 1;
         return -1;
     }
     return 0;
@@ -51,6 +52,7 @@ static int env_num(const char *name, long long min, long long dflt,
                      "persistent coarrays: %s='%s': expected an integer "
                      ">= %lld",
                      name, s, min);
+        e->env = 1;
         return -1;
     }
     return 0;
@@ -89,9 +91,10 @@ int swin_pcaf_cfg(MPI_Comm comm, MPI_Aint size, struct swin_cfg *cfg,
         return -1;
     if (seg % page != 0) {
         swin_err_set(e, MPI_ERR_ARG,
-                     "persistent coarrays: PCAF_SEGSIZE=%lld is not a "
+                     "persistent coarrays: PCAF_SEGSIZE='%lld' is not a "
                      "multiple of the page size (%ld)",
                      seg, page);
+        e->env = 1;
         return -1;
     }
     if (freq > LONG_MAX)
@@ -107,6 +110,7 @@ int swin_pcaf_cfg(MPI_Comm comm, MPI_Aint size, struct swin_cfg *cfg,
                      "persistent coarrays: PCAF_PREFIX='%s' must not "
                      "contain '/'",
                      prefix);
+        e->env = 1;
         return -1;
     }
     int rank = 0;

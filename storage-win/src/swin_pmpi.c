@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,7 +79,10 @@ static void check_handler(MPI_Errhandler *eh, MPI_Comm abort_comm,
                           const struct swin_err *e)
 {
     if (*eh == MPI_ERRORS_ARE_FATAL) {
-        fprintf(stderr, "storage-win: %s\n", e->msg);
+        if (!e->printed)
+            fprintf(stderr, "storage-win: %s\n", e->msg);
+        else /* let the rank that printed it write it out first */
+            PMPI_Barrier(abort_comm);
         PMPI_Abort(abort_comm, e->mpi_class);
     }
     if (*eh != MPI_ERRORS_RETURN && *eh != MPI_ERRHANDLER_NULL)
@@ -90,6 +94,21 @@ static int raise_comm(MPI_Comm comm, const struct swin_err *e)
 {
     int code = swin_err_to_code(e);
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    struct swin_err env_e;
+    if (e->env_first) {
+        /* a bad SWIN_* / PCAF_* value: one line, from the lowest rank
+         * that has one, with the class every rank raises */
+        int rank = 0;
+        PMPI_Comm_rank(comm, &rank);
+        if (rank == e->env_first - 1)
+            fprintf(stderr,
+                    "storage-win: %s (MPI_ERR_ARG, raised on the "
+                    "communicator)\n",
+                    e->msg);
+        env_e = *e;
+        env_e.printed = 1;
+        e = &env_e;
+    }
     PMPI_Comm_get_errhandler(comm, &eh);
     check_handler(&eh, comm, e);
     PMPI_Comm_call_errhandler(comm, code);
@@ -121,16 +140,23 @@ EXPORT int MPI_Error_string(int code, char *string, int *resultlen)
  * that was fine locally reports that another rank failed. */
 static int agree(MPI_Comm comm, struct swin_err *e)
 {
-    int mine = e->mpi_class, worst = MPI_SUCCESS;
-    if (PMPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, comm) !=
-        MPI_SUCCESS) {
+    /* the worst class, and the lowest rank with a bad environment value
+     * (it alone prints the message: one line for the job) */
+    int rank = 0;
+    PMPI_Comm_rank(comm, &rank);
+    int mine[2] = {e->mpi_class, e->env ? -rank : INT_MIN}, m[2];
+    int ok = PMPI_Allreduce(mine, m, 2, MPI_INT, MPI_MAX, comm);
+    int worst = m[0];
+    if (ok == MPI_SUCCESS && m[1] != INT_MIN)
+        e->env_first = 1 - m[1];
+    if (ok != MPI_SUCCESS) {
         swin_err_set(e, MPI_ERR_OTHER,
                      "storage window: agreement among the ranks failed");
         return -1;
     }
     if (worst == MPI_SUCCESS)
         return 0;
-    if (mine == MPI_SUCCESS)
+    if (mine[0] == MPI_SUCCESS)
         swin_err_set(e, worst,
                      "storage window: the allocation failed on another rank");
     return -1;
@@ -169,6 +195,11 @@ static int prepare_cfg(MPI_Info info, MPI_Aint size, MPI_Comm comm,
                        int *managed)
 {
     *managed = 0;
+    if (swin_env_check(e) != 0) {
+        memset(cfg, 0, sizeof(*cfg));
+        *managed = 1;
+        return -1;
+    }
     int rc = swin_cfg_from_info(info, cfg, e);
     int pcaf = allow_pcaf ? swin_pcaf_enabled() : 0;
     if (cfg->type_given || pcaf != 0)
@@ -194,7 +225,7 @@ EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info,
                             MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     struct swin_cfg cfg;
-    struct swin_err e = {MPI_SUCCESS, ""};
+    struct swin_err e = {MPI_SUCCESS, "", 0, 0, 0};
     struct swin_win *w = NULL;
     int managed;
 
@@ -281,7 +312,7 @@ EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
                                    MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     struct swin_cfg cfg;
-    struct swin_err e = {MPI_SUCCESS, ""};
+    struct swin_err e = {MPI_SUCCESS, "", 0, 0, 0};
     struct swin_win *w = NULL;
     int managed, rank, nranks;
     long page = sysconf(_SC_PAGESIZE);
@@ -403,7 +434,7 @@ EXPORT int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size,
             ;
     }
     if (rank < 0 || rank >= w->nranks) {
-        struct swin_err e;
+        struct swin_err e = {MPI_SUCCESS, "", 0, 0, 0};
         swin_err_set(&e, MPI_ERR_RANK,
                      "storage window: shared query of rank %d", rank);
         return raise_win(win, &e);
@@ -430,7 +461,7 @@ EXPORT int MPI_Win_get_attr(MPI_Win win, int keyval, void *attr, int *flag)
 
 static int raise_win_errno(MPI_Win win, const struct swin_win *w, int err)
 {
-    struct swin_err e;
+    struct swin_err e = {MPI_SUCCESS, "", 0, 0, 0};
     swin_err_set(&e, swin_errno_class(-err),
                  "storage window: durable sync of '%s' failed: %s", w->map.path,
                  strerror(-err));
@@ -485,7 +516,7 @@ EXPORT int MPI_Win_free(MPI_Win *win)
     swin_stats_add(&freed_stats, &w->map.st);
     pthread_mutex_unlock(&reg_lock);
 
-    struct swin_err e = {MPI_SUCCESS, ""};
+    struct swin_err e = {MPI_SUCCESS, "", 0, 0, 0};
     if (err != 0)
         swin_err_set(&e, swin_errno_class(-err),
                      "storage window: durable sync of '%s' at free failed: "

@@ -1,0 +1,146 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# earth_defaults.sh: EARTH with its defaults against ROMIO, as a user who
+# preloads the library into an unmodified program sees it (make
+# bench-earth).  Rows:
+#   defaults, IOR-like pattern: earth_ior (4 ranks, a 32 MiB file of 1 MiB
+#     blocks interleaved between the ranks, one MPI_File_write_all and one
+#     MPI_File_read_all through a strided view; no hints) on /tmp and
+#     /dev/shm, without the library (ROMIO) and with it (EARTH defaults);
+#   defaults, one call per block: the same with one write_at_all /
+#     read_at_all per 1 MiB block;
+#   contention model: earth_bench's IOR pattern (4 ranks, 8 MiB each) on
+#     the contention model, ROMIO and EARTH at its default earth_req (2),
+#     both with earth_bench's hints.
+# Each round runs every row once, ROMIO and EARTH back to back in an order
+# that alternates between rounds; the table shows the medians over the
+# rounds and their ratios.  Machine facts first, CSV in OUTDIR.
+#
+#   earth_defaults.sh TOP_BUILDDIR OUTDIR
+#
+# Environment: EARTH_DEF_ROUNDS (default 5), EARTH_DEF_DIRS ("/tmp
+# /dev/shm"), EARTH_DEF_NP (4).
+top=$1
+out=$2
+ior=$top/mpiio-earth/bench/earth_ior
+bench=$top/mpiio-earth/bench/earth_bench
+lib=$top/mpiio-earth/.libs/libmpiio-earth.so
+run=$top/test/mpi-run
+[ -x "$ior" ] && [ -x "$bench" ] && [ -f "$lib" ] && [ -d "$out" ] || {
+    echo "usage: earth_defaults.sh TOP_BUILDDIR OUTDIR (built tree)" >&2
+    exit 2
+}
+rounds=${EARTH_DEF_ROUNDS:-5}
+dirs=${EARTH_DEF_DIRS:-/tmp /dev/shm}
+np=${EARTH_DEF_NP:-4}
+csv=$out/earth_defaults.csv
+raw=$out/earth_defaults.raw
+shm=/earth-def-$$
+trap 'rm -f /dev/shm$shm "$raw.tmp"; for d in $dirs; do rm -f "$d/earth-def-$$.dat"; done' EXIT
+trap 'exit 1' INT TERM
+for v in $(env | sed -n 's/^\(EARTH_[A-Z_]*\)=.*/\1/p'); do
+    case $v in EARTH_DEF_*) ;; *) unset "$v" ;; esac
+done
+
+echo "earth_defaults: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)), $(uname -sr), $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
+for d in $dirs; do
+    echo "file system of $d: $(stat -f -c %T "$d"), $(df -h --output=avail "$d" | tail -1 | tr -d ' ') free"
+done
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds, $np ranks"
+: >"$raw"
+
+# one ROW FS MODE run; appends "row fs mode write read" to $raw
+one() {
+    row=$1 fs=$2 mode=$3
+    shift 3
+    r=$("$run" -n "$np" -t 600 "$@" 2>"$raw.tmp" | tail -1)
+    set -- $r
+    if [ $# -ne 2 ]; then
+        echo "earth_defaults: $row $fs $mode failed:" >&2
+        tail -3 "$raw.tmp" >&2
+        return 1
+    fi
+    echo "$row $fs $mode $1 $2 $i" >>"$raw"
+}
+
+model() { # the contention model's variables (as earth_bench.sh's fsemu)
+    echo EARTH_FSEMU=1 EARTH_FSEMU_SHM=$shm EARTH_FSEMU_SERVERS=4 \
+        EARTH_FSEMU_STRIPE=1048576 EARTH_FSEMU_BW_MBPS=50 \
+        EARTH_FSEMU_LATENCY_US=500 EARTH_FSEMU_K=2 EARTH_FSEMU_ALPHA=0.5
+}
+
+status=0
+i=1
+while [ "$i" -le "$rounds" ]; do
+    echo "round $i/$rounds (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+    for d in $dirs; do
+        f=$d/earth-def-$$.dat
+        for form in view call; do
+            [ $form = call ] && c=-c || c=
+            if [ $((i % 2)) -eq 1 ]; then order="romio earth"; else order="earth romio"; fi
+            for m in $order; do
+                if [ $m = romio ]; then
+                    one "$form" "$d" romio "$ior" "$f" $c || status=1
+                else
+                    one "$form" "$d" earth env LD_PRELOAD="$lib" "$ior" "$f" $c || status=1
+                fi
+            done
+        done
+    done
+    # contention model: earth_bench runs ROMIO and every earth_req in one
+    # job; the rows of ROMIO and of earth_req=2 (the default) are kept
+    rm -f "$out/earth_defaults_model.csv" /dev/shm$shm
+    env $(model) "$run" -n "$np" -t 900 "$bench" -d /dev/shm -l fsemu -s 8 \
+        -r 3 -f 1 -p ior -c "$out/earth_defaults_model.csv" >/dev/null 2>"$raw.tmp" ||
+        { echo "earth_defaults: earth_bench failed:" >&2; tail -3 "$raw.tmp" >&2; status=1; }
+    awk -F, '$4 == "romio" || $4 == "earth-req2" {
+        print "model fsemu", ($4 == "romio" ? "romio" : "earth"), $6, $7, i }' i="$i" \
+        "$out/earth_defaults_model.csv" >>"$raw"
+    i=$((i + 1))
+done
+
+echo "row,fs,romio_write,earth_write,write_ratio,romio_read,earth_read,read_ratio,paired_write_ratio,paired_read_ratio,rounds" >"$csv"
+awk -v csv="$csv" '
+    function median(s,    n, a, i, j, t) {
+        n = split(s, a, " ")
+        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+            if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    { k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
+      w[k, $3] = w[k, $3] " " $4; r[k, $3] = r[k, $3] " " $5; cnt[k, $3]++
+      W[k, $3, $6] = $4; R[k, $3, $6] = $5; rounds[k] = rounds[k] " " $6 }
+    END {
+        name["view"] = "defaults, IOR-like pattern"
+        name["call"] = "defaults, one call per block"
+        name["model"] = "contention model (earth_req 2)"
+        printf "\n%-32s %-9s %8s %8s %6s %8s %8s %6s %6s %6s\n", "row", "fs", "ROMIO w", "EARTH w", "w/w", "ROMIO r", "EARTH r", "r/r", "pair w", "pair r"
+        for (x = 1; x <= nk; x++) {
+            k = order[x]; split(k, p, " ")
+            rw = median(w[k, "romio"]); ew = median(w[k, "earth"])
+            rr = median(r[k, "romio"]); er = median(r[k, "earth"])
+            wr = rw > 0 ? ew / rw : 0; rq = rr > 0 ? er / rr : 0
+            # ratios of the two runs of one round (back to back), median
+            pw = ""; pr = ""; delete done
+            n = split(rounds[k], rs, " ")
+            for (j = 1; j <= n; j++) {
+                i = rs[j]; if (i in done) continue; done[i] = 1
+                if (W[k, "romio", i] > 0 && W[k, "earth", i] > 0) {
+                    pw = pw " " W[k, "earth", i] / W[k, "romio", i]
+                    pr = pr " " R[k, "earth", i] / R[k, "romio", i] }
+            }
+            mpw = median(pw); mpr = median(pr)
+            printf "%-32s %-9s %8.1f %8.1f %6.2f %8.1f %8.1f %6.2f %6.2f %6.2f\n", name[p[1]], p[2], rw, ew, wr, rr, er, rq, mpw, mpr
+            printf "%s,%s,%.2f,%.2f,%.3f,%.2f,%.2f,%.3f,%.3f,%.3f,%d\n", name[p[1]], p[2], rw, ew, wr, rr, er, rq, mpw, mpr, cnt[k, "earth"] >> csv
+            if (p[1] == "view") {
+                ok = mpw >= 0.95 && mpr >= 0.95
+                acc = acc sprintf("  %s on %s: write %.2fx, read %.2fx (median of the rounds, target >= 0.95): %s\n", name[p[1]], p[2], mpw, mpr, ok ? "holds" : "does not hold")
+            } else if (p[1] == "model") {
+                acc = acc sprintf("  contention model: write %.2fx, read %.2fx (median of the rounds, target >= 1.3 for writes): %s\n", mpw, mpr, mpw >= 1.3 ? "holds" : "does not hold")
+            }
+        }
+        printf "\nMiB/s, medians over the rounds; w/w, r/r: ratio of the medians; pair w, pair r:\nmedian over the rounds of EARTH / ROMIO within a round (the two runs back\nto back, which cancels slow phases of a shared machine).\n%s", acc
+    }' "$raw"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg); CSV: $csv, every run: $raw"
+exit $status
