@@ -524,3 +524,12 @@ $(PIPCOMPAT_TESTS): Makefile
 
 endif BUILD_LIBPIP
 
+
+# --- ordinary programs as tasks (libpip/tests/realprog/) ----------------------
+# rp_compare.sh runs a program alone and as 1, 8 and 64 tasks in both modes
+# and compares the outputs.
+EXTRA_DIST += libpip/tests/realprog/rp_compare.sh libpip/tests/realprog/rp_cxx.cc \
+	libpip/tests/test_pip_cxx.sh
+if BUILD_LIBPIP
+TESTS += libpip/tests/test_pip_cxx.sh
+endif

@@ -473,14 +473,44 @@ static int pip_is_image_name(const char *name)
     return name != NULL && strstr(name, "proc/self/fd/") != NULL;
 }
 
+static int pip_all_zero(const char *p, size_t len);
+
+/* Copy `len` bytes to `dest`, which may lie in the image's RELRO part
+ * (read-only once loaded: typeinfo objects, vtables). */
+static void pip_copy_into(const struct pip_image *img, void *dest,
+                          const void *src, size_t len)
+{
+    const struct pip_elf_info *e = &img->elf;
+    uintptr_t d = (uintptr_t)dest;
+    uintptr_t rlo = img->l_addr + e->relro_vaddr;
+    uintptr_t rhi = rlo + e->relro_memsz;
+    int ro = e->relro_memsz > 0 && d < rhi && d + len > rlo;
+    uintptr_t plo = d & ~(uintptr_t)4095;
+    size_t plen = ((d + len + 4095) & ~(uintptr_t)4095) - plo;
+    if (ro && mprotect((void *)plo, plen, PROT_READ | PROT_WRITE) != 0) {
+        pip_dbg("copy relocation at %p: cannot unprotect", dest);
+        return;
+    }
+    memmove(dest, src, len);
+    if (ro)
+        (void)mprotect((void *)plo, plen, PROT_READ);
+}
+
 /*
  * Copy relocations.  A PIE program that refers to a library's data
- * (stderr, environ, optind, __progname) has its own copy of it, filled by
- * an R_*_COPY relocation from the library's definition.  ld.so looks the
- * source up skipping only objects loaded as *the executable*; our program
- * is loaded as a library, so the lookup finds a program's own copy (its own,
- * or the namespace's first image's).  Redo these copies from the first
- * definition in a library of the namespace.
+ * (stderr, environ, optind, std::cout, typeinfo) has its own copy of it,
+ * filled by an R_*_COPY relocation from the library's definition, and the
+ * libraries use that copy.  ld.so looks the source up skipping only objects
+ * loaded as *the executable*; our program is loaded as a library, so the
+ * lookup finds the program's own copy and the copy is left as in the file.
+ *
+ * The namespace's first image heads its global scope: the libraries bind to
+ * its copies, and their constructors have run on them by now (libstdc++
+ * builds std::cout in place).  Such a copy (no longer as in the file, that
+ * is all zero) is the live object and stays; the others are filled from
+ * the first definition in a library, as ld.so would have.  A later image
+ * of a shared namespace has copies no library uses: they are filled from
+ * the objects the libraries use (the first image's, or the library's own).
  */
 static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
 {
@@ -488,6 +518,7 @@ static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
     const struct pip_elf_info *e = &img->elf;
     if (e->rela == 0 || e->relasz == 0 || e->symtab == 0 || e->strtab == 0)
         return;
+    int first = img->ns->head == NULL || img->ns->head == img->handle;
     struct link_map *head = lm;
     while (head->l_prev != NULL)
         head = head->l_prev;
@@ -501,6 +532,21 @@ static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
         const Elf64_Sym *sym = &symtab[ELF64_R_SYM(r->r_info)];
         const char *name = strtab + sym->st_name;
         void *dest = (void *)(img->l_addr + r->r_offset);
+        size_t len = (size_t)sym->st_size;
+        if (!first) {
+            void *src = dlsym(img->ns->head, name);
+            if (src != NULL && src != dest) {
+                pip_copy_into(img, dest, src, len);
+                pip_dbg("copy relocation %s: %zu bytes from the namespace's "
+                        "object",
+                        name, len);
+            }
+            continue;
+        }
+        if (!pip_all_zero(dest, len)) {
+            pip_dbg("copy relocation %s: built in place, kept", name);
+            continue;
+        }
         for (struct link_map *m = head; m != NULL; m = m->l_next) {
             if (m->l_name == NULL || m->l_name[0] == '\0' ||
                 pip_is_image_name(m->l_name))
@@ -512,9 +558,8 @@ static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
             void *src = dlsym(h, name);
             dlclose(h);
             if (src != NULL && src != dest) {
-                memcpy(dest, src, sym->st_size);
-                pip_dbg("copy relocation %s: %zu bytes", name,
-                        (size_t)sym->st_size);
+                pip_copy_into(img, dest, src, len);
+                pip_dbg("copy relocation %s: %zu bytes", name, len);
                 break;
             }
         }
@@ -525,7 +570,7 @@ static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
 #endif
 }
 
-/* Is this 4 KiB-or-less range all zero bytes? */
+/* Is this range all zero bytes? */
 static int pip_all_zero(const char *p, size_t len)
 {
     const uint64_t *w = (const uint64_t *)(uintptr_t)p;
