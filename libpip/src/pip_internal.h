@@ -79,6 +79,7 @@ struct pip_elf_info {
     uint64_t init_array, init_arraysz, init; /* run by libpip, not ld.so */
     uint64_t dyn_offset, dyn_size;           /* PT_DYNAMIC in the file */
     uint64_t rela, relasz, relaent, symtab, strtab; /* for copy relocations */
+    uint64_t jmprel, pltrelsz;                      /* PLT relocations */
     int nrw; /* writable PT_LOAD segments */
     uint64_t rw_vaddr[PIP_ELF_MAX_RW], rw_memsz[PIP_ELF_MAX_RW];
     uint64_t relro_vaddr, relro_memsz; /* PT_GNU_RELRO */
@@ -290,6 +291,9 @@ PIP_HIDDEN void pip_task_cleanup(struct pip_task *t);
 PIP_HIDDEN int pip_thread_signals_init(void) PIP_WUR;
 PIP_HIDDEN int pip_thread_kill(struct pip_task *t, int sig);
 PIP_HIDDEN void pip_ns_setup_exit(struct pip_ns *ns);
+/* A task program's pthread_create (see pip_loader.c). */
+PIP_HIDDEN int pip_task_pthread_create(pthread_t *th, const pthread_attr_t *attr,
+                                       void *(*fn)(void *), void *arg);
 
 /* ---- pip_wait.c ---- */
 PIP_HIDDEN int pip_task_ended(struct pip_task *t);

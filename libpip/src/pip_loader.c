@@ -296,6 +296,10 @@ int pip_elf_check(const char *path, const char *func, int verbose,
                 info->symtab = dyn[i].d_un.d_ptr;
             else if (dyn[i].d_tag == DT_STRTAB)
                 info->strtab = dyn[i].d_un.d_ptr;
+            else if (dyn[i].d_tag == DT_JMPREL)
+                info->jmprel = dyn[i].d_un.d_ptr;
+            else if (dyn[i].d_tag == DT_PLTRELSZ)
+                info->pltrelsz = dyn[i].d_un.d_val;
         }
     }
     free(dyn);
@@ -570,6 +574,49 @@ static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
 #endif
 }
 
+/*
+ * A program with thread-local storage: its calls to pthread_create go to
+ * libpip's (pip_task_pthread_create), which gives the new thread the
+ * program's initial TLS.  Its PLT slot (R_*_JUMP_SLOT) or GOT entry
+ * (R_*_GLOB_DAT: -fno-plt, or the address taken) is rewritten.
+ */
+static void pip_hook_thread_create(struct pip_image *img)
+{
+#if defined(__x86_64__)
+    const struct pip_elf_info *e = &img->elf;
+    if (!e->has_tls || e->tls_memsz == 0 || e->symtab == 0 || e->strtab == 0)
+        return;
+    const char *strtab = (const char *)(img->l_addr + e->strtab);
+    const Elf64_Sym *symtab = (const Elf64_Sym *)(img->l_addr + e->symtab);
+    void *hook = (void *)pip_task_pthread_create;
+    const struct {
+        uint64_t at, size;
+    } tabs[2] = {{e->rela, e->relasz}, {e->jmprel, e->pltrelsz}};
+    for (int k = 0; k < 2; k++) {
+        if (tabs[k].at == 0)
+            continue;
+        for (uint64_t off = 0; off + sizeof(Elf64_Rela) <= tabs[k].size;
+             off += sizeof(Elf64_Rela)) {
+            const Elf64_Rela *r =
+                (const Elf64_Rela *)(img->l_addr + tabs[k].at + off);
+            uint32_t type = ELF64_R_TYPE(r->r_info);
+            if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
+                ELF64_R_SYM(r->r_info) == 0)
+                continue;
+            const Elf64_Sym *sym = &symtab[ELF64_R_SYM(r->r_info)];
+            if (sym->st_shndx != SHN_UNDEF ||
+                strcmp(strtab + sym->st_name, "pthread_create") != 0)
+                continue;
+            pip_copy_into(img, (void *)(img->l_addr + r->r_offset), &hook,
+                          sizeof(hook));
+            pip_dbg("pthread_create of the program: libpip's (its TLS)");
+        }
+    }
+#else
+    (void)img;
+#endif
+}
+
 /* Is this range all zero bytes? */
 static int pip_all_zero(const char *p, size_t len)
 {
@@ -814,6 +861,7 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
     }
     img->l_addr = lm->l_addr;
     pip_fix_copy_relocs(img, lm);
+    pip_hook_thread_create(img);
     if (img->fini_saved != NULL)
         memcpy(img->fini_saved, (void *)(img->l_addr + img->elf.fini_array),
                img->nfini * sizeof(void *));

@@ -332,6 +332,69 @@ void pip_ns_setup_exit(struct pip_ns *ns)
     (void)ns->on_exit(pip_exit_handler, ns);
 }
 
+/*
+ * Local-exec TLS of a PIE program addresses tp - round_up(memsz, align):
+ * that is the root executable's own TLS block (checked to be large enough
+ * at spawn); fill the calling thread's with the image's initial TLS.
+ */
+static void pip_tls_fill(const struct pip_image *img)
+{
+    const struct pip_elf_info *e = &img->elf;
+    if (e->has_tls && e->tls_memsz > 0) {
+        size_t need = (e->tls_memsz + e->tls_align - 1) & ~(e->tls_align - 1);
+        char *blk = (char *)pip_thread_pointer() - need;
+        memcpy(blk, (char *)img->l_addr + e->tls_vaddr, e->tls_filesz);
+        memset(blk + e->tls_filesz, 0, e->tls_memsz - e->tls_filesz);
+    }
+}
+
+/*
+ * Threads a task creates.  ld.so fills a new thread's static TLS with the
+ * root executable's initial image, where the task program's TLS lives (see
+ * pip_tls_fill).  The loader points a task program's pthread_create (its
+ * PLT/GOT slot) here: the thread starts in pip_thread_start, which puts the
+ * program's initial image in place before the thread's function runs.
+ */
+struct pip_thread_start {
+    void *(*fn)(void *);
+    void *arg;
+    const struct pip_image *img;
+};
+
+static void *pip_thread_start(void *a)
+{
+    struct pip_thread_start s = *(struct pip_thread_start *)a;
+    (void)munmap(a, sizeof(s));
+    pip_tls_fill(s.img);
+    return s.fn(s.arg);
+}
+
+int pip_task_pthread_create(pthread_t *th, const pthread_attr_t *attr,
+                            void *(*fn)(void *), void *arg)
+{
+    /* The calling image: the one whose code called (its l_addr). */
+    Dl_info di;
+    const struct pip_image *img = NULL;
+    struct pip_root *r = pip_root_;
+    if (dladdr(__builtin_return_address(0), &di) != 0 && r != NULL)
+        for (img = r->images; img != NULL; img = img->next)
+            if ((uintptr_t)di.dli_fbase == img->l_addr)
+                break;
+    if (img == NULL) /* cannot happen: only images call here */
+        return EAGAIN;
+    struct pip_thread_start *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (s == MAP_FAILED)
+        return EAGAIN;
+    s->fn = fn;
+    s->arg = arg;
+    s->img = img;
+    int rc = img->ns->pthread_create(th, attr, pip_thread_start, s);
+    if (rc != 0)
+        (void)munmap(s, sizeof(*s));
+    return rc;
+}
+
 /* The task's first code, in the new thread of the task namespace's libc. */
 static void *pip_task_main(void *arg)
 {
@@ -343,13 +406,7 @@ static void *pip_task_main(void *arg)
      * that is the root executable's own TLS block (checked to be large
      * enough at spawn); fill it with this program's initial image.
      */
-    const struct pip_elf_info *e = &t->img->elf;
-    if (e->has_tls && e->tls_memsz > 0) {
-        size_t need = (e->tls_memsz + e->tls_align - 1) & ~(e->tls_align - 1);
-        char *blk = (char *)pip_thread_pointer() - need;
-        memcpy(blk, (char *)t->img->l_addr + e->tls_vaddr, e->tls_filesz);
-        memset(blk + e->tls_filesz, 0, e->tls_memsz - e->tls_filesz);
-    }
+    pip_tls_fill(t->img);
     pip_cur_task_ = t;
     if (t->img != NULL && t->img->ns_enter != NULL)
         t->img->ns_enter(t);
