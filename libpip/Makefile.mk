@@ -529,9 +529,11 @@ endif BUILD_LIBPIP
 # rp_compare.sh runs a program alone and as 1, 8 and 64 tasks in both modes
 # and compares the outputs.
 EXTRA_DIST += libpip/tests/realprog/rp_compare.sh libpip/tests/realprog/rp_cxx.cc \
-	libpip/tests/test_pip_cxx.sh libpip/tests/test_pip_realprog.sh
+	libpip/tests/test_pip_cxx.sh libpip/tests/test_pip_realprog.sh \
+	libpip/tests/test_pip_usererr.sh
 if BUILD_LIBPIP
-TESTS += libpip/tests/test_pip_cxx.sh libpip/tests/test_pip_realprog.sh
+TESTS += libpip/tests/test_pip_cxx.sh libpip/tests/test_pip_realprog.sh \
+	libpip/tests/test_pip_usererr.sh
 RP_PROGS = libpip/tests/realprog/rp_thrtls
 check_PROGRAMS += $(RP_PROGS)
 RP_CF = -std=gnu11 $(WARN_CFLAGS) -fPIE

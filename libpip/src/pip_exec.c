@@ -22,6 +22,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* libpip (internal, not in pip.h): the bad environment variable pip_init
+ * met, "NAME='value' is ...", or NULL. */
+const char *pip_env_error_(void);
+
 /*
  * TLS reserve of the root executable.  Tasks built as plain PIE programs
  * use local-exec TLS, which addresses the root executable's own TLS block
@@ -297,16 +301,11 @@ int main(int argc, char **argv)
     int ntasks = total;
     int rc = pip_init(NULL, &ntasks, NULL, 0);
     if (rc != 0) {
-        const char *m = getenv("PIP_MODE"), *z = getenv("PIP_STACKSZ");
+        const char *m = getenv("PIP_MODE");
         if (rc == EINVAL)
-            die("cannot initialise: bad environment: PIP_MODE='%s' (thread, "
-                "pthread or process), "
-                "PIP_STACKSZ='%s' (KiB, or with a b/k/m/g/t suffix)",
-                m ? m : "",
-                z ? z
-                  : (getenv("KMP_STACKSIZE")   ? getenv("KMP_STACKSIZE")
-                     : getenv("OMP_STACKSIZE") ? getenv("OMP_STACKSIZE")
-                                               : ""));
+            die("cannot initialise: %s",
+                pip_env_error_() != NULL ? pip_env_error_()
+                                         : "bad PIP_MODE or stack size");
         if (rc == EPERM)
             die("cannot initialise: PIP_MODE='%s' is not available here (use "
                 "process or thread)",

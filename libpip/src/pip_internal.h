@@ -169,6 +169,8 @@ struct pip_task {
     void *cstack; /* process mode: the clone child's stack */
     size_t cstack_size;
     volatile int clone_tid; /* clone child: CLONE_CHILD_CLEARTID word */
+    volatile int leader_free; /* clone child: done with the root's thread
+                                 block (it stays, asleep, as the leader) */
     volatile int start_err; /* clone child: pthread_create result */
     sigset_t start_mask;    /* signal mask the task starts with */
 
@@ -248,6 +250,12 @@ PIP_HIDDEN void pip_dbg(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 PIP_HIDDEN void pip_msg(int verbose, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* A bad environment variable: remembered for pip_env_error_(). */
+PIP_HIDDEN void pip_env_error(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+/* For pip-exec (not part of the API): what pip_init's EINVAL was about,
+ * "NAME='value' is ...", or NULL. */
+__attribute__((visibility("default"))) const char *pip_env_error_(void);
 PIP_HIDDEN long pip_raw_syscall(long n, long a1, long a2, long a3, long a4,
                                 long a5, long a6);
 PIP_HIDDEN void pip_futex_wait(volatile void *addr, int val, long timeout_ms,

@@ -777,10 +777,11 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
             (elf.tls_memsz + elf.tls_align - 1) & ~(elf.tls_align - 1);
         uint64_t tpalign = r->tls_align > 64 ? r->tls_align : 64;
         if (need > r->tls_reserve || elf.tls_align > tpalign) {
-            pip_msg(0,
+            pip_msg(1,
                     "%s: its thread-local storage (%llu bytes, align %llu) "
-                    "does not fit "
-                    "the root's TLS reserve (%zu bytes): run it with pip-exec",
+                    "does not fit the root's TLS reserve (%zu bytes): link "
+                    "the root with `pipcc --piproot`, or run the task with "
+                    "pip-exec",
                     path, (unsigned long long)need,
                     (unsigned long long)elf.tls_align, r->tls_reserve);
             return ELIBEXEC;

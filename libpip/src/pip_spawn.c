@@ -11,7 +11,10 @@
  * until the child is gone.  The child closes its close-on-exec descriptors
  * and calls the task namespace's pthread_create() with a stack the root
  * allocated; the new thread is in the child's thread group and runs the
- * task; the child then leaves with a raw SYS_exit (its thread only).  The
+ * task; the child then blocks every signal, tells the root it is done
+ * with the root's thread block and sleeps (raw futex) as the thread group's
+ * leader until the task's main thread ends: a leader that left would show
+ * the task as <defunct> in ps.  Its name (comm) is the program's.  The
  * task's exit() (its namespace's libc) ends the child process with an
  * ordinary status for waitpid().
  *
@@ -26,6 +29,7 @@
 #include "pip_internal.h"
 
 #include <dirent.h>
+#include <linux/futex.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -430,11 +434,12 @@ static void *pip_task_main(void *arg)
      * and leave first; an early exit() of this task would kill it half-way.
      */
     if (t->mode == PIP_MODE_PROCESS) {
-        int v;
-        while ((v = t->clone_tid) != 0)
-            pip_futex_wait(&t->clone_tid, v, 20, 1);
-        /* The kernel wakes one waiter only: the root may be waiting too. */
-        pip_futex_wake(&t->clone_tid, INT32_MAX, 1);
+        while (t->leader_free == 0)
+            pip_futex_wait(&t->leader_free, 0, 20, 1);
+    } else if (t->progname != NULL) {
+        /* ps -T, top -H: the thread's name is the program's. */
+        (void)pip_raw_syscall(SYS_prctl, PR_SET_NAME, (long)t->progname, 0, 0,
+                              0, 0);
     }
 
     cpu_set_t set;
@@ -524,15 +529,37 @@ static int pip_clone_child(void *arg)
     /* Do not outlive the root: the memory is the root's. */
     (void)pip_raw_syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0, 0);
     pip_close_cloexec();
+    /* ps shows the program's name (the task thread inherits it). */
+    if (t->progname != NULL)
+        (void)pip_raw_syscall(SYS_prctl, PR_SET_NAME, (long)t->progname, 0, 0,
+                              0, 0);
     int rc = t->ns->pthread_create(&th, ca->attr, pip_task_main, t);
+    volatile int *tidp = NULL;
     if (rc == 0) {
         t->thread = th;
-        t->tidp = (volatile int *)((char *)th + pip_root_->tid_offset);
+        tidp = (volatile int *)((char *)th + pip_root_->tid_offset);
+        t->tidp = tidp;
     }
     t->start_err = rc;
-    /* This thread only; the task thread keeps the process alive. */
+    if (rc != 0) {
+        for (;;)
+            (void)pip_raw_syscall(SYS_exit, 127, 0, 0, 0, 0, 0);
+    }
+    /*
+     * Stay as the leader, on no thread block: no signal is ever handled
+     * here (they go to the task's threads), only raw system calls.
+     */
+    uint64_t all = ~(uint64_t)0;
+    (void)pip_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, 0,
+                          sizeof(all), 0, 0);
+    __atomic_store_n(&t->leader_free, 1, __ATOMIC_RELEASE);
+    pip_futex_wake(&t->leader_free, INT32_MAX, 1);
+    int v;
+    while ((v = *tidp) != 0)
+        (void)pip_raw_syscall(SYS_futex, (long)tidp, FUTEX_WAIT, v, 0, 0, 0);
+    /* The task's main thread ended without exit(): this thread only. */
     for (;;)
-        (void)pip_raw_syscall(SYS_exit, rc == 0 ? 0 : 127, 0, 0, 0, 0, 0);
+        (void)pip_raw_syscall(SYS_exit, 0, 0, 0, 0, 0, 0);
     return 0;
 }
 
@@ -548,6 +575,7 @@ static int pip_start_process(struct pip_task *t, pthread_attr_t *attr)
         return ENOMEM;
     }
     t->clone_tid = 1;
+    t->leader_free = 0;
     t->start_err = -1;
     pid_t pid = clone(pip_clone_child, (char *)t->cstack + t->cstack_size,
                       CLONE_VM | CLONE_CHILD_CLEARTID | SIGCHLD, &ca, NULL,
@@ -558,17 +586,16 @@ static int pip_start_process(struct pip_task *t, pthread_attr_t *attr)
         t->cstack = NULL;
         return e == ENOMEM || e == EAGAIN ? e : EAGAIN;
     }
-    /* Do not touch our thread block (errno, malloc) until the child is gone. */
-    int v;
-    while ((v = t->clone_tid) != 0)
-        pip_futex_wait(&t->clone_tid, v, 20, 1);
-    /* The kernel woke one waiter; the task thread may be waiting too. */
-    pip_futex_wake(&t->clone_tid, INT32_MAX, 1);
-    munmap(t->cstack, t->cstack_size);
-    t->cstack = NULL;
+    /* Do not touch our thread block (errno, malloc) until the child is done
+     * with it (or gone).  Its stack stays until the task is reaped. */
+    while (__atomic_load_n(&t->leader_free, __ATOMIC_ACQUIRE) == 0 &&
+           t->clone_tid != 0)
+        pip_futex_wait(&t->leader_free, 0, 20, 1);
     if (t->start_err != 0) {
         int st;
         (void)waitpid(pid, &st, __WALL);
+        munmap(t->cstack, t->cstack_size);
+        t->cstack = NULL;
         return t->start_err > 0 ? t->start_err : EAGAIN;
     }
     t->pid = pid;
@@ -658,6 +685,9 @@ void pip_task_cleanup(struct pip_task *t)
                 munmap(t->stack, t->stack_size - keep);
         }
     }
+    if (t->cstack != NULL) /* process mode: the leader is gone (reaped) */
+        munmap(t->cstack, t->cstack_size);
+    t->cstack = NULL;
     free(t->argv);
     pip_image_release(t);
     t->stack = NULL;

@@ -38,6 +38,23 @@ static void pip_vmsg(const char *fmt, va_list ap)
     (void)rc;
 }
 
+/* The last bad environment variable pip_init met (for pip-exec). */
+static char pip_env_err_[256];
+
+const char *pip_env_error_(void)
+{
+    return pip_env_err_[0] != '\0' ? pip_env_err_ : NULL;
+}
+
+void pip_env_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(pip_env_err_, sizeof(pip_env_err_), fmt, ap);
+    va_end(ap);
+    pip_msg(0, "%s", pip_env_err_);
+}
+
 void pip_dbg(const char *fmt, ...)
 {
     if (!pip_debug_enabled())
@@ -155,7 +172,7 @@ int pip_parse_mode(uint32_t opts, int *modep)
         else if (strcasecmp(env, PIP_ENV_MODE_PROCESS_PIPCLONE) == 0)
             envmode = PIP_MODE_PROCESS_PIPCLONE;
         else {
-            pip_msg(0, "PIP_MODE='%s' is not one of thread, pthread, process",
+            pip_env_error("PIP_MODE='%s' is not one of thread, pthread, process",
                     env);
             return EINVAL;
         }
@@ -240,14 +257,14 @@ int pip_parse_stacksz(size_t *szp)
             continue;
         size_t sz;
         if (pip_parse_size(v, &sz) != 0) {
-            pip_msg(0,
+            pip_env_error(
                     "%s='%s' is not a size (number of KiB, or with a b/k/m/g/t "
                     "suffix)",
                     names[i], v);
             return EINVAL;
         }
         if (sz < 16384) { /* room for the thread block and a few frames */
-            pip_msg(0, "%s='%s' is too small (at least 16k)", names[i], v);
+            pip_env_error("%s='%s' is too small (at least 16k)", names[i], v);
             return EINVAL;
         }
         *szp = sz;
@@ -271,7 +288,7 @@ int pip_parse_namespaces(int ntasks, int *nnsp)
         errno = 0;
         long l = strtol(v, &end, 10);
         if (errno != 0 || *end != '\0' || l < 1 || l > PIP_NAMESPACES_MAX) {
-            pip_msg(0, "PIP_NAMESPACES='%s' is not a number from 1 to %d", v,
+            pip_env_error("PIP_NAMESPACES='%s' is not a number from 1 to %d", v,
                     PIP_NAMESPACES_MAX);
             return EINVAL;
         }

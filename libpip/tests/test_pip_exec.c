@@ -284,6 +284,17 @@ static void bad_environment_gives_one_line(void **state)
     expect_user_error(&r, "PIP_STACKSZ=12q");
     r = run_pip_exec("-c", "x", sib("task_nop"), NULL);
     expect_user_error(&r, "-c x");
+    /* The line names the bad variable, not the others (unset here). */
+    char *nss[] = {"PIP_NAMESPACES=16", NULL};
+    r = run_pip_exec_env(nss, sib("task_nop"), NULL);
+    expect_user_error(&r, "PIP_NAMESPACES=16");
+    assert_non_null(strstr(r.err, "PIP_NAMESPACES='16'"));
+    assert_null(strstr(r.err, "PIP_MODE"));
+    assert_null(strstr(r.err, "PIP_STACKSZ"));
+    char *stack2[] = {"PIP_STACKSZ=12q", NULL};
+    r = run_pip_exec_env(stack2, sib("task_nop"), NULL);
+    assert_non_null(strstr(r.err, "PIP_STACKSZ='12q'"));
+    assert_null(strstr(r.err, "PIP_MODE"));
 }
 
 static void program_is_searched_in_path(void **state)
