@@ -36,6 +36,7 @@ libpip_libpip_la_SOURCES = \
 	libpip/src/pip_registry.h \
 	libpip/src/pip_registry.c \
 	libpip/src/pip_compat.c \
+	libpip/src/pip_hooks.c \
 	libpip/src/pip_libmain.c
 libpip_libpip_la_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -I$(top_srcdir)/libpip/src
 libpip_libpip_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
@@ -534,11 +535,18 @@ EXTRA_DIST += libpip/tests/realprog/rp_compare.sh libpip/tests/realprog/rp_cxx.c
 if BUILD_LIBPIP
 TESTS += libpip/tests/test_pip_cxx.sh libpip/tests/test_pip_realprog.sh \
 	libpip/tests/test_pip_usererr.sh
-RP_PROGS = libpip/tests/realprog/rp_thrtls
+RP_PROGS = libpip/tests/realprog/rp_thrtls libpip/tests/realprog/rp_getopt \
+	libpip/tests/realprog/rp_stdio
 check_PROGRAMS += $(RP_PROGS)
 RP_CF = -std=gnu11 $(WARN_CFLAGS) -fPIE
 RP_LDF = -pie -rdynamic -no-install
 libpip_tests_realprog_rp_thrtls_SOURCES = libpip/tests/realprog/rp_thrtls.c
 libpip_tests_realprog_rp_thrtls_CFLAGS = $(RP_CF) -pthread
 libpip_tests_realprog_rp_thrtls_LDFLAGS = $(RP_LDF) -pthread
+libpip_tests_realprog_rp_getopt_SOURCES = libpip/tests/realprog/rp_getopt.c
+libpip_tests_realprog_rp_getopt_CFLAGS = $(RP_CF)
+libpip_tests_realprog_rp_getopt_LDFLAGS = $(RP_LDF)
+libpip_tests_realprog_rp_stdio_SOURCES = libpip/tests/realprog/rp_stdio.c
+libpip_tests_realprog_rp_stdio_CFLAGS = $(RP_CF)
+libpip_tests_realprog_rp_stdio_LDFLAGS = $(RP_LDF)
 endif

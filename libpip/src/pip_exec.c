@@ -299,7 +299,11 @@ int main(int argc, char **argv)
     }
 
     int ntasks = total;
+    /* Programs expect a descriptor table of their own (PIP_FDS). */
+    int fds_set = getenv("PIP_FDS") == NULL && setenv("PIP_FDS", "private", 0) == 0;
     int rc = pip_init(NULL, &ntasks, NULL, 0);
+    if (fds_set)
+        (void)unsetenv("PIP_FDS");
     if (rc != 0) {
         const char *m = getenv("PIP_MODE");
         if (rc == EINVAL)

@@ -14,6 +14,7 @@
 #include <pip/pip.h>
 
 #include <dlfcn.h>
+#include <getopt.h>
 #include <link.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -68,6 +69,19 @@ struct pip_ns {
     char ***environ;
     char **progname;
     char **progname_full;
+    int (*fclose)(void *);
+    int (*getopt)(int, char *const *, const char *);
+    int (*getopt_long)(int, char *const *, const char *,
+                       const struct option *, int *);
+    int (*getopt_long_only)(int, char *const *, const char *,
+                            const struct option *, int *);
+    void *std[3]; /* the libc's stdin, stdout, stderr FILE objects */
+    /* getopt of the tasks sharing this namespace (pip_hooks.c) */
+    volatile int getopt_lock;
+    struct pip_task *volatile getopt_owner;
+    int opt_private; /* libc's getopt variables are the two below */
+    int opt_ints[3]; /* optind, opterr, optopt as libc uses them */
+    char *opt_arg;   /* optarg */
 };
 
 /* ELF facts about a task program gathered by the loader. */
@@ -179,6 +193,9 @@ struct pip_task {
     volatile int exiting;   /* in its exit handler */
     volatile int clean_end; /* ended through its exit handler */
     volatile int kill_sig;  /* thread mode: the fatal signal pip_kill sent */
+    int getopt_begun;       /* its first getopt call is behind it */
+    int opt_ints[3];        /* its optind, opterr, optopt if the program */
+    char *opt_arg;          /* has no copy of them (pip_hooks.c) */
 };
 
 struct pip_root {
@@ -187,6 +204,7 @@ struct pip_root {
     int mode; /* PIP_MODE_PTHREAD / PIP_MODE_PROCESS */
     size_t stack_size;
     int stop_on_start; /* pipid, -1 all, PIP_PIPID_NULL none */
+    int private_fds;   /* PIP_FDS=private: thread-mode tasks' own fd table */
     pid_t pid;
     pid_t tid;
     pthread_t thread;
@@ -266,6 +284,7 @@ PIP_HIDDEN void pip_unlock(volatile int *l);
 PIP_HIDDEN int pip_parse_mode(uint32_t opts, int *modep) PIP_WUR;
 PIP_HIDDEN int pip_parse_stacksz(size_t *szp) PIP_WUR;
 PIP_HIDDEN int pip_parse_stop_on_start(void);
+PIP_HIDDEN int pip_parse_fds(int *privp) PIP_WUR;
 PIP_HIDDEN int pip_parse_namespaces(int ntasks, int *nnsp) PIP_WUR;
 PIP_HIDDEN int pip_find_tid_offset(size_t *offp) PIP_WUR;
 PIP_HIDDEN int pip_core_to_cpuset(uint32_t coreno, cpu_set_t *set,
@@ -302,6 +321,13 @@ PIP_HIDDEN void pip_ns_setup_exit(struct pip_ns *ns);
 /* A task program's pthread_create (see pip_loader.c). */
 PIP_HIDDEN int pip_task_pthread_create(pthread_t *th, const pthread_attr_t *attr,
                                        void *(*fn)(void *), void *arg);
+
+/* ---- pip_hooks.c ---- */
+PIP_HIDDEN void pip_hooks_install(struct pip_image *img);
+PIP_HIDDEN void pip_getopt_release(struct pip_task *t);
+PIP_HIDDEN int pip_ns_getopt_init(struct pip_ns *ns);
+/* pip_spawn.c: the task whose main thread this is, or NULL. */
+PIP_HIDDEN struct pip_task *pip_cur_task(void);
 
 /* ---- pip_wait.c ---- */
 PIP_HIDDEN int pip_task_ended(struct pip_task *t);

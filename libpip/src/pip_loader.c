@@ -434,6 +434,13 @@ static int pip_ns_resolve(struct pip_ns *ns)
     PIP_NS_SYM(environ, "environ");
     PIP_NS_SYM(progname, "__progname");
     PIP_NS_SYM(progname_full, "__progname_full");
+    PIP_NS_SYM(fclose, "fclose");
+    PIP_NS_SYM(getopt, "getopt");
+    PIP_NS_SYM(getopt_long, "getopt_long");
+    PIP_NS_SYM(getopt_long_only, "getopt_long_only");
+    PIP_NS_SYM(std[0], "_IO_2_1_stdin_");
+    PIP_NS_SYM(std[1], "_IO_2_1_stdout_");
+    PIP_NS_SYM(std[2], "_IO_2_1_stderr_");
 #undef PIP_NS_SYM
     return 0;
 }
@@ -513,8 +520,9 @@ static void pip_copy_into(const struct pip_image *img, void *dest,
  * builds std::cout in place).  Such a copy (no longer as in the file, that
  * is all zero) is the live object and stays; the others are filled from
  * the first definition in a library, as ld.so would have.  A later image
- * of a shared namespace has copies no library uses: they are filled from
- * the objects the libraries use (the first image's, or the library's own).
+ * of a shared namespace has copies no library uses: they are filled the
+ * same way, except that an object the library left empty (built in place
+ * in the first image's copy: std::cout) is taken from the first image.
  */
 static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
 {
@@ -537,17 +545,7 @@ static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
         const char *name = strtab + sym->st_name;
         void *dest = (void *)(img->l_addr + r->r_offset);
         size_t len = (size_t)sym->st_size;
-        if (!first) {
-            void *src = dlsym(img->ns->head, name);
-            if (src != NULL && src != dest) {
-                pip_copy_into(img, dest, src, len);
-                pip_dbg("copy relocation %s: %zu bytes from the namespace's "
-                        "object",
-                        name, len);
-            }
-            continue;
-        }
-        if (!pip_all_zero(dest, len)) {
+        if (first && !pip_all_zero(dest, len)) {
             pip_dbg("copy relocation %s: built in place, kept", name);
             continue;
         }
@@ -562,6 +560,12 @@ static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
             void *src = dlsym(h, name);
             dlclose(h);
             if (src != NULL && src != dest) {
+                /* A later image: an object built in place (std::cout) is
+                 * the first image's, the library's own is left empty. */
+                void *live = NULL;
+                if (!first && pip_all_zero(src, len) &&
+                    (live = dlsym(img->ns->head, name)) != NULL && live != dest)
+                    src = live;
                 pip_copy_into(img, dest, src, len);
                 pip_dbg("copy relocation %s: %zu bytes", name, len);
                 break;
@@ -571,49 +575,6 @@ static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
 #else
     (void)img;
     (void)lm;
-#endif
-}
-
-/*
- * A program with thread-local storage: its calls to pthread_create go to
- * libpip's (pip_task_pthread_create), which gives the new thread the
- * program's initial TLS.  Its PLT slot (R_*_JUMP_SLOT) or GOT entry
- * (R_*_GLOB_DAT: -fno-plt, or the address taken) is rewritten.
- */
-static void pip_hook_thread_create(struct pip_image *img)
-{
-#if defined(__x86_64__)
-    const struct pip_elf_info *e = &img->elf;
-    if (!e->has_tls || e->tls_memsz == 0 || e->symtab == 0 || e->strtab == 0)
-        return;
-    const char *strtab = (const char *)(img->l_addr + e->strtab);
-    const Elf64_Sym *symtab = (const Elf64_Sym *)(img->l_addr + e->symtab);
-    void *hook = (void *)pip_task_pthread_create;
-    const struct {
-        uint64_t at, size;
-    } tabs[2] = {{e->rela, e->relasz}, {e->jmprel, e->pltrelsz}};
-    for (int k = 0; k < 2; k++) {
-        if (tabs[k].at == 0)
-            continue;
-        for (uint64_t off = 0; off + sizeof(Elf64_Rela) <= tabs[k].size;
-             off += sizeof(Elf64_Rela)) {
-            const Elf64_Rela *r =
-                (const Elf64_Rela *)(img->l_addr + tabs[k].at + off);
-            uint32_t type = ELF64_R_TYPE(r->r_info);
-            if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
-                ELF64_R_SYM(r->r_info) == 0)
-                continue;
-            const Elf64_Sym *sym = &symtab[ELF64_R_SYM(r->r_info)];
-            if (sym->st_shndx != SHN_UNDEF ||
-                strcmp(strtab + sym->st_name, "pthread_create") != 0)
-                continue;
-            pip_copy_into(img, (void *)(img->l_addr + r->r_offset), &hook,
-                          sizeof(hook));
-            pip_dbg("pthread_create of the program: libpip's (its TLS)");
-        }
-    }
-#else
-    (void)img;
 #endif
 }
 
@@ -734,6 +695,8 @@ static int pip_ns_setup(struct pip_root *r, struct pip_ns *ns, void *handle,
      */
     (void)ns->mallopt(M_ARENA_MAX, 1 << 20);
     pip_ns_setup_exit(ns);
+    if (pip_ns_getopt_init(ns) != 0)
+        pip_dbg("namespace %d: getopt's variables stay shared", ns->index);
     (void)r;
     return 0;
 }
@@ -862,7 +825,7 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
     }
     img->l_addr = lm->l_addr;
     pip_fix_copy_relocs(img, lm);
-    pip_hook_thread_create(img);
+    pip_hooks_install(img);
     if (img->fini_saved != NULL)
         memcpy(img->fini_saved, (void *)(img->l_addr + img->elf.fini_array),
                img->nfini * sizeof(void *));

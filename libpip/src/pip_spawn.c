@@ -57,6 +57,11 @@ static void pip_nop_fini(void)
  */
 static __thread struct pip_task *pip_cur_task_;
 
+struct pip_task *pip_cur_task(void)
+{
+    return pip_cur_task_;
+}
+
 /* The program's destructors (DT_FINI_ARRAY as loaded, in reverse, DT_FINI).
  */
 static void pip_run_fini(struct pip_task *t)
@@ -373,7 +378,7 @@ static void *pip_thread_start(void *a)
     return s.fn(s.arg);
 }
 
-int pip_task_pthread_create(pthread_t *th, const pthread_attr_t *attr,
+__attribute__((visibility("hidden"))) int pip_task_pthread_create(pthread_t *th, const pthread_attr_t *attr,
                             void *(*fn)(void *), void *arg)
 {
     /* The calling image: the one whose code called (its l_addr). */
@@ -398,6 +403,8 @@ int pip_task_pthread_create(pthread_t *th, const pthread_attr_t *attr,
         (void)munmap(s, sizeof(*s));
     return rc;
 }
+
+static void pip_close_cloexec(void);
 
 /* The task's first code, in the new thread of the task namespace's libc. */
 static void *pip_task_main(void *arg)
@@ -436,10 +443,15 @@ static void *pip_task_main(void *arg)
     if (t->mode == PIP_MODE_PROCESS) {
         while (t->leader_free == 0)
             pip_futex_wait(&t->leader_free, 0, 20, 1);
-    } else if (t->progname != NULL) {
+    } else {
         /* ps -T, top -H: the thread's name is the program's. */
-        (void)pip_raw_syscall(SYS_prctl, PR_SET_NAME, (long)t->progname, 0, 0,
-                              0, 0);
+        if (t->progname != NULL)
+            (void)pip_raw_syscall(SYS_prctl, PR_SET_NAME, (long)t->progname, 0,
+                                  0, 0, 0);
+        /* PIP_FDS=private: a descriptor table of its own, as after exec. */
+        if (r->private_fds &&
+            pip_raw_syscall(SYS_unshare, CLONE_FILES, 0, 0, 0, 0, 0) == 0)
+            pip_close_cloexec();
     }
 
     cpu_set_t set;
@@ -685,6 +697,7 @@ void pip_task_cleanup(struct pip_task *t)
                 munmap(t->stack, t->stack_size - keep);
         }
     }
+    pip_getopt_release(t); /* it ended inside its option loop */
     if (t->cstack != NULL) /* process mode: the leader is gone (reaped) */
         munmap(t->cstack, t->cstack_size);
     t->cstack = NULL;

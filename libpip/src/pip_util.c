@@ -298,6 +298,27 @@ int pip_parse_namespaces(int ntasks, int *nnsp)
     return 0;
 }
 
+/*
+ * PIP_FDS: "shared" (the default: thread-mode tasks share the root's
+ * descriptor table, as threads do) or "private" (each thread-mode task gets
+ * a copy of the table at its start, as a process would, without the
+ * close-on-exec descriptors: a task closing its stdout closes it for itself
+ * only).  Process-mode tasks always have their own table.
+ */
+int pip_parse_fds(int *privp)
+{
+    const char *v = getenv("PIP_FDS");
+    *privp = 0;
+    if (v == NULL || *v == '\0' || strcmp(v, "shared") == 0)
+        return 0;
+    if (strcmp(v, "private") == 0) {
+        *privp = 1;
+        return 0;
+    }
+    pip_env_error("PIP_FDS='%s' is not one of shared, private", v);
+    return EINVAL;
+}
+
 int pip_parse_stop_on_start(void)
 {
     const char *v = getenv(PIP_ENV_STOP_ON_START);
