@@ -204,6 +204,26 @@ static const char *loader_reason(int err, const struct spec *s)
     }
 }
 
+/*
+ * More tasks than libc copies (dlmopen namespaces, PIP_NAMESPACES, 8 by
+ * default): tasks of one copy share what libpip cannot give each of them.
+ * Said once, before any task runs.
+ */
+static void shared_libc_note(int total)
+{
+    const char *v = getenv("PIP_NAMESPACES");
+    int nns = v != NULL && *v != '\0' ? atoi(v) : 8;
+    if (nns <= 0 || total <= nns)
+        return;
+    fprintf(stderr,
+            "%s: note: %d tasks share %d libc copies (PIP_NAMESPACES): tasks "
+            "of one copy share its stdio buffers, environ (setenv/putenv), "
+            "locale (setlocale), program_invocation_name and libc's other "
+            "global state; each keeps its own options (getopt), descriptors "
+            "and thread-local data\n",
+            prog_name, total, nns);
+}
+
 int main(int argc, char **argv)
 {
     struct spec *specs = NULL;
@@ -317,6 +337,8 @@ int main(int argc, char **argv)
         die("cannot initialise: %s", strerror(rc));
     }
 
+    shared_libc_note(total);
+
     int *statuses = calloc((size_t)total, sizeof(int));
     int *owner = calloc((size_t)total, sizeof(int));
     if (statuses == NULL || owner == NULL)
@@ -375,6 +397,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: task %d (%s) killed by signal %d (%s)\n",
                     prog_name, id, specs[owner[id]].prog, WTERMSIG(st),
                     strsignal(WTERMSIG(st)));
+        else if (WIFEXITED(st) && WEXITSTATUS(st) != 0 && !failed)
+            fprintf(stderr, "%s: task %d (%s) exited with status %d\n",
+                    prog_name, id, specs[owner[id]].prog, WEXITSTATUS(st));
     }
     for (int k = 0; k < nwaited && k < total; k++) {
         int st = statuses[k];
