@@ -550,3 +550,17 @@ libpip_tests_realprog_rp_stdio_SOURCES = libpip/tests/realprog/rp_stdio.c
 libpip_tests_realprog_rp_stdio_CFLAGS = $(RP_CF)
 libpip_tests_realprog_rp_stdio_LDFLAGS = $(RP_LDF)
 endif
+
+# make check-long: real programs from Debian sources (apt-get source: GNU
+# hello, figlet, lzip), built as PIEs and run as 1, 8 and 64 tasks in both
+# modes; skipped without deb-src or network.  Sources and builds are kept
+# in libpip/corpus/.
+EXTRA_DIST += libpip/tests/realprog/debian_corpus.sh
+if BUILD_LIBPIP
+CHECK_LONG_TARGETS += pip-check-long
+pip-check-long: libpip/pip-exec
+	@PIP_EXEC=$(abs_top_builddir)/libpip/pip-exec; export PIP_EXEC; \
+	$(SHELL) $(abs_top_srcdir)/libpip/tests/realprog/debian_corpus.sh \
+	    $(abs_top_builddir)/libpip/corpus; rc=$$?; \
+	test $$rc -eq 0 || test $$rc -eq 77
+endif
