@@ -172,6 +172,7 @@ static void pip_exit_handler(int status, void *arg)
     if (t == NULL || t->exiting)
         return; /* not a task's (thread mode: exit() ends the process) */
     t->exiting = 1;
+    pip_getopt_release(t); /* exit() inside its option loop (--help) */
 
     pip_run_fini(t);
     if (t->hook.after != NULL) {
