@@ -536,7 +536,7 @@ if BUILD_LIBPIP
 TESTS += libpip/tests/test_pip_cxx.sh libpip/tests/test_pip_realprog.sh \
 	libpip/tests/test_pip_usererr.sh
 RP_PROGS = libpip/tests/realprog/rp_thrtls libpip/tests/realprog/rp_getopt \
-	libpip/tests/realprog/rp_stdio
+	libpip/tests/realprog/rp_stdio libpip/tests/realprog/rp_alarm
 check_PROGRAMS += $(RP_PROGS)
 RP_CF = -std=gnu11 $(WARN_CFLAGS) -fPIE
 RP_LDF = -pie -rdynamic -no-install
@@ -549,6 +549,9 @@ libpip_tests_realprog_rp_getopt_LDFLAGS = $(RP_LDF)
 libpip_tests_realprog_rp_stdio_SOURCES = libpip/tests/realprog/rp_stdio.c
 libpip_tests_realprog_rp_stdio_CFLAGS = $(RP_CF)
 libpip_tests_realprog_rp_stdio_LDFLAGS = $(RP_LDF)
+libpip_tests_realprog_rp_alarm_SOURCES = libpip/tests/realprog/rp_alarm.c
+libpip_tests_realprog_rp_alarm_CFLAGS = $(RP_CF)
+libpip_tests_realprog_rp_alarm_LDFLAGS = $(RP_LDF)
 endif
 
 # make check-long: real programs from Debian sources (apt-get source: GNU

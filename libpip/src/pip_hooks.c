@@ -6,7 +6,7 @@
  * libraries' calls are not touched.
  *
  *   pthread_create  the new thread starts with the program's initial TLS
- *                   (see pip_spawn.c), for programs with TLS
+ *                   (see pip_spawn.c) and belongs to the task
  *   fclose          of stdin, stdout or stderr: flushes, but leaves the
  *                   stream (and its descriptor) open for the other tasks of
  *                   the namespace, which share the stream
@@ -16,6 +16,12 @@
  *                   and getopt's internal state: a task's option loop runs
  *                   under the namespace's lock, with the task's own values
  *                   put in libc's variables, until getopt returns -1
+ *   sigaction, signal, alarm, setitimer, getitimer
+ *                   thread mode: SIGALRM, SIGVTALRM, SIGPROF, SIGUSR1 and
+ *                   SIGUSR2 get a handler per task (the process's handler
+ *                   is libpip's, which calls the handler of the task whose
+ *                   thread took the signal), and ITIMER_REAL (alarm) is a
+ *                   timer per task that signals the task's main thread
  */
 #include "pip_internal.h"
 
@@ -25,6 +31,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 /* The image whose code called (its l_addr), or the calling task's. */
 static struct pip_image *pip_caller_image(void *ra)
@@ -286,6 +295,219 @@ int pip_ns_getopt_init(struct pip_ns *ns)
 #endif
 }
 
+/* ---- signals and ITIMER_REAL, thread mode ---- */
+
+static const int pip_vsigs[5] = {SIGALRM, SIGVTALRM, SIGPROF, SIGUSR1,
+                                 SIGUSR2};
+
+static int pip_vsig_index(int sig)
+{
+    for (int i = 0; i < 5; i++)
+        if (pip_vsigs[i] == sig)
+            return i;
+    return -1;
+}
+
+/* The calling thread's task when signals are per task, else NULL. */
+static struct pip_task *pip_vsig_task(void)
+{
+    struct pip_root *r = pip_root_;
+    if (r == NULL || r->mode != PIP_MODE_PTHREAD)
+        return NULL;
+    return pip_thread_task();
+}
+
+/* The process's handler of the per-task signals. */
+static void pip_vsig_dispatch(int sig, siginfo_t *info, void *ctx)
+{
+    struct pip_task *t = pip_thread_task();
+    int i = pip_vsig_index(sig);
+    if (t == NULL || i < 0)
+        return; /* a thread of no task (the root's): dropped */
+    struct sigaction *a = &t->vsig[i];
+    if (a->sa_handler == SIG_IGN)
+        return;
+    if (a->sa_handler == SIG_DFL) {
+        /* The default action ends the task, as it would a process. */
+        struct pip_root *r = pip_root_;
+        t->kill_sig = sig;
+        (void)pip_raw_syscall(SYS_tgkill, r->pid, t->tid, PIP_SIG_TASKEND, 0,
+                              0, 0);
+        return;
+    }
+    if (a->sa_flags & SA_SIGINFO) {
+        void (*h)(int, siginfo_t *, void *) = a->sa_sigaction;
+        if (a->sa_flags & SA_RESETHAND)
+            a->sa_handler = SIG_DFL;
+        h(sig, info, ctx);
+    } else {
+        void (*h)(int) = a->sa_handler;
+        if (a->sa_flags & SA_RESETHAND)
+            a->sa_handler = SIG_DFL;
+        h(sig);
+    }
+}
+
+static int pip_task_sigaction(int sig, const struct sigaction *act,
+                              struct sigaction *old)
+{
+    struct pip_task *t = pip_vsig_task();
+    int i = pip_vsig_index(sig);
+    if (t == NULL || i < 0) {
+        struct pip_image *img =
+            pip_caller_image(__builtin_return_address(0));
+        return img != NULL ? img->ns->sigaction(sig, act, old)
+                           : sigaction(sig, act, old);
+    }
+    struct sigaction prev = t->vsig[i];
+    if (act != NULL) {
+        struct sigaction real;
+        memset(&real, 0, sizeof(real));
+        real.sa_sigaction = pip_vsig_dispatch;
+        real.sa_mask = act->sa_mask;
+        real.sa_flags = SA_SIGINFO | (act->sa_flags & SA_RESTART);
+        if (sigaction(sig, &real, NULL) != 0)
+            return -1;
+        t->vsig[i] = *act;
+    }
+    if (old != NULL)
+        *old = prev;
+    return 0;
+}
+
+static void (*pip_task_signal(int sig, void (*h)(int)))(int)
+{
+    struct pip_task *t = pip_vsig_task();
+    if (t == NULL || pip_vsig_index(sig) < 0) {
+        struct pip_image *img =
+            pip_caller_image(__builtin_return_address(0));
+        return img != NULL ? img->ns->signal(sig, h) : signal(sig, h);
+    }
+    struct sigaction a, old;
+    memset(&a, 0, sizeof(a));
+    a.sa_handler = h;
+    a.sa_flags = SA_RESTART;
+    if (pip_task_sigaction(sig, &a, &old) != 0)
+        return SIG_ERR;
+    return old.sa_handler;
+}
+
+/* The task's ITIMER_REAL: a POSIX timer signalling its main thread. */
+static int pip_vtimer(struct pip_task *t)
+{
+    if (t->vtimer_ok)
+        return 0;
+    struct sigevent ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = SIGALRM;
+#ifdef sigev_notify_thread_id
+    ev.sigev_notify_thread_id = t->tid;
+#else
+    ev._sigev_un._tid = t->tid;
+#endif
+    if (timer_create(CLOCK_REALTIME, &ev, &t->vtimer) != 0)
+        return -1;
+    t->vtimer_ok = 1;
+    return 0;
+}
+
+void pip_vtimer_delete(struct pip_task *t)
+{
+    if (t->vtimer_ok) {
+        t->vtimer_ok = 0;
+        (void)timer_delete(t->vtimer);
+    }
+}
+
+static void pip_tv_to_ts(struct timespec *ts, const struct timeval *tv)
+{
+    ts->tv_sec = tv->tv_sec;
+    ts->tv_nsec = tv->tv_usec * 1000;
+}
+
+static void pip_ts_to_tv(struct timeval *tv, const struct timespec *ts)
+{
+    tv->tv_sec = ts->tv_sec;
+    tv->tv_usec = (ts->tv_nsec + 999) / 1000;
+    if (tv->tv_usec >= 1000000) {
+        tv->tv_sec++;
+        tv->tv_usec -= 1000000;
+    }
+}
+
+static int pip_vtimer_set(struct pip_task *t, const struct itimerval *nv,
+                          struct itimerval *ov)
+{
+    if (pip_vtimer(t) != 0)
+        return -1;
+    struct itimerspec n, o;
+    memset(&o, 0, sizeof(o));
+    int rc;
+    if (nv != NULL) {
+        pip_tv_to_ts(&n.it_value, &nv->it_value);
+        pip_tv_to_ts(&n.it_interval, &nv->it_interval);
+        rc = timer_settime(t->vtimer, 0, &n, &o);
+    } else {
+        rc = timer_gettime(t->vtimer, &o);
+    }
+    if (rc == 0 && ov != NULL) {
+        pip_ts_to_tv(&ov->it_value, &o.it_value);
+        pip_ts_to_tv(&ov->it_interval, &o.it_interval);
+    }
+    return rc;
+}
+
+static int pip_task_setitimer(int which, const struct itimerval *nv,
+                              struct itimerval *ov)
+{
+    struct pip_task *t = pip_vsig_task();
+    if (t == NULL || which != ITIMER_REAL || t != pip_cur_task()) {
+        struct pip_image *img =
+            pip_caller_image(__builtin_return_address(0));
+        return img != NULL ? img->ns->setitimer(which, nv, ov)
+                           : setitimer(which, nv, ov);
+    }
+    if (nv == NULL) {
+        errno = EFAULT;
+        return -1;
+    }
+    return pip_vtimer_set(t, nv, ov);
+}
+
+static int pip_task_getitimer(int which, struct itimerval *ov)
+{
+    struct pip_task *t = pip_vsig_task();
+    if (t == NULL || which != ITIMER_REAL || t != pip_cur_task()) {
+        struct pip_image *img =
+            pip_caller_image(__builtin_return_address(0));
+        return img != NULL ? img->ns->getitimer(which, ov)
+                           : getitimer(which, ov);
+    }
+    return pip_vtimer_set(t, NULL, ov);
+}
+
+static unsigned pip_task_alarm(unsigned sec)
+{
+    struct pip_task *t = pip_vsig_task();
+    if (t == NULL || t != pip_cur_task()) {
+        struct pip_image *img =
+            pip_caller_image(__builtin_return_address(0));
+        return img != NULL ? img->ns->alarm(sec) : alarm(sec);
+    }
+    struct itimerval nv, ov;
+    memset(&nv, 0, sizeof(nv));
+    nv.it_value.tv_sec = sec;
+    if (pip_vtimer_set(t, &nv, &ov) != 0)
+        return 0;
+    /* As alarm(2): the seconds left, rounded, at least 1 if any. */
+    unsigned left = (unsigned)ov.it_value.tv_sec;
+    if (ov.it_value.tv_usec >= 500000 ||
+        (left == 0 && ov.it_value.tv_usec > 0))
+        left++;
+    return left;
+}
+
 /* ---- rewriting the program's entries ---- */
 
 static void pip_set_slot(const struct pip_image *img, void *slot, void *fn)
@@ -314,9 +536,12 @@ void pip_hooks_install(struct pip_image *img)
         const char *name;
         void *fn;
     } hooks[] = {
-        {"pthread_create", e->has_tls && e->tls_memsz > 0
-                               ? (void *)pip_task_pthread_create
-                               : NULL},
+        {"pthread_create", (void *)pip_task_pthread_create},
+        {"sigaction", (void *)pip_task_sigaction},
+        {"signal", (void *)pip_task_signal},
+        {"alarm", (void *)pip_task_alarm},
+        {"setitimer", (void *)pip_task_setitimer},
+        {"getitimer", (void *)pip_task_getitimer},
         {"fclose", (void *)pip_task_fclose},
         {"getopt", (void *)pip_task_getopt},
         {"getopt_long", (void *)pip_task_getopt_long},

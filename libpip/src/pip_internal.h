@@ -18,6 +18,8 @@
 #include <link.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -70,6 +72,11 @@ struct pip_ns {
     char **progname;
     char **progname_full;
     int (*fclose)(void *);
+    int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+    void (*(*signal)(int, void (*)(int)))(int);
+    unsigned (*alarm)(unsigned);
+    int (*setitimer)(int, const struct itimerval *, struct itimerval *);
+    int (*getitimer)(int, struct itimerval *);
     int (*getopt)(int, char *const *, const char *);
     int (*getopt_long)(int, char *const *, const char *,
                        const struct option *, int *);
@@ -194,6 +201,11 @@ struct pip_task {
     volatile int clean_end; /* ended through its exit handler */
     volatile int kill_sig;  /* thread mode: the fatal signal pip_kill sent */
     int getopt_begun;       /* its first getopt call is behind it */
+    /* thread mode: its own handlers of the signals in pip_hooks.c's
+       pip_vsigs, and its own ITIMER_REAL (a POSIX timer) */
+    struct sigaction vsig[5];
+    int vtimer_ok;
+    timer_t vtimer;
     int opt_ints[3];        /* its optind, opterr, optopt if the program */
     char *opt_arg;          /* has no copy of them (pip_hooks.c) */
 };
@@ -328,6 +340,9 @@ PIP_HIDDEN void pip_getopt_release(struct pip_task *t);
 PIP_HIDDEN int pip_ns_getopt_init(struct pip_ns *ns);
 /* pip_spawn.c: the task whose main thread this is, or NULL. */
 PIP_HIDDEN struct pip_task *pip_cur_task(void);
+/* pip_spawn.c: the task of this thread (main or created by its program). */
+PIP_HIDDEN struct pip_task *pip_thread_task(void);
+PIP_HIDDEN void pip_vtimer_delete(struct pip_task *t);
 
 /* ---- pip_wait.c ---- */
 PIP_HIDDEN int pip_task_ended(struct pip_task *t);

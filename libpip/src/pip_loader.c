@@ -435,6 +435,11 @@ static int pip_ns_resolve(struct pip_ns *ns)
     PIP_NS_SYM(progname, "__progname");
     PIP_NS_SYM(progname_full, "__progname_full");
     PIP_NS_SYM(fclose, "fclose");
+    PIP_NS_SYM(sigaction, "sigaction");
+    PIP_NS_SYM(signal, "signal");
+    PIP_NS_SYM(alarm, "alarm");
+    PIP_NS_SYM(setitimer, "setitimer");
+    PIP_NS_SYM(getitimer, "getitimer");
     PIP_NS_SYM(getopt, "getopt");
     PIP_NS_SYM(getopt_long, "getopt_long");
     PIP_NS_SYM(getopt_long_only, "getopt_long_only");

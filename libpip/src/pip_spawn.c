@@ -56,10 +56,17 @@ static void pip_nop_fini(void)
  * block every thread has).
  */
 static __thread struct pip_task *pip_cur_task_;
+/* The task of this thread: its main thread or one its program created. */
+static __thread struct pip_task *pip_sig_task_;
 
 struct pip_task *pip_cur_task(void)
 {
     return pip_cur_task_;
+}
+
+struct pip_task *pip_thread_task(void)
+{
+    return pip_sig_task_;
 }
 
 /* The program's destructors (DT_FINI_ARRAY as loaded, in reverse, DT_FINI).
@@ -173,6 +180,7 @@ static void pip_exit_handler(int status, void *arg)
         return; /* not a task's (thread mode: exit() ends the process) */
     t->exiting = 1;
     pip_getopt_release(t); /* exit() inside its option loop (--help) */
+    pip_vtimer_delete(t);
 
     pip_run_fini(t);
     if (t->hook.after != NULL) {
@@ -369,6 +377,7 @@ struct pip_thread_start {
     void *(*fn)(void *);
     void *arg;
     const struct pip_image *img;
+    struct pip_task *task;
 };
 
 static void *pip_thread_start(void *a)
@@ -376,6 +385,7 @@ static void *pip_thread_start(void *a)
     struct pip_thread_start s = *(struct pip_thread_start *)a;
     (void)munmap(a, sizeof(s));
     pip_tls_fill(s.img);
+    pip_sig_task_ = s.task;
     return s.fn(s.arg);
 }
 
@@ -399,6 +409,7 @@ __attribute__((visibility("hidden"))) int pip_task_pthread_create(pthread_t *th,
     s->fn = fn;
     s->arg = arg;
     s->img = img;
+    s->task = pip_sig_task_;
     int rc = img->ns->pthread_create(th, attr, pip_thread_start, s);
     if (rc != 0)
         (void)munmap(s, sizeof(*s));
@@ -420,6 +431,7 @@ static void *pip_task_main(void *arg)
      */
     pip_tls_fill(t->img);
     pip_cur_task_ = t;
+    pip_sig_task_ = t;
     if (t->img != NULL && t->img->ns_enter != NULL)
         t->img->ns_enter(t);
     t->tid = (pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
@@ -699,6 +711,7 @@ void pip_task_cleanup(struct pip_task *t)
         }
     }
     pip_getopt_release(t); /* it ended inside its option loop */
+    pip_vtimer_delete(t);
     if (t->cstack != NULL) /* process mode: the leader is gone (reaped) */
         munmap(t->cstack, t->cstack_size);
     t->cstack = NULL;

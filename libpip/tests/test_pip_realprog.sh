@@ -20,4 +20,5 @@ run() {
 run rp_thrtls
 run rp_getopt -v --name=x op1
 run rp_stdio x
+run rp_alarm
 [ $fails -eq 0 ]
