@@ -72,6 +72,8 @@ struct pip_ns {
     char **progname;
     char **progname_full;
     int (*fclose)(void *);
+    int (*setvbuf)(void *, char *, int, size_t);
+    int linebuf; /* its stdout was made line buffered (shared) */
     int (*sigaction)(int, const struct sigaction *, struct sigaction *);
     void (*(*signal)(int, void (*)(int)))(int);
     unsigned (*alarm)(unsigned);

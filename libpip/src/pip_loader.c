@@ -435,6 +435,7 @@ static int pip_ns_resolve(struct pip_ns *ns)
     PIP_NS_SYM(progname, "__progname");
     PIP_NS_SYM(progname_full, "__progname_full");
     PIP_NS_SYM(fclose, "fclose");
+    PIP_NS_SYM(setvbuf, "setvbuf");
     PIP_NS_SYM(sigaction, "sigaction");
     PIP_NS_SYM(signal, "signal");
     PIP_NS_SYM(alarm, "alarm");
@@ -880,6 +881,16 @@ bind:
             *(void **)&t->funcf = start;
         else
             *(void **)&t->mainf = start;
+    }
+    /*
+     * The namespace's stdout is about to serve two running tasks: make it
+     * line buffered.  Any task may flush data another task left in a
+     * shared buffer, through its own descriptor 1, which may be closed by
+     * then (gnulib's close_stdout closes it before the task's end flushes).
+     */
+    if (t->ns->busy >= 1 && !t->ns->linebuf) {
+        (void)t->ns->setvbuf(t->ns->std[1], NULL, _IOLBF, 0);
+        t->ns->linebuf = 1;
     }
     t->ns->busy++;
     t->ns->single = t->ns->busy == 1 ? t : NULL;
