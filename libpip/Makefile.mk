@@ -38,6 +38,7 @@ libpip_libpip_la_SOURCES = \
 	libpip/src/pip_registry.h \
 	libpip/src/pip_registry.c \
 	libpip/src/pip_compat.c \
+	libpip/src/pip_hooks.c \
 	libpip/src/pip_libmain.c
 libpip_libpip_la_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -I$(top_srcdir)/libpip/src \
 	-I$(top_builddir)/libpip
@@ -595,3 +596,45 @@ $(PIPCOMPAT_TESTS): Makefile
 
 endif BUILD_LIBPIP
 
+
+# --- ordinary programs as tasks (libpip/tests/realprog/) ----------------------
+# rp_compare.sh runs a program alone and as 1, 8 and 64 tasks in both modes
+# and compares the outputs.
+EXTRA_DIST += libpip/tests/realprog/rp_compare.sh libpip/tests/realprog/rp_cxx.cc \
+	libpip/tests/test_pip_cxx.sh libpip/tests/test_pip_realprog.sh \
+	libpip/tests/test_pip_usererr.sh
+if BUILD_LIBPIP
+TESTS += libpip/tests/test_pip_cxx.sh libpip/tests/test_pip_realprog.sh \
+	libpip/tests/test_pip_usererr.sh
+RP_PROGS = libpip/tests/realprog/rp_thrtls libpip/tests/realprog/rp_getopt \
+	libpip/tests/realprog/rp_stdio libpip/tests/realprog/rp_alarm
+check_PROGRAMS += $(RP_PROGS)
+RP_CF = -std=gnu11 $(WARN_CFLAGS) -fPIE
+RP_LDF = -pie -rdynamic -no-install
+libpip_tests_realprog_rp_thrtls_SOURCES = libpip/tests/realprog/rp_thrtls.c
+libpip_tests_realprog_rp_thrtls_CFLAGS = $(RP_CF) -pthread
+libpip_tests_realprog_rp_thrtls_LDFLAGS = $(RP_LDF) -pthread
+libpip_tests_realprog_rp_getopt_SOURCES = libpip/tests/realprog/rp_getopt.c
+libpip_tests_realprog_rp_getopt_CFLAGS = $(RP_CF)
+libpip_tests_realprog_rp_getopt_LDFLAGS = $(RP_LDF)
+libpip_tests_realprog_rp_stdio_SOURCES = libpip/tests/realprog/rp_stdio.c
+libpip_tests_realprog_rp_stdio_CFLAGS = $(RP_CF)
+libpip_tests_realprog_rp_stdio_LDFLAGS = $(RP_LDF)
+libpip_tests_realprog_rp_alarm_SOURCES = libpip/tests/realprog/rp_alarm.c
+libpip_tests_realprog_rp_alarm_CFLAGS = $(RP_CF)
+libpip_tests_realprog_rp_alarm_LDFLAGS = $(RP_LDF)
+endif
+
+# make check-long: real programs from Debian sources (apt-get source: GNU
+# hello, figlet, lzip), built as PIEs and run as 1, 8 and 64 tasks in both
+# modes; skipped without deb-src or network.  Sources and builds are kept
+# in libpip/corpus/.
+EXTRA_DIST += libpip/tests/realprog/debian_corpus.sh
+if BUILD_LIBPIP
+CHECK_LONG_TARGETS += pip-check-long
+pip-check-long: libpip/pip-exec
+	@PIP_EXEC=$(abs_top_builddir)/libpip/pip-exec; export PIP_EXEC; \
+	$(SHELL) $(abs_top_srcdir)/libpip/tests/realprog/debian_corpus.sh \
+	    $(abs_top_builddir)/libpip/corpus; rc=$$?; \
+	test $$rc -eq 0 || test $$rc -eq 77
+endif

@@ -23,6 +23,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* libpip (internal, not in pip.h): the bad environment variable pip_init
+ * met, "NAME='value' is ...", or NULL. */
+const char *pip_env_error_(void);
+
 /*
  * TLS reserve of the root executable.  Tasks built as plain PIE programs
  * use local-exec TLS, which addresses the root executable's own TLS block
@@ -207,6 +211,26 @@ static int is_sep(const char *a)
     return strcmp(a, ":") == 0 || strcmp(a, "::") == 0;
 }
 
+/*
+ * More tasks than libc copies (dlmopen namespaces, PIP_NAMESPACES, 8 by
+ * default): tasks of one copy share what libpip cannot give each of them.
+ * Said once, before any task runs.
+ */
+static void shared_libc_note(int total)
+{
+    const char *v = getenv("PIP_NAMESPACES");
+    int nns = v != NULL && *v != '\0' ? atoi(v) : 8;
+    if (nns <= 0 || total <= nns)
+        return;
+    fprintf(stderr,
+            "%s: note: %d tasks share %d libc copies (PIP_NAMESPACES): tasks "
+            "of one copy share its stdio buffers, environ (setenv/putenv), "
+            "locale (setlocale), program_invocation_name and libc's other "
+            "global state; each keeps its own options (getopt), descriptors "
+            "and thread-local data\n",
+            prog_name, total, nns);
+}
+
 int main(int argc, char **argv)
 {
     struct spec *specs = NULL;
@@ -305,13 +329,20 @@ int main(int argc, char **argv)
     }
 
     int ntasks = total;
+    /* Programs expect a descriptor table of their own (PIP_FDS). */
+    int fds_set = getenv("PIP_FDS") == NULL && setenv("PIP_FDS", "private", 0) == 0;
     int rc = pip_init(NULL, &ntasks, NULL, 0);
+    if (fds_set)
+        (void)unsetenv("PIP_FDS");
     if (rc != 0) {
         const char *m = getenv("PIP_MODE");
+        const char *why = pip_env_error_();
         int bad_mode =
             rc == EPERM && m != NULL && *m != '\0' &&
             strcasecmp(m, "thread") != 0 && strcasecmp(m, "pthread") != 0 &&
             strcasecmp(m, "process") != 0 && strncasecmp(m, "process:", 8) != 0;
+        if (why != NULL && (rc == EINVAL || bad_mode))
+            die("cannot initialise: %s", why);
         if (rc == EINVAL || bad_mode)
             die("cannot initialise: bad environment: PIP_MODE='%s' (thread, "
                 "pthread or process)",
@@ -322,6 +353,8 @@ int main(int argc, char **argv)
                 m ? m : "");
         die("cannot initialise: %s", strerror(rc));
     }
+
+    shared_libc_note(total);
 
     int *statuses = calloc((size_t)total, sizeof(int));
     int *owner = calloc((size_t)total, sizeof(int));
@@ -388,6 +421,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: task %d (%s) killed by signal %d (%s)\n",
                     prog_name, id, specs[owner[id]].prog, WTERMSIG(st),
                     strsignal(WTERMSIG(st)));
+        else if (WIFEXITED(st) && WEXITSTATUS(st) != 0 && !failed)
+            fprintf(stderr, "%s: task %d (%s) exited with status %d\n",
+                    prog_name, id, specs[owner[id]].prog, WEXITSTATUS(st));
     }
     (void)pip_fin();
     int code = 0;

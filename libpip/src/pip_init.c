@@ -161,6 +161,9 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
         return rc;
     if ((rc = pip_parse_namespaces(ntasks, &nns)) != 0)
         return rc;
+    int private_fds;
+    if ((rc = pip_parse_fds(&private_fds)) != 0)
+        return rc;
 
     size_t hdr = sizeof(struct pip_root) +
                  sizeof(struct pip_task) * (size_t)(ntasks + 1);
@@ -195,6 +198,7 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
     r->mode = mode;
     r->stack_size = stacksz;
     r->stop_on_start = pip_parse_stop_on_start();
+    r->private_fds = private_fds;
     r->pid = getpid();
     r->tid = (pid_t)syscall(SYS_gettid);
     r->thread = pthread_self();

@@ -14,9 +14,12 @@
 #include <pip/pip.h>
 
 #include <dlfcn.h>
+#include <getopt.h>
 #include <link.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -68,6 +71,26 @@ struct pip_ns {
     char ***environ;
     char **progname;
     char **progname_full;
+    int (*fclose)(void *);
+    int (*setvbuf)(void *, char *, int, size_t);
+    int linebuf; /* its stdout was made line buffered (shared) */
+    int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+    void (*(*signal)(int, void (*)(int)))(int);
+    unsigned (*alarm)(unsigned);
+    int (*setitimer)(int, const struct itimerval *, struct itimerval *);
+    int (*getitimer)(int, struct itimerval *);
+    int (*getopt)(int, char *const *, const char *);
+    int (*getopt_long)(int, char *const *, const char *,
+                       const struct option *, int *);
+    int (*getopt_long_only)(int, char *const *, const char *,
+                            const struct option *, int *);
+    void *std[3]; /* the libc's stdin, stdout, stderr FILE objects */
+    /* getopt of the tasks sharing this namespace (pip_hooks.c) */
+    volatile int getopt_lock;
+    struct pip_task *volatile getopt_owner;
+    int opt_private; /* libc's getopt variables are the two below */
+    int opt_ints[3]; /* optind, opterr, optopt as libc uses them */
+    char *opt_arg;   /* optarg */
 };
 
 /* ELF facts about a task program gathered by the loader. */
@@ -79,6 +102,7 @@ struct pip_elf_info {
     uint64_t init_array, init_arraysz, init; /* run by libpip, not ld.so */
     uint64_t dyn_offset, dyn_size;           /* PT_DYNAMIC in the file */
     uint64_t rela, relasz, relaent, symtab, strtab; /* for copy relocations */
+    uint64_t jmprel, pltrelsz;                      /* PLT relocations */
     int nrw; /* writable PT_LOAD segments */
     uint64_t rw_vaddr[PIP_ELF_MAX_RW], rw_memsz[PIP_ELF_MAX_RW];
     uint64_t relro_vaddr, relro_memsz; /* PT_GNU_RELRO */
@@ -168,6 +192,8 @@ struct pip_task {
     void *cstack; /* process mode: the clone child's stack */
     size_t cstack_size;
     volatile int clone_tid; /* clone child: CLONE_CHILD_CLEARTID word */
+    volatile int leader_free; /* clone child: done with the root's thread
+                                 block (it stays, asleep, as the leader) */
     volatile int start_err; /* clone child: pthread_create result */
     sigset_t start_mask;    /* signal mask the task starts with */
 
@@ -176,6 +202,14 @@ struct pip_task {
     volatile int exiting;   /* in its exit handler */
     volatile int clean_end; /* ended through its exit handler */
     volatile int kill_sig;  /* thread mode: the fatal signal pip_kill sent */
+    int getopt_begun;       /* its first getopt call is behind it */
+    /* thread mode: its own handlers of the signals in pip_hooks.c's
+       pip_vsigs, and its own ITIMER_REAL (a POSIX timer) */
+    struct sigaction vsig[5];
+    int vtimer_ok;
+    timer_t vtimer;
+    int opt_ints[3];        /* its optind, opterr, optopt if the program */
+    char *opt_arg;          /* has no copy of them (pip_hooks.c) */
 };
 
 struct pip_root {
@@ -184,6 +218,7 @@ struct pip_root {
     int mode; /* PIP_MODE_PTHREAD / PIP_MODE_PROCESS */
     size_t stack_size;
     int stop_on_start; /* pipid, -1 all, PIP_PIPID_NULL none */
+    int private_fds;   /* PIP_FDS=private: thread-mode tasks' own fd table */
     pid_t pid;
     pid_t tid;
     pthread_t thread;
@@ -247,6 +282,12 @@ PIP_HIDDEN void pip_dbg(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 PIP_HIDDEN void pip_msg(int verbose, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* A bad environment variable: remembered for pip_env_error_(). */
+PIP_HIDDEN void pip_env_error(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+/* For pip-exec (not part of the API): what pip_init's EINVAL was about,
+ * "NAME='value' is ...", or NULL. */
+__attribute__((visibility("default"))) const char *pip_env_error_(void);
 PIP_HIDDEN long pip_raw_syscall(long n, long a1, long a2, long a3, long a4,
                                 long a5, long a6);
 PIP_HIDDEN void pip_futex_wait(volatile void *addr, int val, long timeout_ms,
@@ -257,6 +298,7 @@ PIP_HIDDEN void pip_unlock(volatile int *l);
 PIP_HIDDEN int pip_parse_mode(uint32_t opts, int *modep) PIP_WUR;
 PIP_HIDDEN int pip_parse_stacksz(size_t *szp) PIP_WUR;
 PIP_HIDDEN int pip_parse_stop_on_start(void);
+PIP_HIDDEN int pip_parse_fds(int *privp) PIP_WUR;
 PIP_HIDDEN int pip_parse_namespaces(int ntasks, int *nnsp) PIP_WUR;
 PIP_HIDDEN int pip_find_tid_offset(size_t *offp) PIP_WUR;
 PIP_HIDDEN int pip_core_to_cpuset(uint32_t coreno, cpu_set_t *set,
@@ -290,6 +332,19 @@ PIP_HIDDEN void pip_task_cleanup(struct pip_task *t);
 PIP_HIDDEN int pip_thread_signals_init(void) PIP_WUR;
 PIP_HIDDEN int pip_thread_kill(struct pip_task *t, int sig);
 PIP_HIDDEN void pip_ns_setup_exit(struct pip_ns *ns);
+/* A task program's pthread_create (see pip_loader.c). */
+PIP_HIDDEN int pip_task_pthread_create(pthread_t *th, const pthread_attr_t *attr,
+                                       void *(*fn)(void *), void *arg);
+
+/* ---- pip_hooks.c ---- */
+PIP_HIDDEN void pip_hooks_install(struct pip_image *img);
+PIP_HIDDEN void pip_getopt_release(struct pip_task *t);
+PIP_HIDDEN int pip_ns_getopt_init(struct pip_ns *ns);
+/* pip_spawn.c: the task whose main thread this is, or NULL. */
+PIP_HIDDEN struct pip_task *pip_cur_task(void);
+/* pip_spawn.c: the task of this thread (main or created by its program). */
+PIP_HIDDEN struct pip_task *pip_thread_task(void);
+PIP_HIDDEN void pip_vtimer_delete(struct pip_task *t);
 
 /* ---- pip_wait.c ---- */
 PIP_HIDDEN int pip_task_ended(struct pip_task *t);

@@ -296,6 +296,10 @@ int pip_elf_check(const char *path, const char *func, int verbose,
                 info->symtab = dyn[i].d_un.d_ptr;
             else if (dyn[i].d_tag == DT_STRTAB)
                 info->strtab = dyn[i].d_un.d_ptr;
+            else if (dyn[i].d_tag == DT_JMPREL)
+                info->jmprel = dyn[i].d_un.d_ptr;
+            else if (dyn[i].d_tag == DT_PLTRELSZ)
+                info->pltrelsz = dyn[i].d_un.d_val;
         }
     }
     free(dyn);
@@ -430,6 +434,19 @@ static int pip_ns_resolve(struct pip_ns *ns)
     PIP_NS_SYM(environ, "environ");
     PIP_NS_SYM(progname, "__progname");
     PIP_NS_SYM(progname_full, "__progname_full");
+    PIP_NS_SYM(fclose, "fclose");
+    PIP_NS_SYM(setvbuf, "setvbuf");
+    PIP_NS_SYM(sigaction, "sigaction");
+    PIP_NS_SYM(signal, "signal");
+    PIP_NS_SYM(alarm, "alarm");
+    PIP_NS_SYM(setitimer, "setitimer");
+    PIP_NS_SYM(getitimer, "getitimer");
+    PIP_NS_SYM(getopt, "getopt");
+    PIP_NS_SYM(getopt_long, "getopt_long");
+    PIP_NS_SYM(getopt_long_only, "getopt_long_only");
+    PIP_NS_SYM(std[0], "_IO_2_1_stdin_");
+    PIP_NS_SYM(std[1], "_IO_2_1_stdout_");
+    PIP_NS_SYM(std[2], "_IO_2_1_stderr_");
 #undef PIP_NS_SYM
     return 0;
 }
@@ -481,14 +498,45 @@ static int pip_is_image_name(const char *name)
            p[end] == '\0';
 }
 
+static int pip_all_zero(const char *p, size_t len);
+
+/* Copy `len` bytes to `dest`, which may lie in the image's RELRO part
+ * (read-only once loaded: typeinfo objects, vtables). */
+static void pip_copy_into(const struct pip_image *img, void *dest,
+                          const void *src, size_t len)
+{
+    const struct pip_elf_info *e = &img->elf;
+    uintptr_t d = (uintptr_t)dest;
+    uintptr_t rlo = img->l_addr + e->relro_vaddr;
+    uintptr_t rhi = rlo + e->relro_memsz;
+    int ro = e->relro_memsz > 0 && d < rhi && d + len > rlo;
+    uintptr_t plo = d & ~(uintptr_t)4095;
+    size_t plen = ((d + len + 4095) & ~(uintptr_t)4095) - plo;
+    if (ro && mprotect((void *)plo, plen, PROT_READ | PROT_WRITE) != 0) {
+        pip_dbg("copy relocation at %p: cannot unprotect", dest);
+        return;
+    }
+    memmove(dest, src, len);
+    if (ro)
+        (void)mprotect((void *)plo, plen, PROT_READ);
+}
+
 /*
  * Copy relocations.  A PIE program that refers to a library's data
- * (stderr, environ, optind, __progname) has its own copy of it, filled by
- * an R_*_COPY relocation from the library's definition.  ld.so looks the
- * source up skipping only objects loaded as *the executable*; our program
- * is loaded as a library, so the lookup finds a program's own copy (its own,
- * or the namespace's first image's).  Redo these copies from the first
- * definition in a library of the namespace.
+ * (stderr, environ, optind, std::cout, typeinfo) has its own copy of it,
+ * filled by an R_*_COPY relocation from the library's definition, and the
+ * libraries use that copy.  ld.so looks the source up skipping only objects
+ * loaded as *the executable*; our program is loaded as a library, so the
+ * lookup finds the program's own copy and the copy is left as in the file.
+ *
+ * The namespace's first image heads its global scope: the libraries bind to
+ * its copies, and their constructors have run on them by now (libstdc++
+ * builds std::cout in place).  Such a copy (no longer as in the file, that
+ * is all zero) is the live object and stays; the others are filled from
+ * the first definition in a library, as ld.so would have.  A later image
+ * of a shared namespace has copies no library uses: they are filled the
+ * same way, except that an object the library left empty (built in place
+ * in the first image's copy: std::cout) is taken from the first image.
  */
 static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
 {
@@ -496,6 +544,7 @@ static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
     const struct pip_elf_info *e = &img->elf;
     if (e->rela == 0 || e->relasz == 0 || e->symtab == 0 || e->strtab == 0)
         return;
+    int first = img->ns->head == NULL || img->ns->head == img->handle;
     struct link_map *head = lm;
     while (head->l_prev != NULL)
         head = head->l_prev;
@@ -509,6 +558,11 @@ static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
         const Elf64_Sym *sym = &symtab[ELF64_R_SYM(r->r_info)];
         const char *name = strtab + sym->st_name;
         void *dest = (void *)(img->l_addr + r->r_offset);
+        size_t len = (size_t)sym->st_size;
+        if (first && !pip_all_zero(dest, len)) {
+            pip_dbg("copy relocation %s: built in place, kept", name);
+            continue;
+        }
         for (struct link_map *m = head; m != NULL; m = m->l_next) {
             if (m->l_name == NULL || m->l_name[0] == '\0' ||
                 pip_is_image_name(m->l_name))
@@ -520,9 +574,14 @@ static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
             void *src = dlsym(h, name);
             dlclose(h);
             if (src != NULL && src != dest) {
-                memcpy(dest, src, sym->st_size);
-                pip_dbg("copy relocation %s: %zu bytes", name,
-                        (size_t)sym->st_size);
+                /* A later image: an object built in place (std::cout) is
+                 * the first image's, the library's own is left empty. */
+                void *live = NULL;
+                if (!first && pip_all_zero(src, len) &&
+                    (live = dlsym(img->ns->head, name)) != NULL && live != dest)
+                    src = live;
+                pip_copy_into(img, dest, src, len);
+                pip_dbg("copy relocation %s: %zu bytes", name, len);
                 break;
             }
         }
@@ -533,7 +592,7 @@ static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
 #endif
 }
 
-/* Is this 4 KiB-or-less range all zero bytes? */
+/* Is this range all zero bytes? */
 static int pip_all_zero(const char *p, size_t len)
 {
     const uint64_t *w = (const uint64_t *)(uintptr_t)p;
@@ -650,6 +709,8 @@ static int pip_ns_setup(struct pip_root *r, struct pip_ns *ns, void *handle,
      */
     (void)ns->mallopt(M_ARENA_MAX, 1 << 20);
     pip_ns_setup_exit(ns);
+    if (pip_ns_getopt_init(ns) != 0)
+        pip_dbg("namespace %d: getopt's variables stay shared", ns->index);
     (void)r;
     return 0;
 }
@@ -693,10 +754,11 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
             (elf.tls_memsz + elf.tls_align - 1) & ~(elf.tls_align - 1);
         uint64_t tpalign = r->tls_align > 64 ? r->tls_align : 64;
         if (need > r->tls_reserve || elf.tls_align > tpalign) {
-            pip_msg(0,
+            pip_msg(1,
                     "%s: its thread-local storage (%llu bytes, align %llu) "
-                    "does not fit "
-                    "the root's TLS reserve (%zu bytes): run it with pip-exec",
+                    "does not fit the root's TLS reserve (%zu bytes): link "
+                    "the root with `pipcc --piproot`, or run the task with "
+                    "pip-exec",
                     path, (unsigned long long)need,
                     (unsigned long long)elf.tls_align, r->tls_reserve);
             return ELIBEXEC;
@@ -777,6 +839,7 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
     }
     img->l_addr = lm->l_addr;
     pip_fix_copy_relocs(img, lm);
+    pip_hooks_install(img);
     if (img->fini_saved != NULL)
         memcpy(img->fini_saved, (void *)(img->l_addr + img->elf.fini_array),
                img->nfini * sizeof(void *));
@@ -826,6 +889,16 @@ bind:
             *(void **)&t->funcf = start;
         else
             *(void **)&t->mainf = start;
+    }
+    /*
+     * The namespace's stdout is about to serve two running tasks: make it
+     * line buffered.  Any task may flush data another task left in a
+     * shared buffer, through its own descriptor 1, which may be closed by
+     * then (gnulib's close_stdout closes it before the task's end flushes).
+     */
+    if (t->ns->busy >= 1 && !t->ns->linebuf) {
+        (void)t->ns->setvbuf(t->ns->std[1], NULL, _IOLBF, 0);
+        t->ns->linebuf = 1;
     }
     t->ns->busy++;
     t->ns->single = t->ns->busy == 1 ? t : NULL;

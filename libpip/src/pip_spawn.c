@@ -11,7 +11,10 @@
  * until the child is gone.  The child closes its close-on-exec descriptors
  * and calls the task namespace's pthread_create() with a stack the root
  * allocated; the new thread is in the child's thread group and runs the
- * task; the child then leaves with a raw SYS_exit (its thread only).  The
+ * task; the child then blocks every signal, tells the root it is done
+ * with the root's thread block and sleeps (raw futex) as the thread group's
+ * leader until the task's main thread ends: a leader that left would show
+ * the task as <defunct> in ps.  Its name (comm) is the program's.  The
  * task's exit() (its namespace's libc) ends the child process with an
  * ordinary status for waitpid().
  *
@@ -26,6 +29,7 @@
 #include "pip_internal.h"
 
 #include <dirent.h>
+#include <linux/futex.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -52,6 +56,18 @@ static void pip_nop_fini(void)
  * block every thread has).
  */
 static __thread struct pip_task *pip_cur_task_;
+/* The task of this thread: its main thread or one its program created. */
+static __thread struct pip_task *pip_sig_task_;
+
+struct pip_task *pip_cur_task(void)
+{
+    return pip_cur_task_;
+}
+
+struct pip_task *pip_thread_task(void)
+{
+    return pip_sig_task_;
+}
 
 /* The program's destructors (DT_FINI_ARRAY as loaded, in reverse, DT_FINI).
  */
@@ -163,6 +179,8 @@ static void pip_exit_handler(int status, void *arg)
     if (t == NULL || t->exiting)
         return; /* not a task's (thread mode: exit() ends the process) */
     t->exiting = 1;
+    pip_getopt_release(t); /* exit() inside its option loop (--help) */
+    pip_vtimer_delete(t);
 
     pip_run_fini(t);
     if (t->hook.after != NULL) {
@@ -332,6 +350,74 @@ void pip_ns_setup_exit(struct pip_ns *ns)
     (void)ns->on_exit(pip_exit_handler, ns);
 }
 
+/*
+ * Local-exec TLS of a PIE program addresses tp - round_up(memsz, align):
+ * that is the root executable's own TLS block (checked to be large enough
+ * at spawn); fill the calling thread's with the image's initial TLS.
+ */
+static void pip_tls_fill(const struct pip_image *img)
+{
+    const struct pip_elf_info *e = &img->elf;
+    if (e->has_tls && e->tls_memsz > 0) {
+        size_t need = (e->tls_memsz + e->tls_align - 1) & ~(e->tls_align - 1);
+        char *blk = (char *)pip_thread_pointer() - need;
+        memcpy(blk, (char *)img->l_addr + e->tls_vaddr, e->tls_filesz);
+        memset(blk + e->tls_filesz, 0, e->tls_memsz - e->tls_filesz);
+    }
+}
+
+/*
+ * Threads a task creates.  ld.so fills a new thread's static TLS with the
+ * root executable's initial image, where the task program's TLS lives (see
+ * pip_tls_fill).  The loader points a task program's pthread_create (its
+ * PLT/GOT slot) here: the thread starts in pip_thread_start, which puts the
+ * program's initial image in place before the thread's function runs.
+ */
+struct pip_thread_start {
+    void *(*fn)(void *);
+    void *arg;
+    const struct pip_image *img;
+    struct pip_task *task;
+};
+
+static void *pip_thread_start(void *a)
+{
+    struct pip_thread_start s = *(struct pip_thread_start *)a;
+    (void)munmap(a, sizeof(s));
+    pip_tls_fill(s.img);
+    pip_sig_task_ = s.task;
+    return s.fn(s.arg);
+}
+
+__attribute__((visibility("hidden"))) int pip_task_pthread_create(pthread_t *th, const pthread_attr_t *attr,
+                            void *(*fn)(void *), void *arg)
+{
+    /* The calling image: the one whose code called (its l_addr). */
+    Dl_info di;
+    const struct pip_image *img = NULL;
+    struct pip_root *r = pip_root_;
+    if (dladdr(__builtin_return_address(0), &di) != 0 && r != NULL)
+        for (img = r->images; img != NULL; img = img->next)
+            if ((uintptr_t)di.dli_fbase == img->l_addr)
+                break;
+    if (img == NULL) /* cannot happen: only images call here */
+        return EAGAIN;
+    struct pip_thread_start *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (s == MAP_FAILED)
+        return EAGAIN;
+    s->fn = fn;
+    s->arg = arg;
+    s->img = img;
+    s->task = pip_sig_task_;
+    int rc = img->ns->pthread_create(th, attr, pip_thread_start, s);
+    if (rc != 0)
+        (void)munmap(s, sizeof(*s));
+    return rc;
+}
+
+static void pip_close_cloexec(void);
+
 /* The task's first code, in the new thread of the task namespace's libc. */
 static void *pip_task_main(void *arg)
 {
@@ -343,14 +429,9 @@ static void *pip_task_main(void *arg)
      * that is the root executable's own TLS block (checked to be large
      * enough at spawn); fill it with this program's initial image.
      */
-    const struct pip_elf_info *e = &t->img->elf;
-    if (e->has_tls && e->tls_memsz > 0) {
-        size_t need = (e->tls_memsz + e->tls_align - 1) & ~(e->tls_align - 1);
-        char *blk = (char *)pip_thread_pointer() - need;
-        memcpy(blk, (char *)t->img->l_addr + e->tls_vaddr, e->tls_filesz);
-        memset(blk + e->tls_filesz, 0, e->tls_memsz - e->tls_filesz);
-    }
+    pip_tls_fill(t->img);
     pip_cur_task_ = t;
+    pip_sig_task_ = t;
     if (t->img != NULL && t->img->ns_enter != NULL)
         t->img->ns_enter(t);
     t->tid = (pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
@@ -373,11 +454,17 @@ static void *pip_task_main(void *arg)
      * and leave first; an early exit() of this task would kill it half-way.
      */
     if (t->mode == PIP_MODE_PROCESS) {
-        int v;
-        while ((v = t->clone_tid) != 0)
-            pip_futex_wait(&t->clone_tid, v, 20, 1);
-        /* The kernel wakes one waiter only: the root may be waiting too. */
-        pip_futex_wake(&t->clone_tid, INT32_MAX, 1);
+        while (t->leader_free == 0)
+            pip_futex_wait(&t->leader_free, 0, 20, 1);
+    } else {
+        /* ps -T, top -H: the thread's name is the program's. */
+        if (t->progname != NULL)
+            (void)pip_raw_syscall(SYS_prctl, PR_SET_NAME, (long)t->progname, 0,
+                                  0, 0, 0);
+        /* PIP_FDS=private: a descriptor table of its own, as after exec. */
+        if (r->private_fds &&
+            pip_raw_syscall(SYS_unshare, CLONE_FILES, 0, 0, 0, 0, 0) == 0)
+            pip_close_cloexec();
     }
 
     cpu_set_t set;
@@ -467,15 +554,37 @@ static int pip_clone_child(void *arg)
     /* Do not outlive the root: the memory is the root's. */
     (void)pip_raw_syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0, 0);
     pip_close_cloexec();
+    /* ps shows the program's name (the task thread inherits it). */
+    if (t->progname != NULL)
+        (void)pip_raw_syscall(SYS_prctl, PR_SET_NAME, (long)t->progname, 0, 0,
+                              0, 0);
     int rc = t->ns->pthread_create(&th, ca->attr, pip_task_main, t);
+    volatile int *tidp = NULL;
     if (rc == 0) {
         t->thread = th;
-        t->tidp = (volatile int *)((char *)th + pip_root_->tid_offset);
+        tidp = (volatile int *)((char *)th + pip_root_->tid_offset);
+        t->tidp = tidp;
     }
     t->start_err = rc;
-    /* This thread only; the task thread keeps the process alive. */
+    if (rc != 0) {
+        for (;;)
+            (void)pip_raw_syscall(SYS_exit, 127, 0, 0, 0, 0, 0);
+    }
+    /*
+     * Stay as the leader, on no thread block: no signal is ever handled
+     * here (they go to the task's threads), only raw system calls.
+     */
+    uint64_t all = ~(uint64_t)0;
+    (void)pip_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, 0,
+                          sizeof(all), 0, 0);
+    __atomic_store_n(&t->leader_free, 1, __ATOMIC_RELEASE);
+    pip_futex_wake(&t->leader_free, INT32_MAX, 1);
+    int v;
+    while ((v = *tidp) != 0)
+        (void)pip_raw_syscall(SYS_futex, (long)tidp, FUTEX_WAIT, v, 0, 0, 0);
+    /* The task's main thread ended without exit(): this thread only. */
     for (;;)
-        (void)pip_raw_syscall(SYS_exit, rc == 0 ? 0 : 127, 0, 0, 0, 0, 0);
+        (void)pip_raw_syscall(SYS_exit, 0, 0, 0, 0, 0, 0);
     return 0;
 }
 
@@ -491,6 +600,7 @@ static int pip_start_process(struct pip_task *t, pthread_attr_t *attr)
         return ENOMEM;
     }
     t->clone_tid = 1;
+    t->leader_free = 0;
     t->start_err = -1;
     pid_t pid = clone(pip_clone_child, (char *)t->cstack + t->cstack_size,
                       CLONE_VM | CLONE_CHILD_CLEARTID | SIGCHLD, &ca, NULL,
@@ -501,17 +611,16 @@ static int pip_start_process(struct pip_task *t, pthread_attr_t *attr)
         t->cstack = NULL;
         return e == ENOMEM || e == EAGAIN ? e : EAGAIN;
     }
-    /* Do not touch our thread block (errno, malloc) until the child is gone. */
-    int v;
-    while ((v = t->clone_tid) != 0)
-        pip_futex_wait(&t->clone_tid, v, 20, 1);
-    /* The kernel woke one waiter; the task thread may be waiting too. */
-    pip_futex_wake(&t->clone_tid, INT32_MAX, 1);
-    munmap(t->cstack, t->cstack_size);
-    t->cstack = NULL;
+    /* Do not touch our thread block (errno, malloc) until the child is done
+     * with it (or gone).  Its stack stays until the task is reaped. */
+    while (__atomic_load_n(&t->leader_free, __ATOMIC_ACQUIRE) == 0 &&
+           t->clone_tid != 0)
+        pip_futex_wait(&t->leader_free, 0, 20, 1);
     if (t->start_err != 0) {
         int st;
         (void)waitpid(pid, &st, __WALL);
+        munmap(t->cstack, t->cstack_size);
+        t->cstack = NULL;
         return t->start_err > 0 ? t->start_err : EAGAIN;
     }
     t->pid = pid;
@@ -601,6 +710,11 @@ void pip_task_cleanup(struct pip_task *t)
                 munmap(t->stack, t->stack_size - keep);
         }
     }
+    pip_getopt_release(t); /* it ended inside its option loop */
+    pip_vtimer_delete(t);
+    if (t->cstack != NULL) /* process mode: the leader is gone (reaped) */
+        munmap(t->cstack, t->cstack_size);
+    t->cstack = NULL;
     free(t->argv);
     pip_image_release(t);
     t->stack = NULL;

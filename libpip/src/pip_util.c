@@ -38,6 +38,23 @@ static void pip_vmsg(const char *fmt, va_list ap)
     (void)rc;
 }
 
+/* The last bad environment variable pip_init met (for pip-exec). */
+static char pip_env_err_[256];
+
+const char *pip_env_error_(void)
+{
+    return pip_env_err_[0] != '\0' ? pip_env_err_ : NULL;
+}
+
+void pip_env_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(pip_env_err_, sizeof(pip_env_err_), fmt, ap);
+    va_end(ap);
+    pip_msg(0, "%s", pip_env_err_);
+}
+
 void pip_dbg(const char *fmt, ...)
 {
     if (!pip_debug_enabled())
@@ -153,7 +170,7 @@ int pip_parse_mode(uint32_t opts, int *modep)
         else if (strcasecmp(env, PIP_ENV_MODE_PROCESS_PIPCLONE) == 0)
             envmode = PIP_MODE_PROCESS_PIPCLONE;
         else {
-            pip_msg(0, "PIP_MODE='%s' is not one of thread, pthread, process",
+            pip_env_error("PIP_MODE='%s' is not one of thread, pthread, process",
                     env);
             return EPERM;
         }
@@ -295,7 +312,7 @@ int pip_parse_namespaces(int ntasks, int *nnsp)
         errno = 0;
         long l = strtol(v, &end, 10);
         if (errno != 0 || *end != '\0' || l < 1 || l > PIP_NAMESPACES_MAX) {
-            pip_msg(0, "PIP_NAMESPACES='%s' is not a number from 1 to %d", v,
+            pip_env_error("PIP_NAMESPACES='%s' is not a number from 1 to %d", v,
                     PIP_NAMESPACES_MAX);
             return EINVAL;
         }
@@ -303,6 +320,27 @@ int pip_parse_namespaces(int ntasks, int *nnsp)
     }
     *nnsp = n < ntasks ? n : ntasks;
     return 0;
+}
+
+/*
+ * PIP_FDS: "shared" (the default: thread-mode tasks share the root's
+ * descriptor table, as threads do) or "private" (each thread-mode task gets
+ * a copy of the table at its start, as a process would, without the
+ * close-on-exec descriptors: a task closing its stdout closes it for itself
+ * only).  Process-mode tasks always have their own table.
+ */
+int pip_parse_fds(int *privp)
+{
+    const char *v = getenv("PIP_FDS");
+    *privp = 0;
+    if (v == NULL || *v == '\0' || strcmp(v, "shared") == 0)
+        return 0;
+    if (strcmp(v, "private") == 0) {
+        *privp = 1;
+        return 0;
+    }
+    pip_env_error("PIP_FDS='%s' is not one of shared, private", v);
+    return EINVAL;
 }
 
 int pip_parse_stop_on_start(void)

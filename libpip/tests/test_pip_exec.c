@@ -179,8 +179,13 @@ static void exit_status_of_failing_task(void **state)
         run_pip_exec(sib("task_plain"), "ret", "0", ":", sib("task_plain"),
                      "ret", "7", ":", sib("task_plain"), "ret", "0", NULL);
     expect_exit(&r, 7);
-    r = run_pip_exec(sib("task_plain"), "exit", "3", NULL);
+    /* One line for the failing task, none for the others. */
+    assert_int_equal(th_count(r.err, "exited with status"), 1);
+    assert_non_null(strstr(r.err, "task 1 ("));
+    assert_non_null(strstr(r.err, "exited with status 7\n"));
+    r = run_pip_exec("-n", "3", sib("task_plain"), "exit", "3", NULL);
     expect_exit(&r, 3);
+    assert_int_equal(th_count(r.err, "exited with status 3\n"), 3);
 }
 
 static void exit_status_is_the_highest(void **state)
@@ -321,6 +326,17 @@ static void bad_environment_gives_one_line(void **state)
     assert_int_equal(th_count(r.err, "PIP_STACKSZ='12q'"), 1);
     r = run_pip_exec("-c", "x", sib("task_nop"), NULL);
     expect_user_error(&r, "-c x");
+    /* The line names the bad variable, not the others (unset here). */
+    char *nss[] = {"PIP_NAMESPACES=16", NULL};
+    r = run_pip_exec_env(nss, sib("task_nop"), NULL);
+    expect_user_error(&r, "PIP_NAMESPACES=16");
+    assert_non_null(strstr(r.err, "PIP_NAMESPACES='16'"));
+    assert_null(strstr(r.err, "PIP_MODE"));
+    assert_null(strstr(r.err, "PIP_STACKSZ"));
+    char *stack2[] = {"PIP_STACKSZ=12q", NULL};
+    r = run_pip_exec_env(stack2, sib("task_nop"), NULL);
+    assert_non_null(strstr(r.err, "PIP_STACKSZ='12q'"));
+    assert_null(strstr(r.err, "PIP_MODE"));
 }
 
 static void program_is_searched_in_path(void **state)
@@ -342,6 +358,13 @@ static void more_tasks_than_default_namespaces(void **state)
     expect_exit(&r, 0);
     assert_int_equal(th_count(r.out, "ntasks=13"), 13);
     assert_int_equal(th_count(r.out, "pipid=12 "), 1);
+    /* Said once: what tasks sharing a libc share. */
+    assert_int_equal(th_count(r.err, "share 8 libc copies"), 1);
+    assert_non_null(strstr(r.err, "stdio buffers"));
+    assert_non_null(strstr(r.err, "environ"));
+    r = run_pip_exec("-n", "8", sib("task_api"), "info", NULL);
+    expect_exit(&r, 0);
+    assert_null(strstr(r.err, "libc copies"));
 }
 
 /* 256 and 300 tasks: each prints its pipid and a private counter of 1. */

@@ -84,6 +84,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
+/* sigset_t is POSIX: strict ISO C (-std=c99, -std=c11) without a feature
+ * macro does not declare it.  glibc's __sigset_t is the same type. */
+#include <bits/types/__sigset_t.h>
 
 /*
  * The PiP version whose API this header provides (PiP 2.4.1): code written
@@ -576,7 +579,7 @@ PIP_EXPORT void pip_abort(void) __attribute__((noreturn));
 PIP_EXPORT int pip_kill(int pipid, int signal);
 
 /** @brief pthread_sigmask() of the calling thread. @return 0 or EINVAL. */
-PIP_EXPORT int pip_sigmask(int how, const sigset_t *set, sigset_t *old);
+PIP_EXPORT int pip_sigmask(int how, const __sigset_t *set, __sigset_t *old);
 
 /** @brief Block until `signal` is delivered to the caller (sigwait). @return 0
  * or EINVAL. */
