@@ -625,12 +625,15 @@ libpip_tests_realprog_rp_alarm_CFLAGS = $(RP_CF)
 libpip_tests_realprog_rp_alarm_LDFLAGS = $(RP_LDF)
 endif
 
-# make check-long: real programs from Debian sources (apt-get source: GNU
-# hello, figlet, lzip), built as PIEs and run as 1, 8 and 64 tasks in both
-# modes; skipped without deb-src or network.  Sources and builds are kept
-# in libpip/corpus/.
-EXTRA_DIST += libpip/tests/realprog/debian_corpus.sh
+# Real programs from Debian sources (apt-get source: GNU hello, figlet,
+# lzip), built as PIEs and run as 1, 8 and 64 tasks in both modes, by
+# make check (test_pip_debian_corpus.sh) and make check-long; skipped
+# without apt-get, a compiler or the network.  Sources and builds are
+# kept in libpip/corpus/.
+EXTRA_DIST += libpip/tests/realprog/debian_corpus.sh \
+	libpip/tests/test_pip_debian_corpus.sh
 if BUILD_LIBPIP
+TESTS += libpip/tests/test_pip_debian_corpus.sh
 CHECK_LONG_TARGETS += pip-check-long
 pip-check-long: libpip/pip-exec
 	@PIP_EXEC=$(abs_top_builddir)/libpip/pip-exec; export PIP_EXEC; \

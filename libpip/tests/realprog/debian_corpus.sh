@@ -5,35 +5,88 @@
 # alone and as 1, 8 and 64 PiP tasks in both modes (rp_compare.sh): GNU
 # hello (C, gnulib: getopt_long, close_stdout), figlet (C: getopt, fonts
 # read with stdio) and lzip (C++: operator new, exceptions' typeinfo).
-# Sources come from `apt-get source` (deb-src and network needed: without
-# them the script skips, status 77) and are kept in WORKDIR.  Needs
-# PIP_EXEC.  Run by `make check-long`.
+# Sources come from `apt-get source --download-only`: with the system's
+# deb-src entries when apt knows the source packages, otherwise (or when
+# PIP_CORPUS_PRIVATE_APT=1) with a private apt configuration in
+# WORKDIR/apt (the system's deb entries turned into deb-src; the system's
+# apt configuration and state are not changed).  Sources and builds are
+# kept in WORKDIR, so a re-run only runs the programs.  Exits 77 (skip)
+# without apt-get, a C or C++ compiler, or the network.  Needs PIP_EXEC.
 work=${1:?usage: debian_corpus.sh WORKDIR}
 : "${PIP_EXEC:?PIP_EXEC not set}"
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work" || exit 99
 cd "$work" || exit 99
-for tool in apt-get tar make cc c++; do
+work=$(pwd)
+for tool in apt-get apt-cache tar make cc c++ timeout; do
     if ! command -v $tool >/dev/null 2>&1; then
         echo "SKIP: $tool is missing"
         exit 77
     fi
 done
-fetch() { # PACKAGE DIR-GLOB
-    set -- "$1" $2
-    [ -d "$2" ] && return 0
-    orig() { ls "$1"_*.orig.tar.?z "$1"_*.orig.tar.bz2 2>/dev/null | head -1; }
-    if [ -z "$(orig "$1")" ] &&
-        ! apt-get source --download-only "$1" >"$1.fetch.log" 2>&1; then
-        echo "SKIP: apt-get source $1 failed (deb-src or network missing):"
-        tail -2 "$1.fetch.log"
+pkgs="hello figlet lzip"
+orig() { ls "$1"_*.orig.tar.?z "$1"_*.orig.tar.bz2 2>/dev/null | head -1; }
+# private_apt: a sources list and package lists of our own in $work/apt,
+# used with -o options on every apt call (sets $apt_opts).
+private_apt() {
+    a=$work/apt
+    rm -rf "$a"
+    mkdir -p "$a/parts" "$a/lists/partial" "$a/cache/archives/partial" ||
+        exit 99
+    : >"$a/sources.list"
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [ -f "$f" ] || continue
+        sed 's/^Types:.*/Types: deb-src/' "$f" >"$a/parts/${f##*/}"
+    done
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+        [ -f "$f" ] || continue
+        sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' "$f" \
+            >"$a/parts/${f##*/}"
+    done
+    apt_opts="-o Dir::Etc::SourceList=$a/sources.list
+        -o Dir::Etc::SourceParts=$a/parts -o Dir::State::Lists=$a/lists
+        -o Dir::Cache=$a/cache"
+    # shellcheck disable=SC2086 # apt_opts is split on purpose
+    if ! timeout -s KILL 300 apt-get $apt_opts update \
+        >"$work/apt-update.log" 2>&1; then
+        echo "SKIP: apt-get update (private deb-src lists) failed" \
+            "(network missing?): $(tail -1 "$work/apt-update.log")"
         exit 77
     fi
-    tar xf "$(orig "$1")" || exit 99
 }
-fetch hello 'hello-*/'
-fetch figlet 'figlet-*/'
-fetch lzip 'lzip-*/'
+# system_knows PACKAGE...: the system's apt has source records for each.
+system_knows() {
+    for p; do
+        apt-cache showsrc "$p" 2>/dev/null | grep -q '^Package:' || return 1
+    done
+}
+apt_opts=
+need=
+for p in $pkgs; do
+    [ -n "$(orig "$p")" ] || need="$need $p"
+done
+if [ -n "$need" ]; then
+    # shellcheck disable=SC2086
+    if [ "${PIP_CORPUS_PRIVATE_APT:-0}" = 1 ] || ! system_knows $need; then
+        echo "fetching$need with a private apt configuration ($work/apt)"
+        private_apt
+    else
+        echo "fetching$need with the system's deb-src entries"
+    fi
+    for p in $need; do
+        # shellcheck disable=SC2086
+        if ! timeout -s KILL 300 apt-get $apt_opts source --download-only \
+            "$p" >"$p.fetch.log" 2>&1 || [ -z "$(orig "$p")" ]; then
+            echo "SKIP: apt-get source $p failed (network missing?):" \
+                "$(tail -1 "$p.fetch.log")"
+            exit 77
+        fi
+    done
+fi
+for p in $pkgs; do
+    set -- "$p"-*/
+    [ -d "$1" ] || tar xf "$(orig "$p")" || exit 99
+done
 pie_c="-O2 -fPIE"
 pie_l="-pie -rdynamic"
 build() { # DIR PROGRAM COMMAND...
@@ -42,7 +95,7 @@ build() { # DIR PROGRAM COMMAND...
     shift 2
     [ -x "$d/$p" ] && return 0
     echo "building $d/$p"
-    if ! (cd "$d" && "$@") >"$d.build.log" 2>&1; then
+    if ! (cd "$d" && timeout -s KILL 900 "$@") >"$d.build.log" 2>&1; then
         echo "FAIL: cannot build $d/$p (see $work/$d.build.log)"
         exit 1
     fi
