@@ -18,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work" || exit 99
 cd "$work" || exit 99
 work=$(pwd)
-for tool in apt-get apt-cache tar make cc c++ timeout; do
+for tool in apt-get apt-cache tar xz make cc c++ timeout; do
     if ! command -v $tool >/dev/null 2>&1; then
         echo "SKIP: $tool is missing"
         exit 77
@@ -47,10 +47,12 @@ private_apt() {
         -o Dir::Etc::SourceParts=$a/parts -o Dir::State::Lists=$a/lists
         -o Dir::Cache=$a/cache"
     # shellcheck disable=SC2086 # apt_opts is split on purpose
+    # apt-get update may exit 0 when a download failed: check its log too.
     if ! timeout -s KILL 300 apt-get $apt_opts update \
-        >"$work/apt-update.log" 2>&1; then
+        >"$work/apt-update.log" 2>&1 ||
+        grep -q '^[EW]: .*[Ff]ail' "$work/apt-update.log"; then
         echo "SKIP: apt-get update (private deb-src lists) failed" \
-            "(network missing?): $(tail -1 "$work/apt-update.log")"
+            "(network missing?): $(grep -m 1 '^[EW]: ' "$work/apt-update.log")"
         exit 77
     fi
 }
