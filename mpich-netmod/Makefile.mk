@@ -14,6 +14,7 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mp
 	mpich-netmod/tests/test_netmod_progress.sh \
 	mpich-netmod/tests/test_netmod_coll.sh \
 	mpich-netmod/tests/test_netmod_conform.sh \
+	mpich-netmod/tests/test_netmod_mpich_dirs.sh \
 	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp \
 	mpich-netmod/bench/run-coll-bench.sh
 
@@ -108,7 +109,8 @@ TESTS += mpich-netmod/tests/test_netmod_suite.sh \
 	mpich-netmod/tests/test_netmod_persist.sh \
 	mpich-netmod/tests/test_netmod_progress.sh \
 	mpich-netmod/tests/test_netmod_coll.sh \
-	mpich-netmod/tests/test_netmod_conform.sh
+	mpich-netmod/tests/test_netmod_conform.sh \
+	mpich-netmod/tests/test_netmod_mpich_dirs.sh
 
 # The PiP form: mpideleg-pip runs each delegatee group as PiP tasks of one
 # process (needs libpip); the test and bench programs are linked with the
