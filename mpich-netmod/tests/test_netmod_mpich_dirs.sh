@@ -110,8 +110,16 @@ while read -r dp args; do
     if [ -n "$reason" ]; then
         echo "EXCLUDED $dp: $reason"; nx=$((nx + 1)); continue
     fi
-    if ! mpicc -w -I"$NM_TMP" -I"$t/include" -I"$NM_TMP/dtp/include" \
-        -o "$NM_TMP/$p" "$t/$dp.c" $objs -lpthread -lm 2>"$NM_TMP/$p.cc"; then
+    # a program MPICH builds from another source or with its own flags
+    # (NAME_SOURCES / NAME_CPPFLAGS of the directory's Makefile.am)
+    d=${dp%%/*} c=$t/$dp.c fl=
+    ma=$t/$d/Makefile.am
+    s1=$(sed -n "s/^${p}_SOURCES *= *\([^ ]*\.c\).*/\1/p" "$ma" 2>/dev/null | head -1)
+    [ -n "$s1" ] && c=$t/$d/$s1
+    fl=$(sed -n "s/^${p}_CPPFLAGS *= *//p" "$ma" 2>/dev/null | head -1 | sed 's/\$([A-Z_]*)//g')
+    # shellcheck disable=SC2086
+    if ! mpicc -w $fl -I"$NM_TMP" -I"$t/include" -I"$NM_TMP/dtp/include" \
+        -o "$NM_TMP/$p" "$c" $objs -lpthread -lm 2>"$NM_TMP/$p.cc"; then
         echo "EXCLUDED $dp: does not build outside MPICH's test tree: $(grep -m1 error "$NM_TMP/$p.cc")"
         nx=$((nx + 1)); continue
     fi
