@@ -24,7 +24,6 @@ if [ -z "$src" ] || [ ! -f "$t/util/mtest.c" ]; then
 fi
 . "${abs_top_srcdir:-.}/mpich-netmod/tests/nm_common.sh"
 command -v mpicc >/dev/null 2>&1 || { echo "SKIP: mpicc not found"; exit 77; }
-NM_TIMEOUT=${NM_TIMEOUT:-60}
 
 # Left out, with the reason (the list the summary prints as well):
 excluded="
@@ -71,7 +70,7 @@ for f in "$t/util/mtest.c" "$t/util/mtest_common.c" "$t/util/mtest_single.c" \
     objs="$objs $o"
 done
 
-# DIR/NAME ARGS... of each directory's testlist, one line per program (its
+# DIR/NAME TIMELIMIT ARGS... of each testlist, one line per program (its
 # first entry): no comments, no configure-time entries (@...@), no
 # expected-failure entries (resultTest=)
 list() {
@@ -81,15 +80,17 @@ list() {
         [ -f "$f" ] || continue
         grep -v -e '^#' -e '^@' -e '^ *$' "$f" | grep -v 'resultTest=' |
             awk -v d="$d" '!seen[$1]++ {
-                a = ""
-                for (i = 3; i <= NF; i++)
+                a = ""; tl = 0
+                for (i = 3; i <= NF; i++) {
                     if ($i ~ /^arg=/) a = a " " substr($i, 5)
-                print d "/" $1 a
+                    if ($i ~ /^timeLimit=/) tl = substr($i, 11)
+                }
+                print d "/" $1 " " tl a
             }'
     done
 }
 if [ -n "${MPIDELEG_MPICH_TESTS:-}" ]; then
-    printf '%s\n' $MPIDELEG_MPICH_TESTS >"$NM_TMP/list"
+    printf '%s 0\n' $MPIDELEG_MPICH_TESTS >"$NM_TMP/list"
 else
     list >"$NM_TMP/list"
 fi
@@ -104,8 +105,12 @@ direct() {
     return $rc
 }
 n=0 nx=0 nb=0
-while read -r dp args; do
+while read -r dp tl args; do
     p=${dp#*/}
+    # the testlist's time limit, if longer (at most 300 s)
+    NM_TIMEOUT=${MPIDELEG_MPICH_TIMEOUT:-60}
+    [ "$tl" -gt "$NM_TIMEOUT" ] 2>/dev/null && NM_TIMEOUT=$tl
+    [ "$NM_TIMEOUT" -gt 300 ] && NM_TIMEOUT=300
     reason=$(printf '%s\n' $excluded | grep "^$dp:" | cut -d: -f2- | tr '~' ' ')
     if [ -n "$reason" ]; then
         echo "EXCLUDED $dp: $reason"; nx=$((nx + 1)); continue
