@@ -17,6 +17,8 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mp
 	mpich-netmod/tests/test_netmod_mpiio.sh \
 	mpich-netmod/tests/test_netmod_romio.sh \
 	mpich-netmod/tests/test_netmod_pc.sh \
+	mpich-netmod/tests/test_netmod_conform.sh \
+	mpich-netmod/tests/test_netmod_mpich_dirs.sh \
 	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp \
 	mpich-netmod/bench/run-coll-bench.sh
 
@@ -51,6 +53,7 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/tests/nm_coll.c mpich-netmod/tests/nm_cma.c \
 	mpich-netmod/tests/nm_jacobi.c mpich-netmod/tests/nm_threads.c \
 	mpich-netmod/tests/nm_mpiio.c \
+	mpich-netmod/tests/nm_conform.c \
 	mpich-netmod/bench/nm_bench.c mpich-netmod/bench/nm_coll_bench.c \
 	mpich-netmod/bench/nm_median.h
 
@@ -60,12 +63,18 @@ check_PROGRAMS += mpich-netmod/tests/nm_suite mpich-netmod/tests/nm_suite_linked
 	mpich-netmod/tests/nm_jacobi mpich-netmod/tests/nm_threads \
 	mpich-netmod/tests/nm_persist mpich-netmod/tests/nm_progress \
 	mpich-netmod/tests/nm_coll mpich-netmod/tests/nm_cma \
-	mpich-netmod/tests/nm_mpiio
+	mpich-netmod/tests/nm_mpiio \
+	mpich-netmod/tests/nm_conform
 mpich_netmod_tests_nm_mpiio_SOURCES = mpich-netmod/tests/nm_mpiio.c \
 	mpich-netmod/tests/nm_check.h
 mpich_netmod_tests_nm_mpiio_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_tests_nm_mpiio_LDADD = $(MPI_LIBS)
 mpich_netmod_tests_nm_mpiio_LDFLAGS = $(AM_LDFLAGS) -no-install
+mpich_netmod_tests_nm_conform_SOURCES = mpich-netmod/tests/nm_conform.c \
+	mpich-netmod/tests/nm_check.h
+mpich_netmod_tests_nm_conform_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_tests_nm_conform_LDADD = $(MPI_LIBS) -ldl
+mpich_netmod_tests_nm_conform_LDFLAGS = $(AM_LDFLAGS) -no-install
 mpich_netmod_tests_nm_cma_SOURCES = mpich-netmod/tests/nm_cma.c \
 	mpich-netmod/tests/nm_check.h
 mpich_netmod_tests_nm_cma_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
@@ -114,7 +123,9 @@ TESTS += mpich-netmod/tests/test_netmod_suite.sh \
 	mpich-netmod/tests/test_netmod_coll.sh \
 	mpich-netmod/tests/test_netmod_mpiio.sh \
 	mpich-netmod/tests/test_netmod_romio.sh \
-	mpich-netmod/tests/test_netmod_pc.sh
+	mpich-netmod/tests/test_netmod_pc.sh \
+	mpich-netmod/tests/test_netmod_conform.sh \
+	mpich-netmod/tests/test_netmod_mpich_dirs.sh
 
 # The PiP form: mpideleg-pip runs each delegatee group as PiP tasks of one
 # process (needs libpip); the test and bench programs are linked with the

@@ -20,7 +20,6 @@ nm_layout_t nm_lay;
 int nm_active;
 MPI_Comm nm_app_world = MPI_COMM_WORLD;
 int nm_code_deleg_dead = MPI_ERR_OTHER;
-int nm_code_partial = MPI_ERR_TYPE;
 
 /* The communicator table and the context ids this rank has claimed (by a
  * registered communicator or an agreement in progress); any thread. */
@@ -336,6 +335,116 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
 int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler eh)
 {
     return set_errhandler(comm, eh);
+}
+
+/* The user's communicator error handlers run through eh_tramp: MPICH
+ * calls them with the handle it raised the error on, which for the
+ * application's MPI_COMM_WORLD is the clients' communicator; the handler
+ * must see MPI_COMM_WORLD.  The handler to call is the one attached to that
+ * communicator (MPICH invokes exactly that one); the table maps its handle
+ * to the user's function.  Handles MPICH reuses after a free are entered
+ * again by the create that reuses them. */
+typedef struct {
+    MPI_Errhandler eh;
+    MPI_Comm_errhandler_function *fn;
+} nm_ehfn_t;
+static pthread_mutex_t eh_lock = PTHREAD_MUTEX_INITIALIZER;
+static nm_ehfn_t *ehfns;
+static int nehfns, capehfns;
+
+static MPI_Comm_errhandler_function *eh_lookup(MPI_Errhandler eh)
+{
+    MPI_Comm_errhandler_function *fn = NULL;
+    pthread_mutex_lock(&eh_lock);
+    for (int i = 0; i < nehfns && !fn; i++)
+        if (ehfns[i].eh == eh)
+            fn = ehfns[i].fn;
+    pthread_mutex_unlock(&eh_lock);
+    return fn;
+}
+
+static int eh_enter(MPI_Errhandler eh, MPI_Comm_errhandler_function *fn)
+{
+    int rc = MPI_SUCCESS;
+    pthread_mutex_lock(&eh_lock);
+    int i = 0;
+    while (i < nehfns && ehfns[i].eh != eh)
+        i++;
+    if (i == nehfns && nehfns == capehfns) {
+        int cap = capehfns ? 2 * capehfns : 16;
+        nm_ehfn_t *n = realloc(ehfns, sizeof *n * (size_t)cap);
+        if (n) {
+            ehfns = n;
+            capehfns = cap;
+        } else {
+            rc = MPI_ERR_NO_MEM;
+        }
+    }
+    if (rc == MPI_SUCCESS) {
+        ehfns[i] = (nm_ehfn_t){.eh = eh, .fn = fn};
+        if (i == nehfns)
+            nehfns++;
+    }
+    pthread_mutex_unlock(&eh_lock);
+    return rc;
+}
+
+static void eh_tramp(MPI_Comm *comm, int *code, ...)
+{
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    MPI_Comm_errhandler_function *fn = NULL;
+    if (PMPI_Comm_get_errhandler(*comm, &eh) == MPI_SUCCESS) {
+        fn = eh_lookup(eh);
+        PMPI_Errhandler_free(&eh);
+    }
+    if (!fn) /* cannot happen: only our table's handlers lead here */
+        return;
+    MPI_Comm c = *comm;
+    if (nm_active && c == nm_app_world)
+        c = MPI_COMM_WORLD;
+    fn(&c, code);
+}
+
+static int create_errhandler(MPI_Comm_errhandler_function *fn,
+                             MPI_Errhandler *eh)
+{
+    if (!fn || disabled())
+        return PMPI_Comm_create_errhandler(fn, eh);
+    int rc = PMPI_Comm_create_errhandler(eh_tramp, eh);
+    if (rc == MPI_SUCCESS && (rc = eh_enter(*eh, fn)) != MPI_SUCCESS)
+        PMPI_Errhandler_free(eh);
+    return rc;
+}
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
+                               MPI_Errhandler *eh)
+{
+    return create_errhandler(fn, eh);
+}
+
+int MPI_Errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *eh)
+{
+    return create_errhandler(fn, eh);
+}
+
+/* MPI Sessions would need their communicators split and delegated like
+ * the world's, which the shim does not do: refused at once (a session
+ * program would otherwise run its hidden delegatee ranks as application
+ * ranks and wait forever for them). */
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler,
+                     MPI_Session *session)
+{
+    if (disabled())
+        return PMPI_Session_init(info, errhandler, session);
+    fprintf(stderr, "mpideleg: MPI_Session_init: MPI Sessions are not "
+                    "supported under libmpideleg "
+                    "(MPI_ERR_UNSUPPORTED_OPERATION; MPIDELEG_DISABLE=1 runs "
+                    "without it)\n");
+    if (session)
+        *session = MPI_SESSION_NULL;
+    if (errhandler == MPI_ERRORS_ARE_FATAL || errhandler == MPI_ERRORS_ABORT)
+        exit(2);
+    return MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
 /* MPICH 4.0 garbles the strings of error codes added to predefined classes
@@ -673,6 +782,8 @@ static int nm_setup(void)
         PMPI_Abort(MPI_COMM_WORLD, 2);
     }
     PMPI_Comm_set_errhandler(nm_app_world, MPI_ERRORS_ARE_FATAL);
+    /* the application's MPI_COMM_WORLD keeps its predefined name */
+    PMPI_Comm_set_name(nm_app_world, "MPI_COMM_WORLD");
     /* nm_mpi_progress() ignores what its probe returns (a dead delegatee
      * is the client's own check) */
     PMPI_Comm_set_errhandler(setup_comm, MPI_ERRORS_RETURN);

@@ -193,6 +193,9 @@ int nm_comm_register(MPI_Comm newcomm);
 void nm_comm_forget(MPI_Comm c);
 int nm_comm_rank_of_world(const nm_comm_t *c, int world);
 MPI_Comm nm_comm_shadow(MPI_Comm c); /* same members, a context of its own */
+/* context id bit of a shadow record: its tags carry the partitioned
+ * request's pairing number above the user's tag (nm_persist.c) */
+#define NM_CTX_PART 0x80000000u
 /* a private handle with c's members and context id | bit (delegated) */
 MPI_Comm nm_comm_alias(nm_comm_t *c, uint32_t bit);
 
@@ -200,7 +203,7 @@ MPI_Comm nm_comm_alias(nm_comm_t *c, uint32_t bit);
 int nm_error(MPI_Comm comm, int code);
 int nm_refuse(MPI_Comm comm, const char *what);
 int nm_errno_to_mpi(int neg_errno);
-extern int nm_code_deleg_dead, nm_code_partial;
+extern int nm_code_deleg_dead;
 void nm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- client side (nm_client.c) ---- */

@@ -68,6 +68,12 @@ static void msg_release(int slot)
     pthread_mutex_unlock(&tab_lock);
 }
 
+/* Largest tag on c: a shadow record's tags are the shim's own */
+static int tag_max(const nm_comm_t *c)
+{
+    return c && (c->ctx & NM_CTX_PART) ? INT_MAX : nm_tag_ub();
+}
+
 int nm_tag_ub(void)
 {
     static atomic_int ub;
@@ -294,6 +300,8 @@ static int op_new(nm_comm_t *c, void *buf, int count, MPI_Datatype dt,
                   nm_op_t **out)
 {
     int usize, contig;
+    if (dt == MPI_DATATYPE_NULL && count == 0)
+        dt = MPI_BYTE; /* no data: MPICH accepts the null type too */
     int rc = nm_dt_info(dt, &usize, &contig);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -327,7 +335,7 @@ enum { NM_SEND_STD = 0, NM_SEND_SYNC = 1, NM_SEND_BUFFERED = 2 };
 static int send_start(const void *buf, int count, MPI_Datatype dt, int dest,
                       int tag, nm_comm_t *c, int mode, nm_op_t **out)
 {
-    if (tag < 0 || tag > nm_tag_ub())
+    if (tag < 0 || tag > tag_max(c))
         return MPI_ERR_TAG;
     if (dest < 0 || dest >= c->size)
         return MPI_ERR_RANK;
@@ -388,7 +396,7 @@ static int recv_start(void *buf, int count, MPI_Datatype dt, int source,
                       nm_op_t **out)
 {
     if (!msgid) {
-        if (tag != MPI_ANY_TAG && (tag < 0 || tag > nm_tag_ub()))
+        if (tag != MPI_ANY_TAG && (tag < 0 || tag > tag_max(c)))
             return MPI_ERR_TAG;
         if (source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
             return MPI_ERR_RANK;
@@ -458,10 +466,16 @@ static void op_finish(nm_op_t *op)
             memcpy(op->ubuf, from, n);
         } else if (op->usize > 0) {
             int whole = (int)(n / (size_t)op->usize);
-            unpack_any(from, (int)(whole * op->usize), op->ubuf, whole,
-                       op->udt);
-            if (n % (size_t)op->usize && op->err == MPI_SUCCESS)
-                op->err = nm_code_partial;
+            if (n % (size_t)op->usize == 0) {
+                unpack_any(from, (int)n, op->ubuf, whole, op->udt);
+            } else {
+                /* a message that ends inside an element (MPI allows it: the
+                 * receive gets its basic elements, MPI_Get_elements counts
+                 * them): MPICH unpacks the part through a self message */
+                PMPI_Sendrecv(from, (int)n, MPI_PACKED, 0, 0, op->ubuf,
+                              whole + 1, op->udt, 0, 0, nm_self_comm(),
+                              MPI_STATUS_IGNORE);
+            }
         }
     }
     op->finished = 1;
@@ -475,7 +489,10 @@ static void op_status(const nm_op_t *op, MPI_Status *st)
         return;
     if (op->is_recv) {
         st->MPI_SOURCE = op->src;
-        st->MPI_TAG = op->tag;
+        /* a shadow record's tag carries a pairing number above the user's */
+        st->MPI_TAG = op->c && (op->c->ctx & NM_CTX_PART) && op->tag >= 0
+                          ? op->tag % (nm_tag_ub() + 1)
+                          : op->tag;
     }
     PMPI_Status_set_elements_x(st, MPI_BYTE, op->is_recv ? op->count : 0);
     PMPI_Status_set_cancelled(st, op->cancelled);
@@ -917,7 +934,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
 static int probe_once(nm_comm_t *c, int source, int tag, int take, int *flag,
                       MPI_Message *msg, MPI_Status *status)
 {
-    if (tag != MPI_ANY_TAG && (tag < 0 || tag > nm_tag_ub()))
+    if (tag != MPI_ANY_TAG && (tag < 0 || tag > tag_max(c)))
         return MPI_ERR_TAG;
     if (source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
         return MPI_ERR_RANK;

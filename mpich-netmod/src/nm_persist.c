@@ -41,6 +41,7 @@ typedef struct nm_pers {
      * sent once every partition is ready; until then `inner` is a gate
      * (a generalized request that never completes by itself) */
     MPI_Comm shadow;
+    int ptag; /* the message's tag there (part_init) */
     int parts, nready;
     unsigned char *ready;
     struct nm_pers *next; /* hash chain, or the list of freed active ones */
@@ -264,7 +265,7 @@ static int pers_start(nm_pers_t *e)
                                 &e->inner);
         break;
     case PK_PRECV:
-        rc = MPI_Irecv(e->buf, e->count * e->parts, e->dt, e->peer, e->tag,
+        rc = MPI_Irecv(e->buf, e->count * e->parts, e->dt, e->peer, e->ptag,
                        e->shadow, &e->inner);
         break;
     default:
@@ -301,6 +302,40 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag,
 
 /* ---------------- partitioned ---------------- */
 
+/* MPI pairs partitioned requests at initialization: the n-th
+ * MPI_Psend_init to (comm, dest, tag) with the n-th MPI_Precv_init from
+ * (comm, source, tag), whatever order they are started and completed in.
+ * Each side numbers its inits per (context, peer, tag), and the message
+ * carries n in its tag on the shadow record, above the user's tag: n modulo
+ * INT_MAX / (MPI_TAG_UB + 1) (7 with MPICH's tag bound of 2^28 - 1; 1, no
+ * separation, where the tag bound is INT_MAX). */
+typedef struct pnum {
+    uint32_t ctx;
+    int kind, peer, tag;
+    unsigned next;
+    struct pnum *link;
+} pnum_t;
+static pnum_t *pnums; /* under pt_lock */
+
+static int part_tag(const nm_comm_t *c, int kind, int peer, int tag)
+{
+    pthread_mutex_lock(&pt_lock);
+    pnum_t *p = pnums;
+    while (p && !(p->ctx == c->ctx && p->kind == kind && p->peer == peer &&
+                  p->tag == tag))
+        p = p->link;
+    if (!p && (p = calloc(1, sizeof *p)) != NULL) {
+        *p = (pnum_t){.ctx = c->ctx, .kind = kind, .peer = peer, .tag = tag};
+        p->link = pnums;
+        pnums = p;
+    }
+    unsigned n = p ? p->next++ : 0;
+    pthread_mutex_unlock(&pt_lock);
+    unsigned span = (unsigned)nm_tag_ub() + 1u;
+    unsigned slots = (unsigned)INT_MAX / span;
+    return tag + (int)((n % slots) * span);
+}
+
 static int part_init(int kind, const void *buf, int parts, MPI_Count count,
                      MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
                      MPI_Request *req)
@@ -326,6 +361,7 @@ static int part_init(int kind, const void *buf, int parts, MPI_Count count,
     }
     nm_pers_t *e = pfind(*req);
     e->shadow = sh;
+    e->ptag = part_tag(nm_comm_find(comm), kind, peer, tag);
     e->parts = parts;
     e->ready = ready;
     return MPI_SUCCESS;
@@ -364,7 +400,7 @@ static int part_ready(nm_pers_t *e, int part)
     if (++e->nready < e->parts)
         return MPI_SUCCESS;
     MPI_Request send;
-    int rc = MPI_Isend(e->buf, e->count * e->parts, e->dt, e->peer, e->tag,
+    int rc = MPI_Isend(e->buf, e->count * e->parts, e->dt, e->peer, e->ptag,
                        e->shadow, &send);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -662,6 +698,11 @@ int MPI_Testsome(int n, MPI_Request r[], int *outcount, int idx[],
  * the table goes (active requests at MPI_Finalize are erroneous). */
 void nm_pers_finalize(void)
 {
+    while (pnums) {
+        pnum_t *p = pnums;
+        pnums = p->link;
+        free(p);
+    }
     MPI_Errhandler eh = nm_quiet_begin();
     while (zombies) {
         nm_pers_t *e = zombies;

@@ -68,7 +68,7 @@ static int teardown(void **state)
 
 static void map_or_fail(struct fx *f, long long off, size_t len)
 {
-    struct swin_err e = {0, ""};
+    struct swin_err e = {0, "", 0, 0, 0};
     f->cfg.offset = off;
     int rc = swin_map_open(&f->m, &f->cfg, &e);
     if (rc == 0)
@@ -169,7 +169,7 @@ static void a_second_window_never_shrinks_the_file(void **state)
     struct fx *f = *state;
     map_or_fail(f, 0, 10 * (size_t)ps);
     struct swin_map m2;
-    struct swin_err e = {0, ""};
+    struct swin_err e = {0, "", 0, 0, 0};
     struct swin_cfg c2 = f->cfg;
     c2.offset = ps;
     c2.offset_given = 1;
@@ -190,7 +190,7 @@ static void offset_beyond_an_existing_file_is_refused(void **state)
     int fd = open(f->path, O_WRONLY);
     assert_int_equal(write(fd, "abc", 3), 3);
     close(fd);
-    struct swin_err e = {0, ""};
+    struct swin_err e = {0, "", 0, 0, 0};
     f->cfg.offset = 2 * ps;
     f->cfg.offset_given = 1;
     assert_int_not_equal(swin_map_open(&f->m, &f->cfg, &e), 0);
@@ -201,7 +201,7 @@ static void offset_beyond_an_existing_file_is_refused(void **state)
 static void non_regular_and_missing_paths_are_refused(void **state)
 {
     struct fx *f = *state;
-    struct swin_err e = {0, ""};
+    struct swin_err e = {0, "", 0, 0, 0};
     struct swin_cfg c = f->cfg;
     c.filename = "/dev/null";
     assert_int_not_equal(swin_map_open(&f->m, &c, &e), 0);
