@@ -151,11 +151,13 @@ EXTRA_DIST += libpip/tools/pip-gdb.in
 libpip/pip-gdb: $(top_srcdir)/libpip/tools/pip-gdb.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) libpip && rm -f $@ $@.tmp && \
 	sed -e 's|[@]PIPGDB_PY[@]|$(pipgdbdir)/pip-gdb.py|g' \
+	    -e 's|[@]PIP_API_VERSION[@]|$(PIP_API_VERSION)|g' \
 	    $(top_srcdir)/libpip/tools/pip-gdb.in >$@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 libpip/tests/pip-gdb: $(top_srcdir)/libpip/tools/pip-gdb.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) libpip/tests && rm -f $@ $@.tmp && \
 	sed -e 's|[@]PIPGDB_PY[@]|$(abs_top_srcdir)/libpip/tools/pip-gdb.py|g' \
+	    -e 's|[@]PIP_API_VERSION[@]|$(PIP_API_VERSION)|g' \
 	    $(top_srcdir)/libpip/tools/pip-gdb.in >$@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 

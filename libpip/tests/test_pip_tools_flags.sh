@@ -199,5 +199,27 @@ for f in --ldlinux --ldso; do
 done
 expect 1 "$check" --usage; grep -q "usage: pip-check" "$tmp/err" || fail "pip-check --usage: no usage on stderr"
 
+# --version and --help on every tool: exit 0, the version or a usage line
+# on stdout.
+v=$("$lib" --version)
+for tool in "$pe" "$check" "$top/libpip/pip-unpie" "$top/libpip/pips" \
+    "$top/libpip/pip-mode" "$top/libpip/printpipmode" "$pipcc" "$pipfc" \
+    "$t/pip-gdb"; do
+    name=${tool##*/}
+    expect 0 "$tool" --version
+    has "$v" "$name --version"
+    case $name in
+    pipcc | pipfc) ;; # PiP's pipcc --version: several lines
+    *) [ "$(wc -l <"$tmp/out")" -eq 1 ] || fail "$name --version: not one line" ;;
+    esac
+    case $name in
+    pip-mode) ;; # PiP's pip-mode: --help is its usage error (-h helps)
+    *)
+        expect 0 "$tool" --help
+        grep -qi "usage\|$name" "$tmp/out" || fail "$name --help: no usage on stdout"
+        ;;
+    esac
+done
+
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "every flag answered as PiP 2.4.1's"

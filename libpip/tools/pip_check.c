@@ -217,6 +217,8 @@ int main(int argc, char **argv)
 
     for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
         const char *a = argv[i];
+        if (pip_tool_version("pip-check", a))
+            return 0;
         if (strcmp(a, "--") == 0) {
             i++;
             break;

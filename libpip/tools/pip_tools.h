@@ -25,6 +25,21 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <pip/pip_config.h>
+
+/*
+ * --version, answered alike by every tool: "PROG (libpip) VERSION" on
+ * stdout.  Returns 1 when ARG asked for it (the caller exits 0).
+ */
+static inline int pip_tool_version(const char *prog, const char *arg)
+{
+    if (arg == NULL || strcmp(arg, "--version") != 0)
+        return 0;
+    printf("%s (libpip) %s\n", prog, PACKAGE_VERSION);
+    return 1;
+}
 
 /* "PROG: message" on stderr, one line, then exit(code). */
 static inline void pip_tool_die(const char *prog, int code, const char *fmt,

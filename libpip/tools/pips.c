@@ -690,6 +690,8 @@ int main(int argc, char **argv)
     for (; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (pip_tool_version("pips", a))
+            return 0;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
             return 0;

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "pip_tools.h"
+
 static const char *prog_name = "printpipmode";
 
 static int known_mode(const char *env)
@@ -42,6 +44,8 @@ static const char *why(int rc)
 int main(int argc, char **argv)
 {
     if (argc > 1) {
+        if (pip_tool_version("printpipmode", argv[1]))
+            return 0;
         if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
             printf("usage: %s   print the PiP execution mode of this "
                    "environment\n",
