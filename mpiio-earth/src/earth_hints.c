@@ -314,9 +314,20 @@ void earth_log(int level, const char *fmt, ...)
     }
     if (level > lvl)
         return;
+    /*
+     * One write per line: the ranks share the launcher's stderr, and three
+     * stdio calls on the unbuffered stream interleaved with other ranks'.
+     */
+    char line[1024];
+    int n = snprintf(line, sizeof(line), "mpiio-earth: ");
     va_start(ap, fmt);
-    fputs("mpiio-earth: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    int m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
     va_end(ap);
+    if (m < 0)
+        return;
+    n += m < (int)(sizeof(line) - (size_t)n - 1)
+             ? m
+             : (int)(sizeof(line) - (size_t)n - 2);
+    line[n++] = '\n';
+    fwrite(line, 1, (size_t)n, stderr);
 }

@@ -54,6 +54,7 @@ if [ "$writes" -ge $((2 * np)) ] && [ "$opens" -ge $np ]; then
     echo "ok   EARTH: $opens opens, $writes collective writes and $reads collective reads carried out"
 else
     echo "FAIL EARTH: $opens opens, $writes collective writes (want >= $((2 * np))), $reads reads"
+    grep 'mpiio-earth:' "$tmp/earth.err" | head -n 40
     fails=$((fails + 1))
 fi
 [ $fails -eq 0 ]
