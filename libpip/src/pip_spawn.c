@@ -274,19 +274,32 @@ static int pip_sig_terminates(int sig)
     }
 }
 
-/* Is `sig` blocked by thread `tid` of this process?  -1: cannot tell. */
-static int pip_thread_blocks(pid_t tid, int sig)
+/*
+ * Read /proc/self/task/TID/NAME into buf (NUL-terminated): 0, or -1 when
+ * it cannot be read.
+ */
+static int pip_read_task_file(pid_t tid, const char *name, char *buf,
+                              size_t size)
 {
-    char path[64], buf[2048];
-    snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/self/task/%d/%s", (int)tid, name);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    ssize_t n = read(fd, buf, size - 1);
     close(fd);
     if (n <= 0)
         return -1;
     buf[n] = '\0';
+    return 0;
+}
+
+/* Is `sig` blocked by thread `tid` of this process?  -1: cannot tell. */
+static int pip_thread_blocks(pid_t tid, int sig)
+{
+    char buf[2048];
+    if (pip_read_task_file(tid, "status", buf, sizeof(buf)) != 0)
+        return -1;
     const char *p = strstr(buf, "\nSigBlk:");
     if (p == NULL)
         return -1;
@@ -300,16 +313,9 @@ static int pip_thread_blocks(pid_t tid, int sig)
  */
 static int pip_thread_in_sigwait(pid_t tid)
 {
-    char path[64], buf[64];
-    snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    char buf[64];
+    if (pip_read_task_file(tid, "syscall", buf, sizeof(buf)) != 0)
         return -1;
-    ssize_t n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
     return buf[0] >= '0' && buf[0] <= '9' &&
            strtol(buf, NULL, 10) == SYS_rt_sigtimedwait;
 }
