@@ -68,3 +68,44 @@ nm_expect_fail() {
         echo "ok $name: $(grep -m1 "$pat" "$NM_TMP/$name.err")"
     fi
 }
+
+# nm_mpich_harness T: compile MPICH's test harness (test/mpi/util) and
+# dtpools from the test tree T into $NM_TMP once; sets nm_harness to the
+# objects.  The headers configure would write carry the facts of this
+# platform that the chosen programs use.
+nm_mpich_harness() {
+    cat >"$NM_TMP/mpitestconf.h" <<'H'
+#define HAVE_STDLIB_H 1
+#define HAVE_STRING_H 1
+#define HAVE_UNISTD_H 1
+#define HAVE_STDARG_H 1
+#define HAVE_SYS_TIME_H 1
+#define HAVE_STDINT_H 1
+#define HAVE_INTTYPES_H 1
+#define HAVE_LIMITS_H 1
+#define HAVE_MPI_WIN_CREATE 1
+#define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX
+H
+    mkdir "$NM_TMP/dtp" && cp -r "$1/dtpools/include" "$1/dtpools/src" "$NM_TMP/dtp/" &&
+        cat >"$NM_TMP/dtp/dtpoolsconf.h" <<'H'
+#define HAVE_STDLIB_H 1
+#define HAVE_STRING_H 1
+#define HAVE_STDINT_H 1
+#define HAVE_INTTYPES_H 1
+#define HAVE_LIMITS_H 1
+#define HAVE_MEMSET 1
+#define HAVE_STRDUP 1
+H
+    nm_harness=
+    for f in "$1/util/mtest.c" "$1/util/mtest_common.c" "$1/util/mtest_single.c" \
+        "$1/util/dtypes.c" "$NM_TMP"/dtp/src/*.c; do
+        o=$NM_TMP/$(basename "$f" .c).o
+        mpicc -w -I"$NM_TMP" -I"$1/include" -I"$NM_TMP/dtp/include" -c -o "$o" "$f" \
+            2>"$NM_TMP/harness.cc" || {
+            echo "FAIL: $f does not compile"
+            head -3 "$NM_TMP/harness.cc"
+            exit 1
+        }
+        nm_harness="$nm_harness $o"
+    done
+}

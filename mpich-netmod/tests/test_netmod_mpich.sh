@@ -17,36 +17,10 @@ if [ -z "$src" ] || [ ! -f "$t/util/mtest.c" ]; then
 fi
 . "${abs_top_srcdir:-.}/mpich-netmod/tests/nm_common.sh"
 command -v mpicc >/dev/null 2>&1 || { echo "SKIP: mpicc not found"; exit 77; }
-# The test harness needs a configured header; these are the facts of this
-# platform that the chosen programs use.
-cat >"$NM_TMP/mpitestconf.h" <<'H'
-#define HAVE_STDLIB_H 1
-#define HAVE_STRING_H 1
-#define HAVE_UNISTD_H 1
-#define HAVE_STDARG_H 1
-#define HAVE_SYS_TIME_H 1
-#define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX
-H
 # the harness (and dtpools, the datatype pools of allred, allred2, reduce
 # and op_coll), compiled once
-mkdir "$NM_TMP/dtp" && cp -r "$t/dtpools/include" "$t/dtpools/src" "$NM_TMP/dtp/" &&
-cat >"$NM_TMP/dtp/dtpoolsconf.h" <<'H'
-#define HAVE_STDLIB_H 1
-#define HAVE_STRING_H 1
-#define HAVE_STDINT_H 1
-#define HAVE_INTTYPES_H 1
-#define HAVE_LIMITS_H 1
-#define HAVE_MEMSET 1
-#define HAVE_STRDUP 1
-H
-objs=
-for f in "$t/util/mtest.c" "$t/util/mtest_common.c" "$t/util/mtest_single.c" \
-    "$t/util/dtypes.c" "$NM_TMP"/dtp/src/*.c; do
-    o=$NM_TMP/$(basename "$f" .c).o
-    mpicc -w -I"$NM_TMP" -I"$t/include" -I"$NM_TMP/dtp/include" -c -o "$o" "$f" \
-        2>"$NM_TMP/harness.cc" || { echo "FAIL: $f does not compile"; head -3 "$NM_TMP/harness.cc"; exit 1; }
-    objs="$objs $o"
-done
+nm_mpich_harness "$t"
+objs=$nm_harness
 pt2pt="anyall sendrecv2 mprobe rcancel probe_unexp isendself waitany_null eagerdt bsend1 bsend2 recv_any cancelanysrc dtype_send sendall many_isend rqstatus bottom isendselfprobe probenull large_tag bsendfrag"
 # test/mpi/coll: all but bcast (arguments of the GPU list), uop_equal
 # (reads the result on every rank, not only the root: fails directly too),

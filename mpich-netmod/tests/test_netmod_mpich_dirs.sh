@@ -40,36 +40,8 @@ rma/get_acc_local:MPICH~4.0.2~itself~gets~wrong~MPI_Get_accumulate~results~on~it
 # ranks on 2 shared cores directly as well
 two_only=" errhan/commcall errhan/commcall_oldapi comm/ctxalloc comm/ctxsplit "
 
-cat >"$NM_TMP/mpitestconf.h" <<'H'
-#define HAVE_STDLIB_H 1
-#define HAVE_STRING_H 1
-#define HAVE_UNISTD_H 1
-#define HAVE_STDARG_H 1
-#define HAVE_SYS_TIME_H 1
-#define HAVE_STDINT_H 1
-#define HAVE_INTTYPES_H 1
-#define HAVE_LIMITS_H 1
-#define HAVE_MPI_WIN_CREATE 1
-#define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX
-H
-mkdir "$NM_TMP/dtp" && cp -r "$t/dtpools/include" "$t/dtpools/src" "$NM_TMP/dtp/" &&
-cat >"$NM_TMP/dtp/dtpoolsconf.h" <<'H'
-#define HAVE_STDLIB_H 1
-#define HAVE_STRING_H 1
-#define HAVE_STDINT_H 1
-#define HAVE_INTTYPES_H 1
-#define HAVE_LIMITS_H 1
-#define HAVE_MEMSET 1
-#define HAVE_STRDUP 1
-H
-objs=
-for f in "$t/util/mtest.c" "$t/util/mtest_common.c" "$t/util/mtest_single.c" \
-    "$t/util/dtypes.c" "$NM_TMP"/dtp/src/*.c; do
-    o=$NM_TMP/$(basename "$f" .c).o
-    mpicc -w -I"$NM_TMP" -I"$t/include" -I"$NM_TMP/dtp/include" -c -o "$o" "$f" \
-        2>"$NM_TMP/harness.cc" || { echo "FAIL: $f does not compile"; head -3 "$NM_TMP/harness.cc"; exit 1; }
-    objs="$objs $o"
-done
+nm_mpich_harness "$t"
+objs=$nm_harness
 
 # DIR/NAME TIMELIMIT ARGS... of each testlist, one line per program (its
 # first entry): no comments, no configure-time entries (@...@), no
