@@ -23,9 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* libpip (internal, not in pip.h): the bad environment variable pip_init
- * met, "NAME='value' is ...", or NULL. */
-const char *pip_env_error_(void);
+/* pip_env_error_() and the namespace default, shared with libpip */
+#include "pip_internal.h"
 
 /*
  * TLS reserve of the root executable.  Tasks built as plain PIE programs
@@ -212,14 +211,14 @@ static int is_sep(const char *a)
 }
 
 /*
- * More tasks than libc copies (dlmopen namespaces, PIP_NAMESPACES, 8 by
- * default): tasks of one copy share what libpip cannot give each of them.
+ * More tasks than libc copies (dlmopen namespaces, PIP_NAMESPACES,
+ * PIP_NAMESPACES_DEFAULT by default): tasks of one copy share what libpip cannot give each of them.
  * Said once, before any task runs.
  */
 static void shared_libc_note(int total)
 {
     const char *v = getenv("PIP_NAMESPACES");
-    int nns = v != NULL && *v != '\0' ? atoi(v) : 8;
+    int nns = v != NULL && *v != '\0' ? atoi(v) : PIP_NAMESPACES_DEFAULT;
     if (nns <= 0 || total <= nns)
         return;
     fprintf(stderr,
