@@ -38,7 +38,7 @@ ft_agree_libftagree_la_SOURCES = ft-agree/src/fta_mpi.c \
 ft_agree_libftagree_la_CPPFLAGS = $(FTA_CPPFLAGS)
 ft_agree_libftagree_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) \
 	-fvisibility=hidden
-ft_agree_libftagree_la_LIBADD = ft-agree/libftacore.la $(MPI_LIBS) -lpthread
+ft_agree_libftagree_la_LIBADD = common/libpvaslog.la ft-agree/libftacore.la $(MPI_LIBS) -lpthread
 ft_agree_libftagree_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 
 ftagreeincludedir = $(includedir)

@@ -46,7 +46,7 @@ libpip_libpip_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 # libpip.so is also a program: `libpip.so --version` (entry in pip_libmain.c).
 libpip_libpip_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
 	-Wl,-e,pip_libmain_entry
-libpip_libpip_la_LIBADD = -ldl -lpthread
+libpip_libpip_la_LIBADD = common/libpvaslog.la -ldl -lpthread
 
 # libpip/pip_build.h: the facts `libpip.so --os --cc --commit` print.  Made
 # on every build, replaced only when it changes.
@@ -270,7 +270,7 @@ libpip_libpip_task_la_CPPFLAGS = $(libpip_libpip_la_CPPFLAGS)
 libpip_libpip_task_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fvisibility=hidden
 libpip_libpip_task_la_LDFLAGS = -rpath $(abs_top_builddir)/libpip/.libs \
 	-version-info 0:0:0 -Wl,-e,pip_libmain_entry
-libpip_libpip_task_la_LIBADD = -ldl -lpthread
+libpip_libpip_task_la_LIBADD = $(PVAS_LOG_TASK_LIB) -ldl -lpthread
 PIP_TASK_LIBPIP = libpip/libpip_task.la
 else
 PIP_TASK_LIBPIP = libpip/libpip.la

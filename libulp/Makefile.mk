@@ -36,7 +36,7 @@ libulp_libulp_la_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS) -I$(top_srcdir)/libul
 # __tls_get_addr; x86-64, like the rest of this build for now.
 libulp_libulp_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -mtls-dialect=gnu2
 libulp_libulp_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
-libulp_libulp_la_LIBADD = libpip/libpip.la -lpthread
+libulp_libulp_la_LIBADD = common/libpvaslog.la libpip/libpip.la -lpthread
 ulpincludedir = $(includedir)
 ulpinclude_HEADERS = libulp/include/ulp.h
 pkgconfig_DATA += libulp/ulp.pc
@@ -166,7 +166,7 @@ libulp_libulp_task_la_CPPFLAGS = $(libulp_libulp_la_CPPFLAGS)
 libulp_libulp_task_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fvisibility=hidden
 libulp_libulp_task_la_LDFLAGS = -rpath $(abs_top_builddir)/libulp/.libs \
 	-version-info 0:0:0
-libulp_libulp_task_la_LIBADD = $(PIP_TASK_LIBPIP) -lpthread
+libulp_libulp_task_la_LIBADD = $(PVAS_LOG_TASK_LIB) $(PIP_TASK_LIBPIP) -lpthread
 ULP_TASK_LIBULP = libulp/libulp_task.la $(PIP_TASK_LIBPIP)
 else
 ULP_TASK_LIBULP = libulp/libulp.la libpip/libpip.la

@@ -41,7 +41,7 @@ NM_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpich-netmod/include \
 	-I$(top_srcdir)/delegation/include
 mpich_netmod_libmpideleg_la_CPPFLAGS = $(NM_CPPFLAGS)
 mpich_netmod_libmpideleg_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
-mpich_netmod_libmpideleg_la_LIBADD = delegation/libdeleg.la $(MPI_LIBS)
+mpich_netmod_libmpideleg_la_LIBADD = common/libpvaslog.la delegation/libdeleg.la $(MPI_LIBS)
 mpich_netmod_libmpideleg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_internal.h mpich-netmod/src/nm_init.c \

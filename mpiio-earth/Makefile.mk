@@ -35,7 +35,7 @@ endif
 mpiio_earth_libmpiio_earth_la_CPPFLAGS = $(EARTH_CPPFLAGS)
 mpiio_earth_libmpiio_earth_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) \
 	$(HWLOC_CFLAGS) -fvisibility=hidden
-mpiio_earth_libmpiio_earth_la_LIBADD = $(MPI_LIBS) $(HWLOC_LIBS) -lpthread \
+mpiio_earth_libmpiio_earth_la_LIBADD = common/libpvaslog.la $(MPI_LIBS) $(HWLOC_LIBS) -lpthread \
 	-lrt
 mpiio_earth_libmpiio_earth_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 FORMAT_FILES += $(mpiio_earth_libmpiio_earth_la_SOURCES) \

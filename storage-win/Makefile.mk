@@ -28,7 +28,7 @@ swininclude_HEADERS = storage-win/include/storage_win.h
 storage_win_libmpi_storagewin_la_SOURCES = storage-win/src/swin_pmpi.c
 storage_win_libmpi_storagewin_la_CPPFLAGS = $(SWIN_CPPFLAGS)
 storage_win_libmpi_storagewin_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fvisibility=hidden
-storage_win_libmpi_storagewin_la_LIBADD = storage-win/libswin_core.la $(MPI_LIBS)
+storage_win_libmpi_storagewin_la_LIBADD = storage-win/libswin_core.la common/libpvaslog.la $(MPI_LIBS)
 storage_win_libmpi_storagewin_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 pkgconfig_DATA += storage-win/mpi-storagewin.pc
 
@@ -74,7 +74,7 @@ storage-win/tests/test_swin_track.cma: storage-win/tests/test_swin_track
 storage_win_tests_test_swin_track_SOURCES = storage-win/tests/test_swin_track.c
 storage_win_tests_test_swin_track_CPPFLAGS = $(SWIN_CPPFLAGS)
 storage_win_tests_test_swin_track_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) $(CMOCKA_CFLAGS)
-storage_win_tests_test_swin_track_LDADD = storage-win/libswin_core.la test/libth.la $(MPI_LIBS) $(CMOCKA_LIBS)
+storage_win_tests_test_swin_track_LDADD = storage-win/libswin_core.la common/libpvaslog.la test/libth.la $(MPI_LIBS) $(CMOCKA_LIBS)
 storage_win_tests_test_swin_track_LDFLAGS = $(AM_LDFLAGS) -no-install
 storage_win_tests_test_swin_storage_SOURCES = storage-win/tests/test_swin_storage.c \
 	storage-win/tests/swin_pattern.h
