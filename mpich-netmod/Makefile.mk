@@ -28,7 +28,7 @@ pkgconfig_DATA += mpich-netmod/mpideleg.pc
 mpidelegincludedir = $(includedir)
 mpideleginclude_HEADERS = mpich-netmod/include/mpideleg.h
 mpich_netmod_libmpideleg_la_SOURCES = \
-	mpich-netmod/src/nm_internal.h \
+	mpich-netmod/src/nm_internal.h mpich-netmod/src/nm_visibility.h \
 	mpich-netmod/src/nm_init.c \
 	mpich-netmod/src/nm_client.c \
 	mpich-netmod/src/nm_deleg.c \
@@ -39,8 +39,9 @@ mpich_netmod_libmpideleg_la_SOURCES = \
 	mpich-netmod/src/nm_pass.c
 NM_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpich-netmod/include \
 	-I$(top_srcdir)/delegation/include
-mpich_netmod_libmpideleg_la_CPPFLAGS = $(NM_CPPFLAGS)
-mpich_netmod_libmpideleg_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_libmpideleg_la_CPPFLAGS = $(NM_CPPFLAGS) \
+	-include $(top_srcdir)/mpich-netmod/src/nm_visibility.h
+mpich_netmod_libmpideleg_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fvisibility=hidden
 mpich_netmod_libmpideleg_la_LIBADD = common/libpvaslog.la delegation/libdeleg.la $(MPI_LIBS)
 mpich_netmod_libmpideleg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 FORMAT_FILES += mpich-netmod/include/mpideleg.h \
