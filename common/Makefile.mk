@@ -36,3 +36,29 @@ if BUILD_LIBPIP
 # PVAS_LOG and its alias PIP_DEBUG seen through pip-exec.
 TESTS += common/tests/test_pvas_log_env.sh
 endif
+
+# Man pages: each component adds the roff pages it installs to PVAS_MANS
+# (libpip/man/pip-exec.1 from libpip/man/pip-exec.1.md, ...); they are
+# converted with lowdown when configure found it, and otherwise neither
+# built nor installed (configure's summary says so).
+PVAS_MANS =
+EXTRA_DIST += common/md2man.sh common/tests/test_man.sh
+if HAVE_LOWDOWN
+man_MANS = $(PVAS_MANS)
+endif
+CLEANFILES += $(PVAS_MANS) test/man-pages
+
+PVAS_MD2MAN = $(AM_V_GEN)$(MKDIR_P) $(@D) && \
+	$(SHELL) $(top_srcdir)/common/md2man.sh '$(LOWDOWN)' $< $@
+%.1: %.1.md $(top_srcdir)/common/md2man.sh
+	$(PVAS_MD2MAN)
+%.3: %.3.md $(top_srcdir)/common/md2man.sh
+	$(PVAS_MD2MAN)
+%.7: %.7.md $(top_srcdir)/common/md2man.sh
+	$(PVAS_MD2MAN)
+
+# The pages `make install` installs, for their test (empty without lowdown).
+test/man-pages: Makefile
+	$(AM_V_GEN)$(MKDIR_P) test && echo $(man_MANS) | tr ' ' '\n' | sed '/^$$/d' >$@
+check_SCRIPTS += test/man-pages
+TESTS += common/tests/test_man.sh

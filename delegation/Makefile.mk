@@ -7,6 +7,7 @@ EXTRA_DIST += delegation/README.md delegation/man/deleg.3.md delegation/bench/ru
 	delegation/tests/dlg_pip.h
 
 if BUILD_DELEGATION
+PVAS_MANS += delegation/man/deleg.3
 lib_LTLIBRARIES += delegation/libdeleg.la
 delegincludedir = $(includedir)
 deleginclude_HEADERS = delegation/include/deleg.h

@@ -17,6 +17,7 @@ FORMAT_FILES += ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
 	ft-agree/src/fta_req.c ft-agree/src/fta_clone.c
 
 if BUILD_FT_AGREE
+PVAS_MANS += ft-agree/man/ftagree.7
 # The transport-independent core (static, linked into the installed
 # library, the tests and the tools) and the simulator.
 noinst_LTLIBRARIES += ft-agree/libftacore.la ft-agree/libftasim.la

@@ -22,6 +22,7 @@ EXTRA_DIST += libpip/tools/pipcc.in libpip/tests/pipcc_root.c \
 	libpip/tests/pipcompat/pc_ctor.exp libpip/tests/pipcompat/pc_fork.exp
 
 if BUILD_LIBPIP
+PVAS_MANS += $(PIP_MAN_PAGES:.md=)
 
 PIP_CPPFLAGS = -I$(top_srcdir)/libpip/include -I$(top_builddir)/libpip/include
 

@@ -15,6 +15,7 @@ FORMAT_FILES += libulp/include/ulp.h $(ULP_LIB_SOURCES) \
 	libulp/bench/ulp_bench_task.c libulp/bench/ulp_bench_task.h
 
 if BUILD_LIBULP
+PVAS_MANS += $(ULP_MAN_PAGES:.md=)
 
 ULP_CPPFLAGS = -I$(top_srcdir)/libulp/include -I$(top_srcdir)/libpip/include \
 	-I$(top_builddir)/libpip/include

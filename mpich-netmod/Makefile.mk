@@ -23,6 +23,7 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mp
 	mpich-netmod/bench/run-coll-bench.sh
 
 if BUILD_MPICH_NETMOD
+PVAS_MANS += mpich-netmod/man/mpideleg.7
 lib_LTLIBRARIES += mpich-netmod/libmpideleg.la
 pkgconfig_DATA += mpich-netmod/mpideleg.pc
 mpidelegincludedir = $(includedir)

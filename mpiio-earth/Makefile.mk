@@ -15,6 +15,7 @@ EXTRA_DIST += mpiio-earth/README.md mpiio-earth/man/mpiio-earth.7.md \
 	mpiio-earth/bench/RESULTS.md
 
 if BUILD_MPIIO_EARTH
+PVAS_MANS += mpiio-earth/man/mpiio-earth.7
 lib_LTLIBRARIES += mpiio-earth/libmpiio-earth.la
 pkgconfig_DATA += mpiio-earth/mpiio-earth.pc
 include_HEADERS = mpiio-earth/include/earth.h

@@ -3,6 +3,7 @@
 # message-collision simulator (libspare, spare-sim).
 
 if BUILD_SPARE
+PVAS_MANS += spare/man/spare-sim.1 spare/man/libspare.3
 
 lib_LTLIBRARIES += spare/libspare.la
 spare_libspare_la_SOURCES = spare/src/spare_int.h spare/src/spare_topo.c \

@@ -11,6 +11,7 @@ FORMAT_FILES += storage-win/include/storage_win.h storage-win/src/*.c \
 	storage-win/src/*.h storage-win/tests/*.c storage-win/bench/*.c
 
 if BUILD_STORAGE_WIN
+PVAS_MANS += storage-win/man/libmpi-storagewin.7
 SWIN_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/storage-win/include \
 	-I$(top_srcdir)/storage-win/src
 
