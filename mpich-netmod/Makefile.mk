@@ -5,6 +5,7 @@
 EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mpideleg.7.md \
 	mpich-netmod/mpideleg.pc.in \
 	mpich-netmod/tools/gen-pass.py mpich-netmod/tests/test_netmod_suite.sh \
+	mpich-netmod/tests/test_netmod_genpass.sh \
 	mpich-netmod/tests/test_netmod_preload.sh \
 	mpich-netmod/tests/test_netmod_errors.sh mpich-netmod/tests/nm_common.sh \
 	mpich-netmod/tests/test_netmod_mpich.sh \
@@ -114,6 +115,8 @@ mpich_netmod_tests_nm_threads_SOURCES = mpich-netmod/tests/nm_threads.c
 mpich_netmod_tests_nm_threads_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_tests_nm_threads_LDADD = $(MPI_LIBS)
 mpich_netmod_tests_nm_threads_LDFLAGS = $(AM_LDFLAGS) -no-install
+# nm_pass.c is what tools/gen-pass.py writes (clang-formatted).
+TESTS += mpich-netmod/tests/test_netmod_genpass.sh
 TESTS += mpich-netmod/tests/test_netmod_suite.sh \
 	mpich-netmod/tests/test_netmod_preload.sh \
 	mpich-netmod/tests/test_netmod_errors.sh \
