@@ -62,3 +62,7 @@ test/man-pages: Makefile
 	$(AM_V_GEN)$(MKDIR_P) test && echo $(man_MANS) | tr ' ' '\n' | sed '/^$$/d' >$@
 check_SCRIPTS += test/man-pages
 TESTS += common/tests/test_man.sh
+
+# ENVIRONMENT.md lists every variable the sources read.
+EXTRA_DIST += ENVIRONMENT.md common/tests/test_environment_md.sh
+TESTS += common/tests/test_environment_md.sh
