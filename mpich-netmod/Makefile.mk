@@ -2,7 +2,8 @@
 # mpich-netmod/Makefile.mk: libmpideleg (PMPI delegation shim), its MPI test
 # suite and benchmark.
 
-EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mpideleg.7.md \
+EXTRA_DIST += mpich-netmod/README.md mpich-netmod/DESIGN.md \
+	mpich-netmod/bench/RESULTS.md mpich-netmod/tests/README.md mpich-netmod/.gitignore mpich-netmod/man/mpideleg.7.md \
 	mpich-netmod/mpideleg.pc.in \
 	mpich-netmod/tools/gen-pass.py mpich-netmod/tests/test_netmod_suite.sh \
 	mpich-netmod/tests/test_netmod_genpass.sh \
