@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # delegation/Makefile.mk: libdeleg, its tests, tools and benchmarks.
 
-EXTRA_DIST += delegation/README.md delegation/man/deleg.3.md delegation/bench/run-bench.sh \
+EXTRA_DIST += delegation/README.md delegation/DESIGN.md delegation/bench/RESULTS.md delegation/man/deleg.3.md delegation/bench/run-bench.sh \
 	delegation/bench/plot.gp delegation/tests/test_delegation_onecore.sh \
 	delegation/tests/dlg_test_ops.h delegation/tests/run-tsan.sh \
 	delegation/tests/dlg_pip.h
