@@ -4,7 +4,8 @@
 FTA_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ft-agree/include \
 	-I$(top_srcdir)/ft-agree/src
 
-EXTRA_DIST += ft-agree/README.md ft-agree/man/ftagree.7.md \
+EXTRA_DIST += ft-agree/README.md ft-agree/man/ftagree.7.md ft-agree/DESIGN.md \
+	ft-agree/tests/README.md \
 	ft-agree/tests/test_fta_mpi.sh ft-agree/tests/fta-mpiexec \
 	ft-agree/tests/test_fta_mpich.sh ft-agree/tests/test_fta_sim_seeded.sh \
 	ft-agree/tests/test_fta_env.sh \
