@@ -2,7 +2,7 @@
 # mpiio-earth/Makefile.mk: EARTH collective MPI-IO (PMPI library), its
 # tests and benchmarks.
 
-EXTRA_DIST += mpiio-earth/README.md mpiio-earth/man/mpiio-earth.7.md \
+EXTRA_DIST += mpiio-earth/README.md mpiio-earth/DESIGN.md mpiio-earth/tests/README.md mpiio-earth/man/mpiio-earth.7.md \
 	mpiio-earth/mpiio-earth.pc.in mpiio-earth/tests/test_earth_hints.sh \
 	mpiio-earth/tests/test_earth_patterns.sh \
 	mpiio-earth/tests/test_earth_romio_preload.sh \
