@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # storage-win/Makefile.mk: MPI storage windows and persistent coarrays.
 
-EXTRA_DIST += storage-win/README.md storage-win/mpi-storagewin.pc.in \
+EXTRA_DIST += storage-win/README.md storage-win/DESIGN.md storage-win/bench/RESULTS.md storage-win/mpi-storagewin.pc.in \
 	storage-win/tests/test_swin_env.sh \
 	storage-win/man/libmpi-storagewin.7.md \
 	storage-win/examples/pcaf_listing1.f90 \
