@@ -4,7 +4,7 @@
 ULP_MAN_PAGES = libulp/man/libulp.7.md libulp/man/ulp_spawn.3.md \
 	libulp/man/ulp_yield.3.md libulp/man/ulp_couple.3.md \
 	libulp/man/ulp_mutex_lock.3.md
-EXTRA_DIST += libulp/ulp.pc.in libulp/README.md libulp/bench/RESULTS.md \
+EXTRA_DIST += libulp/ulp.pc.in libulp/README.md libulp/DESIGN.md libulp/bench/RESULTS.md \
 	$(ULP_MAN_PAGES)
 FORMAT_FILES += libulp/include/ulp.h $(ULP_LIB_SOURCES) \
 	libulp/tests/ut_util.h libulp/tests/test_ulp_switch.c \
