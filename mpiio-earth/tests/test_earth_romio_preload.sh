@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# Acceptance: unmodified MPI-IO programs (ROMIO's own test programs, from
+# Unmodified MPI-IO programs (ROMIO's own test programs, from
 # the MPICH source package) give the same results with libmpiio-earth in
 # LD_PRELOAD as without: same exit status, same "No Errors" verdict, and
 # byte-identical output files.  The programs are compiled from the source
