@@ -14,7 +14,11 @@ doc=$sdir/ENVIRONMENT.md
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 cd "$sdir" || exit 99
+# The components' own code only: src/, include/, tools/, bench/, the shared
+# test/ helpers, examples/ and common/ (not tests/, nor sources a test
+# downloads into the tree, such as libpip's corpus).
 find . -path ./.git -prune -o \( -name '*.c' -o -name '*.h' -o -name '*.h.in' \) -print |
+    grep -E '^\./([^/]+/(src|include|tools|bench)/|test/|examples/|common/)' |
     grep -v '/tests/' | grep -v '/test_[^/]*\.c$' | sort >"$tmp/files"
 [ -s "$tmp/files" ] || { echo "ERROR: no sources found under $sdir"; exit 99; }
 {
