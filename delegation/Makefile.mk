@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # delegation/Makefile.mk: libdeleg, its tests, tools and benchmarks.
 
-EXTRA_DIST += delegation/README.md delegation/man/deleg.3.md delegation/bench/run-bench.sh \
+EXTRA_DIST += delegation/README.md delegation/DESIGN.md delegation/bench/RESULTS.md delegation/man/deleg.3.md delegation/bench/run-bench.sh \
 	delegation/bench/plot.gp delegation/tests/test_delegation_onecore.sh \
 	delegation/tests/dlg_test_ops.h delegation/tests/run-tsan.sh \
 	delegation/tests/dlg_pip.h
 
 if BUILD_DELEGATION
+PVAS_MANS += delegation/man/deleg.3
 lib_LTLIBRARIES += delegation/libdeleg.la
 delegincludedir = $(includedir)
 deleginclude_HEADERS = delegation/include/deleg.h
@@ -21,7 +22,7 @@ delegation_libdeleg_la_SOURCES = \
 	delegation/src/dlg_ranktab.c
 delegation_libdeleg_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/delegation/include
 delegation_libdeleg_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(HWLOC_CFLAGS)
-delegation_libdeleg_la_LIBADD = $(HWLOC_LIBS)
+delegation_libdeleg_la_LIBADD = common/libpvaslog.la $(HWLOC_LIBS)
 delegation_libdeleg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 
 DLG_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/delegation/include -I$(top_srcdir)/delegation/src
@@ -124,7 +125,7 @@ check_LTLIBRARIES += delegation/libdeleg_task.la
 delegation_libdeleg_task_la_SOURCES = $(delegation_libdeleg_la_SOURCES)
 delegation_libdeleg_task_la_CPPFLAGS = $(delegation_libdeleg_la_CPPFLAGS)
 delegation_libdeleg_task_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fvisibility=hidden $(HWLOC_CFLAGS)
-delegation_libdeleg_task_la_LIBADD = $(HWLOC_LIBS)
+delegation_libdeleg_task_la_LIBADD = $(PVAS_LOG_TASK_LIB) $(HWLOC_LIBS)
 delegation_libdeleg_task_la_LDFLAGS = -rpath $(abs_top_builddir)/delegation/.libs \
 	-version-info 0:0:0
 DLG_TASK_LIBDELEG = delegation/libdeleg_task.la
@@ -138,7 +139,8 @@ endif
 # library and its thread tests with -fsanitize=thread (their own objects, in
 # delegation/tsan/, whatever configure chose: TSan cannot be combined with
 # --enable-sanitizers' ASan) and runs them; any report fails the target.
-DLG_TSAN_LIB_SRC = $(filter %.c,$(delegation_libdeleg_la_SOURCES))
+DLG_TSAN_LIB_SRC = $(filter %.c,$(delegation_libdeleg_la_SOURCES)) \
+	common/pvas_log.c
 DLG_TSAN_TESTS = core multi proc ranktab
 check-tsan-delegation: $(DLG_TSAN_LIB_SRC:%=$(top_srcdir)/%) \
 		$(DLG_TSAN_TESTS:%=$(top_srcdir)/delegation/tests/test_delegation_%.c) \
@@ -148,6 +150,7 @@ check-tsan-delegation: $(DLG_TSAN_LIB_SRC:%=$(top_srcdir)/%) \
 	    echo "  TSAN     delegation/tsan/test_delegation_$$t"; \
 	    $(CC) -std=gnu11 -D_GNU_SOURCE $(WARN_CFLAGS) -g -O1 -fsanitize=thread \
 	        -I$(top_builddir) -I$(top_srcdir)/delegation/include \
+	        -I$(top_srcdir)/common \
 	        -I$(top_srcdir)/delegation/src -I$(top_srcdir)/test \
 	        $(CMOCKA_CFLAGS) $(HWLOC_CFLAGS) \
 	        -o delegation/tsan/test_delegation_$$t \

@@ -2,6 +2,7 @@
 # examples/Makefile.mk: small programs that show each part of the tree.
 
 EXTRA_DIST += examples/README.md examples/stencil/README.md \
+	examples/stencil/DESIGN.md examples/bench/RESULTS.md \
 	examples/stencil/test_stencil.sh
 FORMAT_FILES += examples/stencil/stencil.c examples/stencil/stencil_ft.c \
 	examples/stencil/stencil_ckpt.c examples/stencil/stencil_kernel.c \

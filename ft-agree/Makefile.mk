@@ -4,7 +4,8 @@
 FTA_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/ft-agree/include \
 	-I$(top_srcdir)/ft-agree/src
 
-EXTRA_DIST += ft-agree/README.md ft-agree/man/ftagree.7.md \
+EXTRA_DIST += ft-agree/README.md ft-agree/man/ftagree.7.md ft-agree/DESIGN.md \
+	ft-agree/tests/README.md \
 	ft-agree/tests/test_fta_mpi.sh ft-agree/tests/fta-mpiexec \
 	ft-agree/tests/test_fta_mpich.sh ft-agree/tests/test_fta_sim_seeded.sh \
 	ft-agree/tests/test_fta_env.sh \
@@ -17,6 +18,7 @@ FORMAT_FILES += ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
 	ft-agree/src/fta_req.c ft-agree/src/fta_clone.c
 
 if BUILD_FT_AGREE
+PVAS_MANS += ft-agree/man/ftagree.7
 # The transport-independent core (static, linked into the installed
 # library, the tests and the tools) and the simulator.
 noinst_LTLIBRARIES += ft-agree/libftacore.la ft-agree/libftasim.la
@@ -38,7 +40,7 @@ ft_agree_libftagree_la_SOURCES = ft-agree/src/fta_mpi.c \
 ft_agree_libftagree_la_CPPFLAGS = $(FTA_CPPFLAGS)
 ft_agree_libftagree_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) \
 	-fvisibility=hidden
-ft_agree_libftagree_la_LIBADD = ft-agree/libftacore.la $(MPI_LIBS) -lpthread
+ft_agree_libftagree_la_LIBADD = common/libpvaslog.la ft-agree/libftacore.la $(MPI_LIBS) -lpthread
 ft_agree_libftagree_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 
 ftagreeincludedir = $(includedir)

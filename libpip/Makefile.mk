@@ -2,7 +2,7 @@
 # libpip/Makefile.mk: Process-in-Process library, pip-exec, tests, benchmark.
 
 EXTRA_DIST += libpip/pip.pc.in libpip/include/pip/pip_config.h.in \
-	libpip/tests/README.md libpip/bench/README.md $(PIP_MAN_PAGES)
+	libpip/tests/README.md libpip/bench/RESULTS.md $(PIP_MAN_PAGES)
 PIP_MAN_PAGES = libpip/man/libpip.7.md libpip/man/pip-exec.1.md \
 	libpip/man/pip_init.3.md libpip/man/pip_spawn.3.md \
 	libpip/man/pip_wait.3.md libpip/man/pip_export.3.md \
@@ -22,6 +22,7 @@ EXTRA_DIST += libpip/tools/pipcc.in libpip/tests/pipcc_root.c \
 	libpip/tests/pipcompat/pc_ctor.exp libpip/tests/pipcompat/pc_fork.exp
 
 if BUILD_LIBPIP
+PVAS_MANS += $(PIP_MAN_PAGES:.md=)
 
 PIP_CPPFLAGS = -I$(top_srcdir)/libpip/include -I$(top_builddir)/libpip/include
 
@@ -46,7 +47,7 @@ libpip_libpip_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 # libpip.so is also a program: `libpip.so --version` (entry in pip_libmain.c).
 libpip_libpip_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
 	-Wl,-e,pip_libmain_entry
-libpip_libpip_la_LIBADD = -ldl -lpthread
+libpip_libpip_la_LIBADD = common/libpvaslog.la -ldl -lpthread
 
 # libpip/pip_build.h: the facts `libpip.so --os --cc --commit` print.  Made
 # on every build, replaced only when it changes.
@@ -270,7 +271,7 @@ libpip_libpip_task_la_CPPFLAGS = $(libpip_libpip_la_CPPFLAGS)
 libpip_libpip_task_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fvisibility=hidden
 libpip_libpip_task_la_LDFLAGS = -rpath $(abs_top_builddir)/libpip/.libs \
 	-version-info 0:0:0 -Wl,-e,pip_libmain_entry
-libpip_libpip_task_la_LIBADD = -ldl -lpthread
+libpip_libpip_task_la_LIBADD = $(PVAS_LOG_TASK_LIB) -ldl -lpthread
 PIP_TASK_LIBPIP = libpip/libpip_task.la
 else
 PIP_TASK_LIBPIP = libpip/libpip.la

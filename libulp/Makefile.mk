@@ -4,7 +4,7 @@
 ULP_MAN_PAGES = libulp/man/libulp.7.md libulp/man/ulp_spawn.3.md \
 	libulp/man/ulp_yield.3.md libulp/man/ulp_couple.3.md \
 	libulp/man/ulp_mutex_lock.3.md
-EXTRA_DIST += libulp/ulp.pc.in libulp/README.md libulp/bench/RESULTS.md \
+EXTRA_DIST += libulp/ulp.pc.in libulp/README.md libulp/DESIGN.md libulp/bench/RESULTS.md \
 	$(ULP_MAN_PAGES)
 FORMAT_FILES += libulp/include/ulp.h $(ULP_LIB_SOURCES) \
 	libulp/tests/ut_util.h libulp/tests/test_ulp_switch.c \
@@ -15,6 +15,7 @@ FORMAT_FILES += libulp/include/ulp.h $(ULP_LIB_SOURCES) \
 	libulp/bench/ulp_bench_task.c libulp/bench/ulp_bench_task.h
 
 if BUILD_LIBULP
+PVAS_MANS += $(ULP_MAN_PAGES:.md=)
 
 ULP_CPPFLAGS = -I$(top_srcdir)/libulp/include -I$(top_srcdir)/libpip/include \
 	-I$(top_builddir)/libpip/include
@@ -36,7 +37,7 @@ libulp_libulp_la_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS) -I$(top_srcdir)/libul
 # __tls_get_addr; x86-64, like the rest of this build for now.
 libulp_libulp_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -mtls-dialect=gnu2
 libulp_libulp_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
-libulp_libulp_la_LIBADD = libpip/libpip.la -lpthread
+libulp_libulp_la_LIBADD = common/libpvaslog.la libpip/libpip.la -lpthread
 ulpincludedir = $(includedir)
 ulpinclude_HEADERS = libulp/include/ulp.h
 pkgconfig_DATA += libulp/ulp.pc
@@ -166,7 +167,7 @@ libulp_libulp_task_la_CPPFLAGS = $(libulp_libulp_la_CPPFLAGS)
 libulp_libulp_task_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fvisibility=hidden
 libulp_libulp_task_la_LDFLAGS = -rpath $(abs_top_builddir)/libulp/.libs \
 	-version-info 0:0:0
-libulp_libulp_task_la_LIBADD = $(PIP_TASK_LIBPIP) -lpthread
+libulp_libulp_task_la_LIBADD = $(PVAS_LOG_TASK_LIB) $(PIP_TASK_LIBPIP) -lpthread
 ULP_TASK_LIBULP = libulp/libulp_task.la $(PIP_TASK_LIBPIP)
 else
 ULP_TASK_LIBULP = libulp/libulp.la libpip/libpip.la

@@ -2,9 +2,11 @@
 # mpich-netmod/Makefile.mk: libmpideleg (PMPI delegation shim), its MPI test
 # suite and benchmark.
 
-EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mpideleg.7.md \
+EXTRA_DIST += mpich-netmod/README.md mpich-netmod/DESIGN.md \
+	mpich-netmod/bench/RESULTS.md mpich-netmod/tests/README.md mpich-netmod/.gitignore mpich-netmod/man/mpideleg.7.md \
 	mpich-netmod/mpideleg.pc.in \
 	mpich-netmod/tools/gen-pass.py mpich-netmod/tests/test_netmod_suite.sh \
+	mpich-netmod/tests/test_netmod_genpass.sh \
 	mpich-netmod/tests/test_netmod_preload.sh \
 	mpich-netmod/tests/test_netmod_errors.sh mpich-netmod/tests/nm_common.sh \
 	mpich-netmod/tests/test_netmod_mpich.sh \
@@ -23,12 +25,13 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mp
 	mpich-netmod/bench/run-coll-bench.sh
 
 if BUILD_MPICH_NETMOD
+PVAS_MANS += mpich-netmod/man/mpideleg.7
 lib_LTLIBRARIES += mpich-netmod/libmpideleg.la
 pkgconfig_DATA += mpich-netmod/mpideleg.pc
 mpidelegincludedir = $(includedir)
 mpideleginclude_HEADERS = mpich-netmod/include/mpideleg.h
 mpich_netmod_libmpideleg_la_SOURCES = \
-	mpich-netmod/src/nm_internal.h \
+	mpich-netmod/src/nm_internal.h mpich-netmod/src/nm_visibility.h \
 	mpich-netmod/src/nm_init.c \
 	mpich-netmod/src/nm_client.c \
 	mpich-netmod/src/nm_deleg.c \
@@ -39,9 +42,10 @@ mpich_netmod_libmpideleg_la_SOURCES = \
 	mpich-netmod/src/nm_pass.c
 NM_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpich-netmod/include \
 	-I$(top_srcdir)/delegation/include
-mpich_netmod_libmpideleg_la_CPPFLAGS = $(NM_CPPFLAGS)
-mpich_netmod_libmpideleg_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
-mpich_netmod_libmpideleg_la_LIBADD = delegation/libdeleg.la $(MPI_LIBS)
+mpich_netmod_libmpideleg_la_CPPFLAGS = $(NM_CPPFLAGS) \
+	-include $(top_srcdir)/mpich-netmod/src/nm_visibility.h
+mpich_netmod_libmpideleg_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fvisibility=hidden
+mpich_netmod_libmpideleg_la_LIBADD = common/libpvaslog.la delegation/libdeleg.la $(MPI_LIBS)
 mpich_netmod_libmpideleg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_internal.h mpich-netmod/src/nm_init.c \
@@ -112,6 +116,8 @@ mpich_netmod_tests_nm_threads_SOURCES = mpich-netmod/tests/nm_threads.c
 mpich_netmod_tests_nm_threads_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_tests_nm_threads_LDADD = $(MPI_LIBS)
 mpich_netmod_tests_nm_threads_LDFLAGS = $(AM_LDFLAGS) -no-install
+# nm_pass.c is what tools/gen-pass.py writes (clang-formatted).
+TESTS += mpich-netmod/tests/test_netmod_genpass.sh
 TESTS += mpich-netmod/tests/test_netmod_suite.sh \
 	mpich-netmod/tests/test_netmod_preload.sh \
 	mpich-netmod/tests/test_netmod_errors.sh \

@@ -2,7 +2,7 @@
 # mpiio-earth/Makefile.mk: EARTH collective MPI-IO (PMPI library), its
 # tests and benchmarks.
 
-EXTRA_DIST += mpiio-earth/README.md mpiio-earth/man/mpiio-earth.7.md \
+EXTRA_DIST += mpiio-earth/README.md mpiio-earth/DESIGN.md mpiio-earth/tests/README.md mpiio-earth/man/mpiio-earth.7.md \
 	mpiio-earth/mpiio-earth.pc.in mpiio-earth/tests/test_earth_hints.sh \
 	mpiio-earth/tests/test_earth_patterns.sh \
 	mpiio-earth/tests/test_earth_romio_preload.sh \
@@ -15,6 +15,7 @@ EXTRA_DIST += mpiio-earth/README.md mpiio-earth/man/mpiio-earth.7.md \
 	mpiio-earth/bench/RESULTS.md
 
 if BUILD_MPIIO_EARTH
+PVAS_MANS += mpiio-earth/man/mpiio-earth.7
 lib_LTLIBRARIES += mpiio-earth/libmpiio-earth.la
 pkgconfig_DATA += mpiio-earth/mpiio-earth.pc
 include_HEADERS = mpiio-earth/include/earth.h
@@ -35,7 +36,7 @@ endif
 mpiio_earth_libmpiio_earth_la_CPPFLAGS = $(EARTH_CPPFLAGS)
 mpiio_earth_libmpiio_earth_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) \
 	$(HWLOC_CFLAGS) -fvisibility=hidden
-mpiio_earth_libmpiio_earth_la_LIBADD = $(MPI_LIBS) $(HWLOC_LIBS) -lpthread \
+mpiio_earth_libmpiio_earth_la_LIBADD = common/libpvaslog.la $(MPI_LIBS) $(HWLOC_LIBS) -lpthread \
 	-lrt
 mpiio_earth_libmpiio_earth_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 FORMAT_FILES += $(mpiio_earth_libmpiio_earth_la_SOURCES) \

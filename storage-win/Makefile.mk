@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # storage-win/Makefile.mk: MPI storage windows and persistent coarrays.
 
-EXTRA_DIST += storage-win/README.md storage-win/mpi-storagewin.pc.in \
+EXTRA_DIST += storage-win/README.md storage-win/DESIGN.md storage-win/bench/RESULTS.md storage-win/mpi-storagewin.pc.in \
 	storage-win/tests/test_swin_env.sh \
 	storage-win/man/libmpi-storagewin.7.md \
 	storage-win/examples/pcaf_listing1.f90 \
@@ -11,6 +11,7 @@ FORMAT_FILES += storage-win/include/storage_win.h storage-win/src/*.c \
 	storage-win/src/*.h storage-win/tests/*.c storage-win/bench/*.c
 
 if BUILD_STORAGE_WIN
+PVAS_MANS += storage-win/man/libmpi-storagewin.7
 SWIN_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/storage-win/include \
 	-I$(top_srcdir)/storage-win/src
 
@@ -28,7 +29,7 @@ swininclude_HEADERS = storage-win/include/storage_win.h
 storage_win_libmpi_storagewin_la_SOURCES = storage-win/src/swin_pmpi.c
 storage_win_libmpi_storagewin_la_CPPFLAGS = $(SWIN_CPPFLAGS)
 storage_win_libmpi_storagewin_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fvisibility=hidden
-storage_win_libmpi_storagewin_la_LIBADD = storage-win/libswin_core.la $(MPI_LIBS)
+storage_win_libmpi_storagewin_la_LIBADD = storage-win/libswin_core.la common/libpvaslog.la $(MPI_LIBS)
 storage_win_libmpi_storagewin_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 pkgconfig_DATA += storage-win/mpi-storagewin.pc
 
@@ -74,7 +75,7 @@ storage-win/tests/test_swin_track.cma: storage-win/tests/test_swin_track
 storage_win_tests_test_swin_track_SOURCES = storage-win/tests/test_swin_track.c
 storage_win_tests_test_swin_track_CPPFLAGS = $(SWIN_CPPFLAGS)
 storage_win_tests_test_swin_track_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) $(CMOCKA_CFLAGS)
-storage_win_tests_test_swin_track_LDADD = storage-win/libswin_core.la test/libth.la $(MPI_LIBS) $(CMOCKA_LIBS)
+storage_win_tests_test_swin_track_LDADD = storage-win/libswin_core.la common/libpvaslog.la test/libth.la $(MPI_LIBS) $(CMOCKA_LIBS)
 storage_win_tests_test_swin_track_LDFLAGS = $(AM_LDFLAGS) -no-install
 storage_win_tests_test_swin_storage_SOURCES = storage-win/tests/test_swin_storage.c \
 	storage-win/tests/swin_pattern.h

@@ -28,3 +28,15 @@ test_mpi_hang_LDADD = $(MPI_LIBS)
 test_mpi_hang_LDFLAGS = $(AM_LDFLAGS) -no-install
 TESTS += test/test_mpi_run.sh
 endif
+
+# Every installed library exports exactly its public API (<dir>/<lib>.exports).
+test/installed-libs: Makefile
+	$(AM_V_GEN)echo $(lib_LTLIBRARIES) | tr ' ' '\n' >$@
+check_SCRIPTS += test/installed-libs
+CLEANFILES += test/installed-libs
+EXTRA_DIST += test/test_exports.sh
+TESTS += test/test_exports.sh
+EXTRA_DIST += libpip/libpip.exports libulp/libulp.exports \
+	delegation/libdeleg.exports mpich-netmod/libmpideleg.exports \
+	ft-agree/libftagree.exports mpiio-earth/libmpiio-earth.exports \
+	spare/libspare.exports storage-win/libmpi-storagewin.exports

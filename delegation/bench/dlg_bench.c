@@ -12,7 +12,7 @@
  * [-x] -r  repetitions; every figure is the median of the repetitions (7) -n
  * round trips per repetition at 8 B (20000; fewer for big payloads) -o  also
  * write the results as CSV -p  only this policy (poll, block or adaptive;
- * repeatable) -t  only the baselines and the paired acceptance ratios (no
+ * repeatable) -t  only the baselines and the paired target ratios (no
  * sweep) -q  quick: sizes 8 B, 4 KiB and 1 MiB only, 3 repetitions -x  use
  * process-shared futexes (default: process-private, as for threads or PiP tasks
  * sharing one address space) -T  the PiP task program (default:
@@ -721,7 +721,7 @@ static int run_policy(dlg_policy_t pol, struct res *R, double base_cl,
 }
 
 /*
- * The acceptance ratios, measured in pairs: every repetition runs the two
+ * The target ratios, measured in pairs: every repetition runs the two
  * ping-pongs and the three policies back to back (8 B, one delegatee whose
  * idle policy is switched), so that load from elsewhere on the machine hits
  * a baseline and its delegated counterpart alike; the ratios are the medians
@@ -972,7 +972,7 @@ int main(int argc, char **argv)
                 procv[pols[i]][si], "ns", "unix-socket",
                 procv[pols[i]][si] / R.sock[si]);
     }
-    fprintf(stderr, "paired 8 B round trips (acceptance ratios)\n");
+    fprintf(stderr, "paired 8 B round trips (target ratios)\n");
     struct paired P;
     if (run_paired(&P)) {
         fprintf(stderr, "dlg_bench: paired run failed\n");

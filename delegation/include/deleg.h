@@ -28,7 +28,8 @@
  *   DLG_LIVENESS_MS   how often a waiter checks whether its peer is alive
  *                     (default 20 ms; 1..60000).
  *   DLG_HOST_CPUS, DLG_BOARD_CPUS, DLG_BIND: see dlg_place_*().
- *   DLG_DEBUG         1: print diagnostics to stderr (otherwise silent).
+ *   PVAS_LOG          deleg:info prints diagnostics to stderr (otherwise
+ *                     silent); DLG_DEBUG=1 is its deprecated alias.
  *
  * Thread safety: a dlg_client_t is used by one thread at a time; a
  * dlg_delegatee_t is driven by one thread (dlg_delegatee_stop() and

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "dlg_internal.h"
+#include "pvas_log.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -175,14 +176,9 @@ uint64_t dlg_spin_bound_ns(void)
 
 void dlg_log(const char *fmt, ...)
 {
-    const char *d = getenv("DLG_DEBUG");
-    if (!d || !*d || strcmp(d, "0") == 0)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "deleg[%ld]: ", (long)getpid());
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    pvas_vlog(PVAS_LOG_DELEG, PVAS_LOG_INFO, fmt, ap);
     va_end(ap);
 }
 

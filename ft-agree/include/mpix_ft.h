@@ -17,7 +17,8 @@
  *
  * Thread safety: call from one thread at a time (MPI_THREAD_SERIALIZED at
  * most).  Environment: see ftagree(7) (FTA_FD_PERIOD_MS, FTA_FD_TIMEOUT_MS,
- * FTA_FD_ADDR, FTA_ARITY, FTA_FAST_MAX, FTA_LOG, FTA_FAULT_SEND).
+ * FTA_FD_ADDR, FTA_ARITY, FTA_FAST_MAX, FTA_FAULT_SEND; logging:
+ * PVAS_LOG=ftagree:debug, or the deprecated FTA_LOG).
  */
 #ifndef MPIX_FT_H
 #define MPIX_FT_H

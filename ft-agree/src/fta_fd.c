@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include "fta_fd.h"
+#include "pvas_log.h"
 
 #define FD_MAGIC 0xFAFD0001u
 enum { FD_HB = 1, FD_DEAD = 2, FD_BYE = 3 };
@@ -38,7 +39,6 @@ struct fta_fd {
     _Atomic int stop;
     pthread_t thr;
     int running;
-    int log;              /* FTA_LOG=1: stalls and declarations on stderr */
     uint32_t drops;       /* datagrams the socket dropped (SO_RXQ_OVFL) */
     fta_fd_addr_t *addr;  /* the peers' addresses, pids, start times */
     unsigned char *local; /* peer on this host, /proc usable for it */
@@ -264,12 +264,10 @@ static void *fd_thread(void *arg)
         double gap = t - last_loop;
         int heard = fd_drain(fd, last_loop);
         if (gap > fd->period) {
-            if (fd->log)
-                fprintf(stderr,
-                        "ft-agree: detector of rank %d stalled %.3f s, %s\n",
-                        fd->rank, gap,
-                        heard > 0 ? "peers heard meanwhile"
-                                  : "nobody heard: stall not counted");
+            pvas_log(PVAS_LOG_FTAGREE, PVAS_LOG_INFO,
+                     "detector of rank %d stalled %.3f s, %s", fd->rank, gap,
+                     heard > 0 ? "peers heard meanwhile"
+                               : "nobody heard: stall not counted");
             if (heard <= 0)
                 for (int p = 0; p < fd->size; p++)
                     if ((fd->last_seen[p] += gap) > t)
@@ -289,19 +287,18 @@ static void *fd_thread(void *arg)
             if (fd->local[p] && t - fd->last_seen[p] > 2 * fd->period &&
                 proc_state(&fd->addr[p]) == PROC_GONE) {
                 vanished = 1;
-                if (fd->log)
-                    fprintf(stderr,
-                            "ft-agree: detector of rank %d: rank %d (pid %d) "
-                            "silent %.3f s and gone: declared dead\n",
-                            fd->rank, p, (int)fd->addr[p].pid,
-                            t - fd->last_seen[p]);
+                pvas_log(PVAS_LOG_FTAGREE, PVAS_LOG_INFO,
+                         "detector of rank %d: rank %d (pid %d) "
+                         "silent %.3f s and gone: declared dead",
+                         fd->rank, p, (int)fd->addr[p].pid,
+                         t - fd->last_seen[p]);
             }
             if (vanished || t - fd->last_seen[p] > silence) {
-                if (fd->log && !vanished)
-                    fprintf(stderr,
-                            "ft-agree: detector of rank %d: rank %d silent "
-                            "%.3f s: declared dead\n",
-                            fd->rank, p, t - fd->last_seen[p]);
+                if (!vanished)
+                    pvas_log(PVAS_LOG_FTAGREE, PVAS_LOG_INFO,
+                             "detector of rank %d: rank %d silent "
+                             "%.3f s: declared dead",
+                             fd->rank, p, t - fd->last_seen[p]);
                 fta_fd_declare(fd, p);
                 fd_broadcast(fd, FD_DEAD, (uint32_t)p);
             }
@@ -331,8 +328,6 @@ int fta_fd_create(int rank, int size, uint64_t nonce, double period_s,
     fd->period = period_s;
     fd->timeout = timeout_s;
     fd->sock = -1;
-    const char *lg = getenv("FTA_LOG");
-    fd->log = lg && *lg && strcmp(lg, "0") != 0;
     fd->peer = calloc((size_t)size, sizeof *fd->peer);
     fd->last_seen = calloc((size_t)size, sizeof *fd->last_seen);
     fd->detect_at = calloc((size_t)size, sizeof *fd->detect_at);

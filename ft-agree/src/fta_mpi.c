@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "fta_mpi_int.h"
 #include "mpix_ft.h"
+#include "pvas_log.h"
 
 #define FTA_TAG 0x7A6E
 #define HDR     8 /* communicator id */
@@ -52,14 +53,10 @@ static long nsends;
 
 void fta_log(const char *fmt, ...)
 {
-    if (!fta_rt.log)
-        return;
-    char line[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    pvas_vlog(PVAS_LOG_FTAGREE, PVAS_LOG_INFO, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "ft-agree[%d]: %s\n", fta_rt.world_rank, line);
 }
 
 /* The first bad FTA_* setting of this rank: fta_setup prints it on the
@@ -357,8 +354,9 @@ static int fta_setup(void)
 {
     MPI_Comm w = MPI_COMM_WORLD;
     PMPI_Comm_rank(w, &fta_rt.world_rank);
+    pvas_log_set_rank(fta_rt.world_rank);
     PMPI_Comm_size(w, &fta_rt.world_size);
-    fta_rt.log = (int)env_long("FTA_LOG", 0, 0, 1);
+    (void)env_long("FTA_LOG", 0, 0, 1); /* checked here, read by pvas_log */
     fta_rt.arity = (uint32_t)env_long("FTA_ARITY", 4, 2, 1024);
     fta_rt.fault_send = env_long("FTA_FAULT_SEND", 0, 0, 1000000000);
     fta_rt.fast_max = (int)env_long("FTA_FAST_MAX", 8, 0, 1024);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * pip_bench_pvas.c: the PVAS advantage, measured (seed 000, section 4.2.1,
- * Fig. 4.2), in one invocation:
+ * pip_bench_pvas.c: the PVAS advantage, measured in one invocation:
  *
  *   ping-pong  latency and bandwidth of two PiP tasks exchanging by one copy
  *              through a pointer, against two processes through a POSIX shm

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pvas_report.c: pip_bench_pvas's output: the tables (with the ratios
- * against each baseline and the verdict on the issue's targets), the CSV,
+ * against each baseline and the verdict on the targets), the CSV,
  * and the gnuplot data, script and plots.
  */
 #include <errno.h>
@@ -222,7 +222,7 @@ void pvas_report_table(FILE *f, const pvas_results_t *r)
         }
     }
 
-    fprintf(f, "\n== Targets (issue 4)\n");
+    fprintf(f, "\n== Targets\n");
     if (r->did_pp) {
         pp_verdict(f, r, 8, "latency");
         pp_verdict(f, r, 1u << 20, "bandwidth");

@@ -39,7 +39,7 @@ rc=$?
 # pip and shm-2copy.
 for h in '== Ping-pong latency' '== Ping-pong bandwidth' \
     '== Strided (vector) messages' '== All-to-all footprint' \
-    '== Targets (issue 4)'; do
+    '== Targets'; do
     grep -q -- "$h" "$tmp/out.txt" || fail "no '$h' section"
 done
 grep -Eq '^ +8 B +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ ' "$tmp/out.txt" ||

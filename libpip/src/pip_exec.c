@@ -63,7 +63,7 @@ static void usage(FILE *f)
             "  -h, --help     this help\n"
             "  --version      print the version\n"
             "environment: PIP_MODE=process|thread, PIP_STACKSZ, "
-            "PIP_STOP_ON_START, PIP_DEBUG\n",
+            "PIP_STOP_ON_START, PVAS_LOG=pip:debug\n",
             prog_name);
 }
 
@@ -197,8 +197,8 @@ static const char *loader_reason(int err, const struct spec *s)
         return "cannot load another task: out of memory, processes or "
                "dlmopen namespaces (try a smaller PIP_NAMESPACES)";
     case ELIBACC:
-        return "a shared library it needs cannot be loaded (PIP_DEBUG=1 shows "
-               "which)";
+        return "a shared library it needs cannot be loaded "
+               "(PVAS_LOG=pip:debug shows which)";
     default:
         return strerror(err);
     }

@@ -5,6 +5,7 @@
  * small probes of the running glibc.
  */
 #include "pip_internal.h"
+#include "pvas_log.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -20,22 +21,12 @@
 
 int pip_debug_enabled(void)
 {
-    const char *v = getenv("PIP_DEBUG");
-    return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
+    return pvas_log_on(PVAS_LOG_PIP, PVAS_LOG_ERROR);
 }
 
 static void pip_vmsg(const char *fmt, va_list ap)
 {
-    char buf[512];
-    int n = snprintf(buf, sizeof(buf), "libpip: ");
-    if (n < 0)
-        return;
-    vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
-    size_t len = strlen(buf);
-    buf[len++] = '\n';
-    /* One write(2): no stdio, no interleaving between tasks. */
-    ssize_t rc = write(2, buf, len);
-    (void)rc;
+    pvas_vlog(PVAS_LOG_PIP, PVAS_LOG_ALWAYS, fmt, ap);
 }
 
 /* The last bad environment variable pip_init met (for pip-exec). */

@@ -66,7 +66,8 @@
  *   ULP_GUARDSZ  guard area below each ULP stack (rounded up to pages;
  *                default 4k).  For PiP-task ULPs, the part beyond libpip's
  *                own guard page is protected at spawn.
- *   ULP_DEBUG    1: print one-line reasons for failures on stderr.
+ *   PVAS_LOG     ulp:debug prints one-line reasons for failures on stderr
+ *                (ULP_DEBUG=1: deprecated alias).
  *
  * STACK OVERFLOW
  *   A ULP that runs into its guard area gets a one-line report on stderr,

@@ -5,6 +5,7 @@
  * report, and the link that lets a task's copy of libulp use the root's.
  */
 #include "ulp_internal.h"
+#include "pvas_log.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -41,14 +42,10 @@ __attribute__((visibility("default"))) struct ulp_ns_link ulp_ns_link_;
 
 void ulp_dbg(const char *fmt, ...)
 {
-    if (!ulp_g_.debug)
-        return;
     va_list ap;
-    char buf[256];
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
+    pvas_vlog(PVAS_LOG_ULP, PVAS_LOG_ERROR, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "ulp: %s\n", buf);
 }
 
 const char *ulp_strerror(int err)
@@ -211,8 +208,6 @@ int ulp_init(void)
     if (ulp_ns_link_.ops != NULL || ulp_g_.initialised)
         return -EBUSY;
     memset(&ulp_g_, 0, sizeof(ulp_g_));
-    v = getenv("ULP_DEBUG");
-    ulp_g_.debug = v != NULL && *v != '\0' && strcmp(v, "0") != 0;
     ulp_g_.page = (size_t)sysconf(_SC_PAGESIZE);
 
     int have = ulp_arch_have_fsgsbase();

@@ -108,7 +108,6 @@ struct ulp_global {
     size_t stack_size;
     size_t guard_size;
     size_t page;
-    int debug;
     volatile int next_id;
     volatile int nsched;
     struct sigaction old_segv;

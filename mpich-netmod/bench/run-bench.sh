@@ -83,7 +83,7 @@ tail -n +2 "$out/nm_summary.csv" | tr ',' ' ' | while read -r m b d p a k q x rp
     printf '%-16s %8s %10s %10s %10s %10s %10s %10s %6s %6s %6s %6s %6s\n' "$m" "$b" "$d" "$p" "$a" "$k" "$q" "$x" "$rp" "$ra" "$rb" "$rq" "$rx"
 done
 echo
-echo "acceptance (issue 7): 8 B latency delegated(poll)/direct <= 2; 1 MiB bandwidth delegated/direct >= 0.8; overlap of 1 MiB >= 80 % delegated:"
+echo "targets: 8 B latency delegated(poll)/direct <= 2; 1 MiB bandwidth delegated/direct >= 0.8; overlap of 1 MiB >= 80 % delegated:"
 awk -F, '$1 == "latency_us" && $2 == 8 { printf "  8 B latency poll/direct = %s, placed/direct = %s, pip/direct = %s\n", $9, $12, $13 }
          $1 == "bandwidth_MBps" && $2 == 1048576 { printf "  1 MiB bandwidth poll/direct = %s, adaptive/direct = %s, placed/direct = %s, pip/direct = %s\n", $9, $10, $12, $13 }
          $1 ~ /^overlap_.*pct$/ { w = $1 == "overlap_pct" ? "both compute" : $1 == "overlap_send_pct" ? "sender computes" : "receiver computes"

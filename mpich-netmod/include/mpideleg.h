@@ -12,7 +12,8 @@
  *   MPIDELEG_POLICY_BLOCKING       poll|block|adaptive for blocking calls
  *   MPIDELEG_POLICY_NONBLOCKING    the same for MPI_Wait on delegated requests
  *   MPIDELEG_DELEGATEE_IDLE        poll|adaptive idle loop of the delegatee
- *   MPIDELEG_DEBUG                 1: diagnostics on stderr
+ *   MPIDELEG_DEBUG                 1: diagnostics on stderr (deprecated:
+ *                                  PVAS_LOG=mpideleg:debug)
  * See mpich-netmod/README.md for the rank layout.
  *
  * Thread safety: the shim supports MPI_THREAD_FUNNELED at most.

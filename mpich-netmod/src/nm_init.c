@@ -15,6 +15,7 @@
 
 #include "mpideleg.h"
 #include "nm_internal.h"
+#include "pvas_log.h"
 
 nm_layout_t nm_lay;
 int nm_active;
@@ -28,7 +29,6 @@ static nm_comm_t *comms;
 static uint32_t next_ctx = 1;
 static uint32_t *claimed;
 static int nclaimed, capclaimed;
-static atomic_int debug_on = -1;
 static MPI_Comm setup_comm = MPI_COMM_NULL;
 
 /* MPI's progress rule: a client that waits for a delegated operation must
@@ -52,19 +52,10 @@ void nm_mpi_progress(void)
 
 void nm_log(const char *fmt, ...)
 {
-    int on = atomic_load_explicit(&debug_on, memory_order_relaxed);
-    if (on < 0) {
-        const char *e = getenv("MPIDELEG_DEBUG");
-        on = e && strcmp(e, "1") == 0; /* other values: read_layout refuses */
-        atomic_store_explicit(&debug_on, on, memory_order_relaxed);
-    }
-    if (!on)
-        return;
+    /* MPIDELEG_DEBUG other than 0 or 1: read_layout refuses it */
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "mpideleg[%d]: ", nm_lay.world_rank);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    pvas_vlog(PVAS_LOG_MPIDELEG, PVAS_LOG_INFO, fmt, ap);
     va_end(ap);
 }
 
@@ -734,6 +725,7 @@ static int nm_setup(void)
 {
     PMPI_Comm_size(MPI_COMM_WORLD, &nm_lay.world_size);
     PMPI_Comm_rank(MPI_COMM_WORLD, &nm_lay.world_rank);
+    pvas_log_set_rank(nm_lay.world_rank);
     if (disabled())
         return MPI_SUCCESS;
     /* Every rank learns whether any rank failed (the reason is printed by

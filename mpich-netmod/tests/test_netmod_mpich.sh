@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# Acceptance: MPICH's own point-to-point and collective test programs
+# MPICH's own point-to-point and collective test programs
 # (test/mpi/pt2pt and test/mpi/coll of the MPICH source package; nothing of
 # them is in this tree) pass unmodified under LD_PRELOAD across two boards,
 # as they do directly.

@@ -54,7 +54,7 @@ for e in $envs; do
     done
 done
 
-# Acceptance summary: 8 ranks, write bandwidth against ROMIO.
+# Summary: 8 ranks, write bandwidth against ROMIO.
 awk -F, 'NR > 1 && $2 == 8 && $4 != "romio" {
         k = $1 " " $3
         if ($4 != "earth-unlim" && (!(k in best) || $8 > best[k])) {

@@ -10,8 +10,8 @@
  * functions only let programs and benchmarks see what it did.
  *
  * Environment: see mpiio-earth/README.md (EARTH_REQ, EARTH_STEPS,
- * EARTH_AGGR_LAYOUT, EARTH_DISABLE, EARTH_ASYNC, EARTH_BOARD_SIZE, EARTH_LOG,
- * EARTH_FSEMU_*).
+ * EARTH_AGGR_LAYOUT, EARTH_DISABLE, EARTH_ASYNC, EARTH_BOARD_SIZE, EARTH_FSEMU_*;
+ * logging: PVAS_LOG=earth:LEVEL, or the deprecated EARTH_LOG).
  *
  * Thread safety: like MPI-IO itself; call for a file handle only from the
  * thread that uses that handle.

@@ -10,6 +10,7 @@
  * EARTH lays its file domains out by them.
  */
 #include "earth_internal.h"
+#include "pvas_log.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -305,29 +306,9 @@ int earth_hints_report(const earth_hints_t *h, MPI_Info info)
 
 void earth_log(int level, const char *fmt, ...)
 {
-    static int lvl = -1;
+    /* a bad EARTH_LOG is refused by MPI_File_open; log nothing meanwhile */
     va_list ap;
-    if (lvl < 0) {
-        const char *e = getenv("EARTH_LOG");
-        /* a bad value is refused by MPI_File_open; log nothing meanwhile */
-        lvl = e && e[0] >= '0' && e[0] <= '3' && !e[1] ? e[0] - '0' : 0;
-    }
-    if (level > lvl)
-        return;
-    /*
-     * One write per line: the ranks share the launcher's stderr, and three
-     * stdio calls on the unbuffered stream interleaved with other ranks'.
-     */
-    char line[1024];
-    int n = snprintf(line, sizeof(line), "mpiio-earth: ");
     va_start(ap, fmt);
-    int m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+    pvas_vlog(PVAS_LOG_EARTH, level, fmt, ap);
     va_end(ap);
-    if (m < 0)
-        return;
-    n += m < (int)(sizeof(line) - (size_t)n - 1)
-             ? m
-             : (int)(sizeof(line) - (size_t)n - 2);
-    line[n++] = '\n';
-    fwrite(line, 1, (size_t)n, stderr);
 }

@@ -49,12 +49,12 @@ else
 fi
 writes=$(grep -c 'collective write by EARTH' "$tmp/earth.err")
 reads=$(grep -c 'collective read by EARTH' "$tmp/earth.err")
-opens=$(grep -c 'mpiio-earth: open' "$tmp/earth.err")
+opens=$(grep -c '^earth\[[0-9]*[^]]*\]: open' "$tmp/earth.err")
 if [ "$writes" -ge $((2 * np)) ] && [ "$opens" -ge $np ]; then
     echo "ok   EARTH: $opens opens, $writes collective writes and $reads collective reads carried out"
 else
     echo "FAIL EARTH: $opens opens, $writes collective writes (want >= $((2 * np))), $reads reads"
-    grep 'mpiio-earth:' "$tmp/earth.err" | head -n 40
+    grep '^earth\[' "$tmp/earth.err" | head -n 40
     fails=$((fails + 1))
 fi
 [ $fails -eq 0 ]

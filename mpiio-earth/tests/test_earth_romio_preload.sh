@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# Acceptance: unmodified MPI-IO programs (ROMIO's own test programs, from
+# Unmodified MPI-IO programs (ROMIO's own test programs, from
 # the MPICH source package) give the same results with libmpiio-earth in
 # LD_PRELOAD as without: same exit status, same "No Errors" verdict, and
 # byte-identical output files.  The programs are compiled from the source
@@ -40,7 +40,7 @@ for p in $progs; do
     for mode in romio earth; do
         mkdir -p "$tmp/$mode-$p"
         if [ $mode = earth ]; then
-            set -- env LD_PRELOAD="$lib" EARTH_LOG=3
+            set -- env LD_PRELOAD="$lib" PVAS_LOG=earth:debug
         else
             set -- env
         fi
@@ -50,7 +50,7 @@ for p in $progs; do
     done
     rc_r=$(cat "$tmp/romio-$p.rc"); rc_e=$(cat "$tmp/earth-$p.rc")
     ok_r=$(grep -c 'No Errors' "$tmp/romio-$p.out"); ok_e=$(grep -c 'No Errors' "$tmp/earth-$p.out")
-    opens=$(grep -c 'mpiio-earth: open' "$tmp/earth-$p.err")
+    opens=$(grep -c '^earth\[[0-9]*[^]]*\]: open' "$tmp/earth-$p.err")
     handed=$(grep -c 'handed to ROMIO' "$tmp/earth-$p.err")
     done_by=$(grep -c 'by EARTH' "$tmp/earth-$p.err")
     files=identical

@@ -14,30 +14,15 @@
 #include <strings.h>
 
 #include "swin_internal.h"
-
-int swin_log_level = -1;
-
-static int log_level(void)
-{
-    if (swin_log_level < 0) {
-        const char *s = getenv("SWIN_LOG_LEVEL");
-        /* other values are refused by swin_env_check */
-        swin_log_level =
-            s != NULL && s[0] >= '0' && s[0] <= '3' && !s[1] ? s[0] - '0' : 0;
-    }
-    return swin_log_level;
-}
+#include "pvas_log.h"
 
 void swin_log(int level, const char *fmt, ...)
 {
-    if (log_level() < level)
-        return;
-    char buf[600];
+    /* SWIN_LOG_LEVEL other than 0..3 is refused by swin_env_check */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
+    pvas_vlog(PVAS_LOG_SWIN, level, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "storage-win: %s\n", buf);
 }
 
 void swin_err_set(struct swin_err *e, int mpi_class, const char *fmt, ...)

@@ -53,7 +53,6 @@ int swin_err_to_code(const struct swin_err *e) SWIN_HIDDEN;
 const char *swin_err_lookup(int code) SWIN_HIDDEN;
 
 /* Logging (SWIN_LOG_LEVEL). */
-extern int swin_log_level SWIN_HIDDEN;
 void swin_log(int level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3))) SWIN_HIDDEN;
 

@@ -95,22 +95,22 @@ if ! same_as_plain unset; then
     run unset -u PCAF_ENABLED SWIN_LOG_LEVEL=2 || fail "PCAF unset: exit status $st"
     same_as_plain unset || fail "PCAF unset: output differs from plain OpenCoarrays"
 fi
-! grep -q '^storage-win: ' "$tmp/unset.err" || fail "PCAF unset made storage windows: $(grep '^storage-win: ' "$tmp/unset.err" | head -2)"
+! grep -q '^swin\[' "$tmp/unset.err" || fail "PCAF unset made storage windows: $(grep '^swin\[' "$tmp/unset.err" | head -2)"
 run false PCAF_ENABLED=false PCAF_PATH="$tmp/never" SWIN_LOG_LEVEL=2 || fail "PCAF false: exit status $st"
 if ! same_as_plain false; then
     echo "note: PCAF_ENABLED=false differed from plain once; running again"
     run false PCAF_ENABLED=false PCAF_PATH="$tmp/never" SWIN_LOG_LEVEL=2 || fail "PCAF false: exit status $st"
     same_as_plain false || fail "PCAF_ENABLED=false: output differs from plain OpenCoarrays"
 fi
-! grep -q '^storage-win: ' "$tmp/false.err" || fail "PCAF_ENABLED=false made storage windows"
+! grep -q '^swin\[' "$tmp/false.err" || fail "PCAF_ENABLED=false made storage windows"
 [ -z "$(ls -A "$tmp/cwd")" ] || fail "files appeared without PCAF: $(ls "$tmp/cwd")"
 [ ! -e "$tmp/never" ] || fail "PCAF_ENABLED=false created PCAF_PATH"
 
 # Enabled: files per image and coarray, same results, restored next run.
 mkdir "$tmp/pc"
 run pc1 PCAF_ENABLED=true PCAF_PATH="$tmp/pc" SWIN_LOG_LEVEL=2 || fail "PCAF run 1: exit status $st"
-[ "$(grep -c 'storage-win: storage window' "$tmp/pc1.err")" -eq 16 ] ||
-    fail "PCAF run 1: expected 16 storage windows in the log, got $(grep -c 'storage-win: storage window' "$tmp/pc1.err")"
+[ "$(grep -c '^swin\[[^]]*\]: storage window' "$tmp/pc1.err")" -eq 16 ] ||
+    fail "PCAF run 1: expected 16 storage windows in the log, got $(grep -c '^swin\[[^]]*\]: storage window' "$tmp/pc1.err")"
 # The program checks its coarrays against values worked out by hand.  (Plain
 # OpenCoarrays on Debian's MPICH 4.0.2 gets some of them wrong: MPI_Get on
 # MPI_Win_allocate windows smaller than a page ignores the displacement; see
@@ -130,11 +130,11 @@ run pc2 PCAF_ENABLED=true PCAF_PATH="$tmp/pc" || fail "PCAF run 2: exit status $
 # one rate-limited sync per coarray plus the final one at free.
 mkdir "$tmp/pcf"
 run pcf0 PCAF_ENABLED=true PCAF_PATH="$tmp/pcf" SWIN_LOG_LEVEL=3 || fail "sync log run: exit status $st"
-n0=$(grep -c "^storage-win: durable sync of " "$tmp/pcf0.err")
+n0=$(grep -c "^swin\[[^]]*\]: durable sync of " "$tmp/pcf0.err")
 rm -f "$tmp/pcf"/*
 run pcf1 PCAF_ENABLED=true PCAF_PATH="$tmp/pcf" PCAF_SYNCFREQ=36000000 SWIN_LOG_LEVEL=3 ||
     fail "PCAF_SYNCFREQ run: exit status $st"
-n1=$(grep -c "^storage-win: durable sync of " "$tmp/pcf1.err")
+n1=$(grep -c "^swin\[[^]]*\]: durable sync of " "$tmp/pcf1.err")
 echo "durable syncs: $n0 without a rate limit, $n1 with PCAF_SYNCFREQ=36000000 (16 coarrays)"
 [ "$n1" -eq 32 ] || fail "PCAF_SYNCFREQ: expected 32 durable syncs (16 coarrays x (first sync point + free)), got $n1"
 [ "$n0" -gt "$n1" ] || fail "sync points: expected more than $n1 durable syncs without a rate limit, got $n0"

@@ -60,7 +60,8 @@
  *                     A bad value: a warning and the default (as PiP 2.4).
  *   PIP_STOP_ON_START pipid of a task (negative: every task) that stops
  *                     itself with SIGSTOP before user code, for a debugger.
- *   PIP_DEBUG         1: print one-line reasons for failures on stderr.
+ *   PVAS_LOG          pip:debug prints one-line reasons for failures on
+ *                     stderr (PIP_DEBUG=1: deprecated alias).
  *   PIP_NAMESPACES    dlmopen namespaces a root creates at most, 1..15
  *                     (default 8); more tasks share them.
  *
@@ -407,7 +408,7 @@ static inline void pip_spawn_hook(pip_spawn_hook_t *h, pip_spawnhook_t before,
  *   ELIBEXEC  not a PIE (ET_DYN) program, or its TLS does not fit the
  *             root's reserve
  *   ENOEXEC   no exported main / start function (link with -rdynamic)
- * A one-line reason is printed on stderr when PIP_DEBUG is set.
+ * A one-line reason is printed on stderr with PVAS_LOG=pip:debug.
  */
 PIP_EXPORT int pip_task_spawn(pip_spawn_program_t *progp, uint32_t coreno,
                               uint32_t opts, int *pipidp,
