@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const comp_name[PVAS_LOG_NCOMP] = {
@@ -248,4 +250,25 @@ __attribute__((constructor)) static void pvas_log_report(void)
             put(buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
         errno = saved;
     }
+}
+
+/* Before an abort: wait (at most 2 s) until whoever reads this process's
+ * stderr pipe has taken what was written to it.  An MPI launcher (Hydra's
+ * proxy) reads a rank's stderr pipe and its PMI socket independently; a
+ * line still in the pipe when the abort request arrives is lost with the
+ * job, and the user sees an abort without its reason.  Anything but a pipe
+ * needs no wait. */
+void pvas_log_drain(void)
+{
+    struct stat st;
+    int saved = errno;
+    if (fstat(STDERR_FILENO, &st) == 0 && S_ISFIFO(st.st_mode)) {
+        for (int i = 0; i < 2000; i++) {
+            int pending = 0;
+            if (ioctl(STDERR_FILENO, FIONREAD, &pending) != 0 || pending <= 0)
+                break;
+            usleep(1000);
+        }
+    }
+    errno = saved;
 }

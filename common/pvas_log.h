@@ -61,6 +61,11 @@ PVAS_LOG_API void pvas_vlog(int comp, int level, const char *fmt, va_list ap)
 /* The MPI rank shown in this library's lines (negative: none). */
 PVAS_LOG_API void pvas_log_set_rank(int rank);
 
+/* Wait (at most 2 s) until the reader of a stderr pipe (an MPI launcher)
+ * has taken what was written: call it before an abort, so that the line
+ * that says why reaches the user. */
+PVAS_LOG_API void pvas_log_drain(void);
+
 /* The component's name in PVAS_LOG and in its lines ("pip", ...). */
 PVAS_LOG_API const char *pvas_log_name(int comp);
 

@@ -20,10 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "pvas_log.h"
 #include "swin_internal.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -74,25 +73,6 @@ static void win_destroy(struct swin_win *w, int do_unlink)
     free(w);
 }
 
-/* Before an abort: wait (at most 2 s) until the launcher has read what
- * this process wrote to stderr.  Hydra's proxy reads the rank's stderr pipe
- * and its PMI socket independently; a line still in the pipe when the
- * abort request arrives is lost with the job, and the user sees an abort
- * without the reason.  Once the pipe is empty the proxy has forwarded the
- * line ahead of the abort.  Anything but a pipe needs no wait. */
-static void drain_stderr(void)
-{
-    struct stat st;
-    if (fstat(STDERR_FILENO, &st) != 0 || !S_ISFIFO(st.st_mode))
-        return;
-    for (int i = 0; i < 2000; i++) {
-        int pending = 0;
-        if (ioctl(STDERR_FILENO, FIONREAD, &pending) != 0 || pending <= 0)
-            return;
-        usleep(1000);
-    }
-}
-
 /* The part of raising e that does not depend on the object: a fatal
  * handler aborts with MPICH's text for the class only, so the message is
  * printed first; the handle got from *_get_errhandler is released. */
@@ -102,7 +82,7 @@ static void check_handler(MPI_Errhandler *eh, MPI_Comm abort_comm,
     if (*eh == MPI_ERRORS_ARE_FATAL) {
         if (!e->printed)
             fprintf(stderr, "storage-win: %s\n", e->msg);
-        drain_stderr();
+        pvas_log_drain(); /* the launcher has the line before the abort */
         if (e->printed) /* the rank that printed it has handed it on */
             PMPI_Barrier(abort_comm);
         PMPI_Abort(abort_comm, e->mpi_class);
