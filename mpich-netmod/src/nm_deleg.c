@@ -15,14 +15,11 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #if defined(__x86_64__)
@@ -161,7 +158,6 @@ static struct {
     atomic_int sends_only; /* only sends in flight (set by every turn) */
     int any_same;          /* some client shares our address space */
     uint32_t posted_seen;  /* bell->posted when the rings were last empty */
-    uint32_t entries_seen; /* bell->entries at our last long nap */
     inq_t *push;           /* receives the senders were asked to push */
     int npush, cappush;
     csend_t *cs; /* our NM_F_CMA sends not yet taken */
@@ -184,8 +180,8 @@ static struct {
     MPI_Request *treq;   /* scratch of test_all() */
     int *tidx, captest;
     MPI_Status *tst;
-    nm_bell_t *bell;   /* ours */
-    nm_bell_t **bells; /* every delegatee's, by dcomm rank */
+    dlg_bell_t *bell;   /* ours */
+    dlg_bell_t **bells; /* every delegatee's, by dcomm rank */
     /* last: out of the way of the fields every message uses */
     uint32_t claim_gen[NM_CLAIMS]; /* our claim words: generations */
     int claim_free[NM_CLAIMS], nclaim_free;
@@ -196,15 +192,10 @@ static void *grow(void *a, int *cap, int n, size_t size, const char *what);
 static void complete(nm_rec_t *r)
 {
     D.completions++;
-    atomic_store_explicit(&r->done, 1, memory_order_release);
     /* the record a client hands over in deleg_direct (that very thread
      * runs this), or one its client waits for spinning: nobody sleeps on
-     * it (no fence) */
-    if (r == D.own || (r->flags & NM_F_SPIN))
-        return;
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&r->waiting, memory_order_relaxed))
-        syscall(SYS_futex, &r->done, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+     * it (no wake) */
+    dlg_flag_set(&r->fl, !(r == D.own || (r->flags & NM_F_SPIN)));
 }
 
 static uint64_t ticks(void)
@@ -237,11 +228,11 @@ static uint64_t ticks_per_5us(void)
 static void ring_peer(int d)
 {
     if (!D.any_same || !D.peer_ticks) {
-        nm_bell_ring(D.bells[d]);
+        dlg_bell_ring(D.bells[d]);
         return;
     }
     uint64_t now = ticks();
-    if (now - D.peer_seen[d] >= D.peer_ticks && nm_bell_ring(D.bells[d]))
+    if (now - D.peer_seen[d] >= D.peer_ticks && dlg_bell_ring(D.bells[d]))
         D.peer_seen[d] = now;
 }
 
@@ -252,7 +243,7 @@ static void ring_peer(int d)
 static void ctl_send(int d, int tag, const void *buf, int n)
 {
     PMPI_Send(buf, n, MPI_BYTE, d, tag, D.dcomm);
-    nm_bell_ring(D.bells[d]);
+    dlg_bell_ring(D.bells[d]);
 }
 
 /* Copy n bytes between our address `local` and `remote` in process pid
@@ -346,8 +337,8 @@ static nm_rec_t *unpost(dclient_t *c, nm_post_t **pp)
  * copy's outcome (MPI_SUCCESS or MPI_ERR_BUFFER). */
 static int pull_payload(const nm_msg_t *m, void *to)
 {
-    int err =
-        cma_copy(D.bells[m->pend_d]->pid, to, m->hdr.addr, m->hdr.size, 0);
+    int err = cma_copy(dlg_bell_pid(D.bells[m->pend_d]), to, m->hdr.addr,
+                       m->hdr.size, 0);
     ctl_send(m->pend_d, TAG_FIN, &m->hdr.token, sizeof m->hdr.token);
     D.pulls++;
     return err;
@@ -378,7 +369,7 @@ static void release_rr(nm_rec_t *r)
     if (!r->rr)
         return;
     int k = r->rr - 1;
-    atomic_store(&D.bell->claim[k], (D.claim_gen[k] + 1) << 2);
+    atomic_store(&nm_claims(D.bell)[k], (D.claim_gen[k] + 1) << 2);
     rr_free(r);
 }
 
@@ -392,7 +383,7 @@ static int claim_rr(nm_rec_t *r)
         return 1;
     int k = r->rr - 1;
     uint32_t want = D.claim_gen[k] << 2;
-    if (!atomic_compare_exchange_strong(&D.bell->claim[k], &want,
+    if (!atomic_compare_exchange_strong(&nm_claims(D.bell)[k], &want,
                                         (D.claim_gen[k] + 1) << 2))
         return 0;
     rr_free(r);
@@ -544,7 +535,7 @@ static int take_rr(int32_t src, int32_t dst, uint32_t ctx, int32_t tag,
         nm_rr_t *a = &D.rr[i];
         if (a->src != src || a->dst != dst || a->ctx != ctx || a->tag != tag)
             continue;
-        uint32_t w = atomic_load_explicit(&D.bells[a->d]->claim[a->slot],
+        uint32_t w = atomic_load_explicit(&nm_claims(D.bells[a->d])[a->slot],
                                           memory_order_relaxed);
         int live = w >> 2 == (a->gen & 0x3fffffffu);
         if (live)
@@ -584,8 +575,8 @@ static void csend_drop(nm_rec_t *r)
 static void push_payload(nm_rec_t *r, int d, uint64_t raddr, uint64_t rtoken,
                          uint64_t len)
 {
-    int err =
-        cma_copy(D.bells[d]->pid, (void *)(uintptr_t)r->addr, raddr, len, 1);
+    int err = cma_copy(dlg_bell_pid(D.bells[d]), (void *)(uintptr_t)r->addr,
+                       raddr, len, 1);
     nm_pushed_t pu = {.rtoken = rtoken, .err = err};
     csend_drop(r);
     ctl_send(d, TAG_PUSHED, &pu, (int)sizeof pu);
@@ -645,8 +636,8 @@ static int try_push(void)
         e->has_rr = 0;
         D.nattached--;
         uint32_t want = e->rr.gen << 2;
-        if (!atomic_compare_exchange_strong(&D.bells[e->d]->claim[e->rr.slot],
-                                            &want, want | 2))
+        if (!atomic_compare_exchange_strong(
+                &nm_claims(D.bells[e->d])[e->rr.slot], &want, want | 2))
             continue;
         push_payload(e->rec, e->d, e->rr.raddr, e->rr.rtoken, e->rec->len);
         i--; /* the last entry moved here */
@@ -907,8 +898,7 @@ static int recv_in_place(nm_msg_t *m, nm_rec_t *r, int slot)
         if (nm_lay.cma_mode == NM_CMA_AUTO)
             pull = D.turn_kind == TURN_WAIT ||
                    (D.turn_kind == TURN_THREAD &&
-                    !atomic_load_explicit(&D.bells[m->pend_d]->waiters,
-                                          memory_order_relaxed));
+                    !dlg_bell_waiters(D.bells[m->pend_d]));
         if (pull) {
             recv_done(r, &m->hdr, pull_payload(m, (void *)(uintptr_t)r->addr));
         } else {
@@ -1166,11 +1156,8 @@ static void turn_end(void)
                         (peer_moves && !nm_lay.oversub);
     atomic_store_explicit(&D.sends_only, !spin && (D.nout > 0 || peer_moves),
                           memory_order_relaxed);
-    if (atomic_load_explicit(&D.bell->inflight, memory_order_relaxed) !=
-        inflight)
-        atomic_store_explicit(&D.bell->inflight, inflight,
-                              memory_order_relaxed);
-    atomic_store_explicit(&D.bell->busy, 0, memory_order_release);
+    dlg_bell_set_inflight(D.bell, inflight);
+    dlg_bell_turn_release(D.bell);
 }
 
 static void hand_send(int slot, nm_rec_t *r);
@@ -1184,8 +1171,7 @@ static void hand_recv(int slot, nm_rec_t *r);
  * Our own loop always sweeps (it also checks that the clients live). */
 static int serve_rings(int client)
 {
-    uint32_t posted =
-        atomic_load_explicit(&D.bell->posted, memory_order_acquire);
+    uint32_t posted = dlg_bell_posted(D.bell);
     if (client && posted == D.posted_seen)
         return 0;
     int rc = dlg_delegatee_progress(D.dg);
@@ -1208,8 +1194,7 @@ static int deleg_direct(unsigned op, int world, uint64_t off)
     nm_rec_t *r = (nm_rec_t *)(D.base + off);
     int slot =
         world >= 0 && world < nm_lay.world_size ? D.slot_of_world[world] : -1;
-    if (slot < 0 ||
-        atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
+    if (slot < 0 || !dlg_bell_turn_try(D.bell))
         return -1;
     while (serve_rings(1) > 0)
         ;
@@ -1238,7 +1223,7 @@ static int deleg_direct(unsigned op, int world, uint64_t off)
  * thread has the turn. */
 static int turn(int light, int client)
 {
-    if (atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
+    if (!dlg_bell_turn_try(D.bell))
         return -1;
     D.turn_kind = !client ? TURN_THREAD : light ? TURN_POST : TURN_WAIT;
     int n = serve_rings(client) + progress_sends();
@@ -1289,6 +1274,23 @@ static int64_t h_hello(dlg_req_t *req, void *ctx)
     D.cl[s].pid = (pid_t)r->arg;
     D.cl[s].same = D.cl[s].pid == getpid();
     D.any_same |= D.cl[s].same;
+    if (!D.cl[s].same) {
+        /* another process: its payloads move by process_vm_readv/writev
+         * (cross memory attach), which a kernel policy may refuse */
+        uint64_t v = 0;
+        int e = cma_copy(D.cl[s].pid, &v, r->addr, sizeof v, 0);
+        if (e != MPI_SUCCESS || v != r->arg) {
+            fprintf(stderr,
+                    "mpideleg: delegatee cannot read the memory of client "
+                    "pid %d (process_vm_readv refused: see "
+                    "kernel.yama.ptrace_scope)\n",
+                    (int)D.cl[s].pid);
+            return -EPERM;
+        }
+        nm_log("client rank %d: payloads between processes: "
+               "process_vm_readv/writev (cross memory attach)",
+               r->peer);
+    }
     D.cl[s].world = r->peer;
     if (r->peer >= 0 && r->peer < nm_lay.world_size)
         D.slot_of_world[r->peer] = s;
@@ -1331,7 +1333,7 @@ static void announce(int slot, nm_rec_t *r)
             (p->rec->tag < 0 || p->rec->tag == r->tag))
             return;
     int k = D.claim_free[--D.nclaim_free];
-    atomic_store(&D.bell->claim[k], D.claim_gen[k] << 2);
+    atomic_store(&nm_claims(D.bell)[k], D.claim_gen[k] << 2);
     r->rr = k + 1;
     nm_rr_t a = {.ctx = r->ctx,
                  .src = r->peer,
@@ -1494,8 +1496,8 @@ static void cma_setup(int nd)
     PMPI_Allgather(&mine, 1, MPI_UINT64_T, addr, 1, MPI_UINT64_T, D.dcomm);
     for (int d = 0; d < nd && nm_lay.cma_min; d++) {
         uint64_t v = 0;
-        can[d] = d != D.me && D.bells[d]->pid != (int32_t)getpid() &&
-                 cma_copy(D.bells[d]->pid, &v, addr[d], sizeof v, 0) ==
+        can[d] = d != D.me && dlg_bell_pid(D.bells[d]) != (int32_t)getpid() &&
+                 cma_copy(dlg_bell_pid(D.bells[d]), &v, addr[d], sizeof v, 0) ==
                      MPI_SUCCESS &&
                  v == probe;
     }
@@ -1504,6 +1506,19 @@ static void cma_setup(int nd)
         D.cma[d] = D.cma[d] && can[d];
     free(can);
     free(addr);
+}
+
+/* What our last turn left, for libdeleg's idle wait: sleep until rung
+ * with nothing in flight, look again soon with only transfers the peers
+ * move; clients of our address space run turns while they wait. */
+static unsigned idle_flags(void)
+{
+    unsigned f = D.any_same ? DLG_IDLE_TURNS : 0;
+    if (atomic_load_explicit(&D.may_sleep, memory_order_relaxed))
+        f |= DLG_IDLE_SLEEP;
+    else if (atomic_load_explicit(&D.sends_only, memory_order_relaxed))
+        f |= DLG_IDLE_LOOK;
+    return f;
 }
 
 void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
@@ -1560,29 +1575,26 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     /* Doorbells: ours in a memfd page, everybody's by spec. */
     int nd;
     PMPI_Comm_size(dcomm, &nd);
-    int bfd = memfd_create("mpideleg-bell", MFD_CLOEXEC);
-    if (bfd < 0 || ftruncate(bfd, 4096) < 0)
-        fatal("doorbell", errno);
-    D.bell = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, bfd, 0);
-    if (D.bell == MAP_FAILED)
-        fatal("doorbell", errno);
-    D.bell->pid = (int32_t)getpid();
-    atomic_store(&D.bell->turn, (uint64_t)(uintptr_t)deleg_client_turn);
-    atomic_store(&D.bell->post_turn, (uint64_t)(uintptr_t)deleg_post_turn);
-    atomic_store(&D.bell->direct, (uint64_t)(uintptr_t)deleg_direct);
+    static const dlg_turns_t turns = {.turn = deleg_client_turn,
+                                      .post = deleg_post_turn,
+                                      .direct = deleg_direct};
+    rc = dlg_bell_create(&turns, &D.bell);
+    if (rc < 0)
+        fatal("doorbell", -rc);
     char bspec[32], *all = malloc((size_t)nd * sizeof bspec);
     D.bells = calloc((size_t)nd, sizeof *D.bells);
     D.peer_seen = calloc((size_t)nd, sizeof *D.peer_seen);
     if (!all || !D.bells || !D.peer_seen)
         fatal("doorbell", ENOMEM);
     D.peer_ticks = ticks_per_5us();
-    snprintf(bspec, sizeof bspec, "%d:%d", (int)getpid(), bfd);
+    dlg_bell_spec(D.bell, bspec, sizeof bspec);
     PMPI_Allgather(bspec, (int)sizeof bspec, MPI_CHAR, all, (int)sizeof bspec,
                    MPI_CHAR, dcomm);
     for (int i = 0; i < nd; i++) {
-        D.bells[i] = i == D.me ? D.bell : nm_bell_open(all + i * sizeof bspec);
-        if (!D.bells[i])
-            fatal("doorbell of another delegatee", errno ? errno : EIO);
+        if (i == D.me)
+            D.bells[i] = D.bell;
+        else if ((rc = dlg_bell_open(all + i * sizeof bspec, &D.bells[i])) < 0)
+            fatal("doorbell of another delegatee", -rc);
     }
     free(all);
     cma_setup(nd);
@@ -1594,102 +1606,21 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     snprintf(spec, sizeof spec, "%s|%s", dlg_region_spec(D.region), bspec);
     for (int i = 0; i < D.ncl; i++)
         PMPI_Send(spec, (int)sizeof spec, MPI_CHAR, first + i, 7, wcomm);
-    /* naps of tens of microseconds: 1 us of timer slack, not 50 */
-    prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
     nm_log("delegatee of ranks %d..%d, region %s", first, nm_lay.world_rank - 1,
            spec);
 
-    struct timespec t_idle = {0, 0};
-    unsigned idle_rounds = 0;
-    uint64_t spin = dlg_spin_bound_ns();
+    /* The loop: turns, and between them libdeleg's idle waits on our
+     * doorbell (what to wait for: idle_flags()). */
+    dlg_idle_t idles = {0};
     atomic_store(&D.more, 1);
-    while (atomic_load_explicit(&D.more, memory_order_relaxed)) {
-        int n = deleg_turn();
-        if (n > 0) {
-            idle_rounds = 0;
-            continue;
-        }
-        /* PiP form: while a client thread spins in a wait, it does this
-         * thread's work: nap long (5 ms), leaving the cores to the clients
-         * (each wake takes one from them for a moment: with naps of 200 us
-         * an 8 B ping-pong took 15 % longer, with 1 ms 5 %).  Nobody rings
-         * while a client waits; a ring after that ends the nap.  A client that
-         * only runs one turn (after posting) is not waiting: try again at once.
-         * A client that entered a wait since our last nap, with nothing in
-         * flight, is between two waits (a ping-pong sends between its
-         * receives): nap again rather than spin with yields that take its
-         * core. */
-        uint32_t entries =
-            atomic_load_explicit(&D.bell->entries, memory_order_relaxed);
-        if (D.any_same &&
-            (atomic_load_explicit(&D.bell->waiters, memory_order_relaxed) ||
-             (entries != D.entries_seen &&
-              atomic_load_explicit(&D.may_sleep, memory_order_relaxed)))) {
-            D.entries_seen = entries;
-            uint32_t seq =
-                atomic_load_explicit(&D.bell->seq, memory_order_seq_cst);
-            atomic_store_explicit(&D.bell->sleeping, 1, memory_order_seq_cst);
-            if (atomic_load_explicit(&D.bell->waiters, memory_order_seq_cst) ||
-                deleg_turn() <= 0) {
-                struct timespec to = {0, 5000000};
-                syscall(SYS_futex, &D.bell->seq, FUTEX_WAIT, seq, &to, NULL, 0);
-                D.sleeps++;
-            }
-            atomic_store_explicit(&D.bell->sleeping, 0, memory_order_relaxed);
-            idle_rounds = 0;
-            continue;
-        }
-        if (n < 0) {
-            sched_yield();
-            continue;
-        }
-        /* Nothing to do: yield for a while (poll: always); then sleep on
-         * the doorbell, which clients and other delegatees ring after
-         * handing us work; the timeout bounds what a missed ring (an MPI
-         * message not yet visible) can cost.  Never while sends are in
-         * flight: their protocol needs our progress and nobody rings. */
-        if (!D.idle_adaptive || ++idle_rounds < 64) {
-            sched_yield();
-            continue;
-        }
-        if (idle_rounds == 64)
-            clock_gettime(CLOCK_MONOTONIC, &t_idle);
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        long ns = (now.tv_sec - t_idle.tv_sec) * 1000000000L +
-                  (now.tv_nsec - t_idle.tv_nsec);
-        if (ns < (long)spin) {
-            sched_yield();
-            continue;
-        }
-        uint32_t seq = atomic_load_explicit(&D.bell->seq, memory_order_seq_cst);
-        atomic_store_explicit(&D.bell->sleeping, 1, memory_order_seq_cst);
-        int n_sends = 0;
-        if (deleg_turn() == 0) {
-            /* nothing in flight: sleep until rung (PiP form: short naps, a
-             * client's turn may have taken work that a ring was meant
-             * for); only sends in flight: look again after 20 us, and
-             * leave the CPU meanwhile to whoever moves the other end */
-            long nap = 0;
-            if (atomic_load_explicit(&D.may_sleep, memory_order_relaxed))
-                nap = D.any_same ? 50000 : 2000000;
-            else if (atomic_load_explicit(&D.sends_only, memory_order_relaxed))
-                nap = 20000, n_sends = 1;
-            if (nap) {
-                struct timespec to = {0, nap};
-                syscall(SYS_futex, &D.bell->seq, FUTEX_WAIT, seq, &to, NULL, 0);
-                D.sleeps++;
-            }
-        }
-        atomic_store_explicit(&D.bell->sleeping, 0, memory_order_relaxed);
-        /* after a nap for sends, the next idle turn may nap again at once
-         * (after the spin bound) */
-        idle_rounds = n_sends ? 63 : 0;
-    }
+    while (atomic_load_explicit(&D.more, memory_order_relaxed))
+        dlg_bell_idle(D.bell, &idles, deleg_turn(), deleg_turn, idle_flags,
+                      !D.idle_adaptive);
+    D.sleeps = idles.sleeps;
     /* keep the turn lock from now on: a client thread still in a wait may
      * try a turn, and our MPI (THREAD_SERIALIZED in the PiP form) is ours
      * again */
-    while (atomic_exchange_explicit(&D.bell->busy, 1, memory_order_acquire))
+    while (!dlg_bell_turn_try(D.bell))
         sched_yield();
     nm_log("delegatee done (%llu sleeps, %llu sends without a copy, %llu "
            "receives filled in place; %llu payloads pulled, %llu pushed, "
@@ -1699,8 +1630,10 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
            (unsigned long long)D.pushes, (unsigned long long)D.announced);
     PMPI_Barrier(dcomm); /* nobody rings a doorbell that is gone */
     for (int i = 0; i < nd; i++)
-        if (i != D.me || !D.any_same) /* our clients' turns look at it */
-            munmap(D.bells[i], 4096);
+        if (i != D.me)
+            dlg_bell_close(D.bells[i]);
+    if (!D.any_same) /* else our clients' turns still look at it */
+        dlg_bell_destroy(D.bell);
     free(D.bells);
     free(D.peer_seen);
     free(D.cma);
@@ -1714,7 +1647,6 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
         D.post_free = p->next;
         free(p);
     }
-    close(bfd);
     dlg_delegatee_destroy(D.dg);
     free(D.treq);
     free(D.tidx);
