@@ -23,7 +23,7 @@ top=$(pwd)
 
 packages="build-essential autoconf automake libtool pkg-config libcmocka-dev gdb
 libhwloc-dev hwloc libmpich-dev mpich procps gfortran libcoarrays-mpich-dev
-gnuplot-nox libhdf5-mpich-dev hdf5-tools"
+gnuplot-nox libhdf5-mpich-dev hdf5-tools netpipe-mpich2"
 
 missing=
 for p in $packages; do

@@ -20,6 +20,7 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mp
 	mpich-netmod/tests/test_netmod_conform.sh \
 	mpich-netmod/tests/test_netmod_mpich_dirs.sh \
 	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp \
+	mpich-netmod/bench/run-user-bench.sh mpich-netmod/bench/np-plot.gp \
 	mpich-netmod/bench/run-coll-bench.sh
 
 if BUILD_MPICH_NETMOD
@@ -189,8 +190,19 @@ mpich_netmod_bench_nm_bench_SOURCES = mpich-netmod/bench/nm_bench.c \
 mpich_netmod_bench_nm_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_bench_nm_bench_LDADD = $(MPI_LIBS) -ldl
 mpich_netmod_bench_nm_bench_LDFLAGS = $(AM_LDFLAGS) -no-install
-bench-netmod: mpich-netmod/bench/nm_bench mpich-netmod/libmpideleg.la $(NM_PIP_BENCH)
+# the shim as users run it: NetPIPE (when installed) and an oversubscribed
+# ping-pong, preloaded vs direct (run-user-bench.sh)
+nmbench_PROGRAMS += mpich-netmod/bench/nm_lat_pct
+mpich_netmod_bench_nm_lat_pct_SOURCES = mpich-netmod/bench/nm_lat_pct.c \
+	mpich-netmod/bench/nm_median.h
+mpich_netmod_bench_nm_lat_pct_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_bench_nm_lat_pct_LDADD = $(MPI_LIBS)
+mpich_netmod_bench_nm_lat_pct_LDFLAGS = $(AM_LDFLAGS) -no-install
+bench-netmod: mpich-netmod/bench/nm_bench mpich-netmod/bench/nm_lat_pct \
+	    mpich-netmod/libmpideleg.la $(NM_PIP_BENCH)
 	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-bench.sh \
+	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench
+	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-user-bench.sh \
 	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench
 BENCH_TARGETS += bench-netmod
 # Collectives: MPICH, the shim with MPIDELEG_COLL=direct and =hier
