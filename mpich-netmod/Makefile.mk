@@ -32,7 +32,11 @@ mpich_netmod_libmpideleg_la_SOURCES = \
 	mpich-netmod/src/nm_internal.h \
 	mpich-netmod/src/nm_init.c \
 	mpich-netmod/src/nm_client.c \
+	mpich-netmod/src/nm_dstate.h \
 	mpich-netmod/src/nm_deleg.c \
+	mpich-netmod/src/nm_dmatch.c \
+	mpich-netmod/src/nm_dpay.c \
+	mpich-netmod/src/nm_dsend.c \
 	mpich-netmod/src/nm_p2p.c \
 	mpich-netmod/src/nm_persist.c \
 	mpich-netmod/src/nm_sendrecv.c \
@@ -47,6 +51,8 @@ mpich_netmod_libmpideleg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_internal.h mpich-netmod/src/nm_init.c \
 	mpich-netmod/src/nm_client.c mpich-netmod/src/nm_deleg.c \
+	mpich-netmod/src/nm_dstate.h mpich-netmod/src/nm_dmatch.c \
+	mpich-netmod/src/nm_dpay.c mpich-netmod/src/nm_dsend.c \
 	mpich-netmod/src/nm_p2p.c mpich-netmod/src/nm_persist.c \
 	mpich-netmod/src/nm_sendrecv.c mpich-netmod/src/nm_coll.c \
 	mpich-netmod/tests/nm_suite.c mpich-netmod/tests/nm_persist.c \
