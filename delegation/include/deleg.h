@@ -477,6 +477,18 @@ static inline int dlg_bell_ring(dlg_bell_t *b)
         dlg_bell_wake(b);
     return 0;
 }
+/**
+ * Ring a peer's doorbell after sending it work, trusting for ~5 us (the
+ * CPU's tick counter) an answer that a client of it spins in a wait and
+ * runs its turns: a stream of messages then does not read the peer's
+ * doorbell line (which its waiting client writes on every wait) once per
+ * message.  *seen: the caller's per-peer tick of that answer (start 0).
+ * Without a tick counter: dlg_bell_ring().  @return as dlg_bell_ring().
+ */
+DLG_API int dlg_bell_ring_trusted(dlg_bell_t *b, uint64_t *seen);
+/** Take the turn lock, yielding while another thread has it (for the
+ *  delegatee's end: it keeps the lock from then on). */
+DLG_API void dlg_bell_turn_take(dlg_bell_t *b);
 /** Count a request posted through a ring (see dlg_bell_posted()). */
 static inline void dlg_bell_posted_add(dlg_bell_t *b)
 {

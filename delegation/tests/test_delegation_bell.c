@@ -90,6 +90,20 @@ static void test_bell_open_ring(void **state)
     dlg_bell_turn_release(o);
     assert_int_equal(dlg_bell_turn_try(o), 1);
     dlg_bell_turn_release(b);
+    /* a peer's ring trusting a spinning client of it for a while */
+    uint64_t seen = 0;
+    seq = atomic_load(&b->seq);
+    assert_int_equal(dlg_bell_ring_trusted(o, &seen), 0); /* rung */
+    assert_int_equal(atomic_load(&b->seq), seq + 1);
+    assert_int_equal(seen, 0);
+    dlg_bell_wait_enter(b);
+    assert_int_equal(dlg_bell_ring_trusted(o, &seen), 1); /* not rung */
+    assert_int_equal(atomic_load(&b->seq), seq + 1);
+    dlg_bell_wait_leave(b);
+    /* the turn lock, taken for good */
+    dlg_bell_turn_take(o);
+    assert_int_equal(dlg_bell_turn_try(b), 0);
+    dlg_bell_turn_release(b);
     /* bad specs */
     dlg_bell_t *x;
     assert_int_equal(dlg_bell_open("nonsense", &x), -EINVAL);

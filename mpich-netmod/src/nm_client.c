@@ -34,10 +34,21 @@ static const dlg_turns_t *turns;
 #define NM_ASYNC_MAX 256
 static dlg_ticket_t async_t[NM_ASYNC_MAX];
 static unsigned async_head, async_n;
-static int retire_oldest(void);
 /* The ring, the shared heap, the free records and the tickets: one thread
  * at a time (MPI_THREAD_MULTIPLE); never held while waiting for a record. */
 static pthread_mutex_t cl_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Retire the oldest ticket posted without waiting (its handler has run or
+ * runs next: the delegatee serves a ring in order). */
+static int retire_oldest(void)
+{
+    if (!async_n)
+        return 0;
+    dlg_ticket_t t = async_t[async_head];
+    async_head = (async_head + 1) % NM_ASYNC_MAX;
+    async_n--;
+    return dlg_wait(client, t, DLG_POLICY_POLL, NULL, NULL, NULL);
+}
 
 int nm_client_start(MPI_Comm wcomm)
 {
@@ -172,18 +183,6 @@ static int post_failed(int e)
         deleg_dead = 1;
     }
     return nm_errno_to_mpi(e);
-}
-
-/* Retire the oldest ticket posted without waiting (its handler has run or
- * runs next: the delegatee serves a ring in order). */
-static int retire_oldest(void)
-{
-    if (!async_n)
-        return 0;
-    dlg_ticket_t t = async_t[async_head];
-    async_head = (async_head + 1) % NM_ASYNC_MAX;
-    async_n--;
-    return dlg_wait(client, t, DLG_POLICY_POLL, NULL, NULL, NULL);
 }
 
 static int submit(unsigned op, nm_rec_t *r, dlg_ticket_t *t)

@@ -31,70 +31,75 @@
 
 nm_dstate_t nm_d;
 
-void nmd_complete(nm_rec_t *r) {
-  nm_d.completions++;
-  /* the record a client hands over in deleg_direct (that very thread
-   * runs this), or one its client waits for spinning: nobody sleeps on
-   * it (no wake) */
-  dlg_flag_set(&r->fl, !(r == nm_d.own || (r->flags & NM_F_SPIN)));
+void nmd_complete(nm_rec_t *r)
+{
+    nm_d.completions++;
+    /* the record a client hands over in deleg_direct (that very thread
+     * runs this), or one its client waits for spinning: nobody sleeps on
+     * it (no wake) */
+    dlg_flag_set(&r->fl, !(r == nm_d.own || (r->flags & NM_F_SPIN)));
 }
 
-void nmd_fatal(const char *what, int err) {
-  fprintf(stderr, "mpideleg: delegatee (world rank %d): %s: %s\n",
-          nm_lay.world_rank, what, strerror(err));
-  PMPI_Abort(MPI_COMM_WORLD, 3);
-  _exit(3);
+void nmd_fatal(const char *what, int err)
+{
+    fprintf(stderr, "mpideleg: delegatee (world rank %d): %s: %s\n",
+            nm_lay.world_rank, what, strerror(err));
+    PMPI_Abort(MPI_COMM_WORLD, 3);
+    _exit(3);
 }
 
 /* Array a of *cap elements of `size` bytes, n used: room for one more. */
-void *nmd_grow(void *a, int *cap, int n, size_t size, const char *what) {
-  if (n < *cap)
+void *nmd_grow(void *a, int *cap, int n, size_t size, const char *what)
+{
+    if (n < *cap)
+        return a;
+    *cap = *cap ? 2 * *cap : 64;
+    a = realloc(a, size * (size_t)*cap);
+    if (!a)
+        nmd_fatal(what, ENOMEM);
     return a;
-  *cap = *cap ? 2 * *cap : 64;
-  a = realloc(a, size * (size_t)*cap);
-  if (!a)
-    nmd_fatal(what, ENOMEM);
-  return a;
 }
 
-outq_t *nmd_out_slot(void) {
-  nm_d.out =
-      nmd_grow(nm_d.out, &nm_d.capout, nm_d.nout, sizeof *nm_d.out, "queue");
-  outq_t *o = &nm_d.out[nm_d.nout++];
-  *o = (outq_t){.type = MPI_DATATYPE_NULL};
-  return o;
+outq_t *nmd_out_slot(void)
+{
+    nm_d.out =
+        nmd_grow(nm_d.out, &nm_d.capout, nm_d.nout, sizeof *nm_d.out, "queue");
+    outq_t *o = &nm_d.out[nm_d.nout++];
+    *o = (outq_t){.type = MPI_DATATYPE_NULL};
+    return o;
 }
 
 /* What the delegatee's own loop needs to know, computed under the turn
  * lock; then the lock is released. */
-static void turn_end(void) {
-  /* sends or receives the peer moves (NM_F_CMA) */
-  int peer_moves = nm_d.ncs > 0 || nm_d.npush > 0;
-  atomic_store_explicit(&nm_d.more,
-                        nm_d.nfin < nm_d.ncl || nm_d.nout > 0 || nm_d.pend ||
-                            nm_d.nin || peer_moves,
-                        memory_order_relaxed);
-  /* never sleep while sends are in flight: their protocol (rendezvous
-   * replies) needs our progress, and nobody rings for it */
-  atomic_store_explicit(&nm_d.may_sleep,
-                        nm_d.nfin < nm_d.ncl && nm_d.nout == 0 && !nm_d.nin &&
-                            !nm_d.pend && !peer_moves,
-                        memory_order_relaxed);
-  /* receives being filled: progress moves their data here (a client
-   * waiting on them spins); with more ranks than CPUs, sends alone wait
-   * for the peer (rendezvous: the receiver pulls the data) and only need
-   * a look now and then, leaving the CPU to whoever moves the other end.
-   * NM_F_CMA transfers ring us at each step: our thread naps meanwhile;
-   * a client waiting for a receive such a message could fill spins (the
-   * side that waits copies the data) */
-  int spin = nm_d.nin > 0 || nm_d.pend || (nm_d.nout > 0 && !nm_lay.oversub);
-  uint32_t inflight = spin || nm_d.nbig > 0 || nm_d.nattached > 0 ||
-                      (peer_moves && !nm_lay.oversub);
-  atomic_store_explicit(&nm_d.sends_only,
-                        !spin && (nm_d.nout > 0 || peer_moves),
-                        memory_order_relaxed);
-  dlg_bell_set_inflight(nm_d.bell, inflight);
-  dlg_bell_turn_release(nm_d.bell);
+static void turn_end(void)
+{
+    /* sends or receives the peer moves (NM_F_CMA) */
+    int peer_moves = nm_d.ncs > 0 || nm_d.npush > 0;
+    atomic_store_explicit(&nm_d.more,
+                          nm_d.nfin < nm_d.ncl || nm_d.nout > 0 || nm_d.pend ||
+                              nm_d.nin || peer_moves,
+                          memory_order_relaxed);
+    /* never sleep while sends are in flight: their protocol (rendezvous
+     * replies) needs our progress, and nobody rings for it */
+    atomic_store_explicit(&nm_d.may_sleep,
+                          nm_d.nfin < nm_d.ncl && nm_d.nout == 0 && !nm_d.nin &&
+                              !nm_d.pend && !peer_moves,
+                          memory_order_relaxed);
+    /* receives being filled: progress moves their data here (a client
+     * waiting on them spins); with more ranks than CPUs, sends alone wait
+     * for the peer (rendezvous: the receiver pulls the data) and only need
+     * a look now and then, leaving the CPU to whoever moves the other end.
+     * NM_F_CMA transfers ring us at each step: our thread naps meanwhile;
+     * a client waiting for a receive such a message could fill spins (the
+     * side that waits copies the data) */
+    int spin = nm_d.nin > 0 || nm_d.pend || (nm_d.nout > 0 && !nm_lay.oversub);
+    uint32_t inflight = spin || nm_d.nbig > 0 || nm_d.nattached > 0 ||
+                        (peer_moves && !nm_lay.oversub);
+    atomic_store_explicit(&nm_d.sends_only,
+                          !spin && (nm_d.nout > 0 || peer_moves),
+                          memory_order_relaxed);
+    dlg_bell_set_inflight(nm_d.bell, inflight);
+    dlg_bell_turn_release(nm_d.bell);
 }
 
 /* One sweep of the clients' request rings (under the turn lock).  A
@@ -103,16 +108,17 @@ static void turn_end(void) {
  * space post there only when the turn is taken, and the sweep's loads of
  * the rings and their control blocks cost a good part of a short turn.
  * Our own loop always sweeps (it also checks that the clients live). */
-static int serve_rings(int client) {
-  uint32_t posted = dlg_bell_posted(nm_d.bell);
-  if (client && posted == nm_d.posted_seen)
-    return 0;
-  int rc = dlg_delegatee_progress(nm_d.dg);
-  if (rc < 0)
-    nmd_fatal("delegation ring", -rc);
-  if (rc == 0)
-    nm_d.posted_seen = posted;
-  return rc;
+static int serve_rings(int client)
+{
+    uint32_t posted = dlg_bell_posted(nm_d.bell);
+    if (client && posted == nm_d.posted_seen)
+        return 0;
+    int rc = dlg_delegatee_progress(nm_d.dg);
+    if (rc < 0)
+        nmd_fatal("delegation ring", -rc);
+    if (rc == 0)
+        nm_d.posted_seen = posted;
+    return rc;
 }
 
 /* PiP form: a client of our address space hands a send or a receive over
@@ -121,31 +127,33 @@ static int serve_rings(int client) {
  * drained first (what the client posted before comes first), then the
  * operation (NM_OP_SEND or NM_OP_RECV) is taken and the sends started.
  * Returns -1 when another thread has the turn (the client uses the ring). */
-static int deleg_direct(unsigned op, int world, uint64_t off) {
-  /* the client maps the region elsewhere: its record by offset */
-  nm_rec_t *r = (nm_rec_t *)(nm_d.base + off);
-  int slot =
-      world >= 0 && world < nm_lay.world_size ? nm_d.slot_of_world[world] : -1;
-  if (slot < 0 || !dlg_bell_turn_try(nm_d.bell))
-    return -1;
-  while (serve_rings(1) > 0)
-    ;
-  nm_d.own = r;
-  nm_d.turn_kind = TURN_POST;
-  if (op == NM_OP_SEND && !nm_d.pend) {
-    /* nothing queued before it: sent now, without a queue entry */
-    pend_t p = {.rec = r, .client = slot};
-    nmd_do_send(&p);
-  } else if (op == NM_OP_SEND) {
-    nmd_hand_send(slot, r);
-  } else {
-    nmd_hand_recv(slot, r);
-  }
-  nmd_progress_sends();
-  nm_d.own = NULL;
-  nm_d.turn_kind = TURN_THREAD;
-  turn_end();
-  return 0;
+static int deleg_direct(unsigned op, int world, uint64_t off)
+{
+    /* the client maps the region elsewhere: its record by offset */
+    nm_rec_t *r = (nm_rec_t *)(nm_d.base + off);
+    int slot = world >= 0 && world < nm_lay.world_size
+                   ? nm_d.slot_of_world[world]
+                   : -1;
+    if (slot < 0 || !dlg_bell_turn_try(nm_d.bell))
+        return -1;
+    while (serve_rings(1) > 0)
+        ;
+    nm_d.own = r;
+    nm_d.turn_kind = TURN_POST;
+    if (op == NM_OP_SEND && !nm_d.pend) {
+        /* nothing queued before it: sent now, without a queue entry */
+        pend_t p = {.rec = r, .client = slot};
+        nmd_do_send(&p);
+    } else if (op == NM_OP_SEND) {
+        nmd_hand_send(slot, r);
+    } else {
+        nmd_hand_recv(slot, r);
+    }
+    nmd_progress_sends();
+    nm_d.own = NULL;
+    nm_d.turn_kind = TURN_THREAD;
+    turn_end();
+    return 0;
 }
 
 /* One turn of the delegatee's work, by whoever takes the turn lock: the
@@ -153,310 +161,333 @@ static int deleg_direct(unsigned op, int world, uint64_t off) {
  * address space waiting for its operation (no switch to the delegatee's
  * thread on the critical path).  Returns the work done, -1 when another
  * thread has the turn. */
-static int turn(int light, int client) {
-  if (!dlg_bell_turn_try(nm_d.bell))
-    return -1;
-  nm_d.turn_kind = !client ? TURN_THREAD : light ? TURN_POST : TURN_WAIT;
-  int n = serve_rings(client) + nmd_progress_sends();
-  if (!light)
-    n += nmd_progress_incoming(client) + nmd_progress_recvs();
-  if (nm_d.turn_kind == TURN_WAIT && nm_d.nattached)
-    n += nmd_try_push();
-  if (nm_d.nfin == nm_d.ncl)
-    nmd_drop_pending();
-  nm_d.turn_kind = TURN_THREAD;
-  turn_end();
-  return n;
+static int turn(int light, int client)
+{
+    if (!dlg_bell_turn_try(nm_d.bell))
+        return -1;
+    nm_d.turn_kind = !client ? TURN_THREAD : light ? TURN_POST : TURN_WAIT;
+    int n = serve_rings(client) + nmd_progress_sends();
+    if (!light)
+        n += nmd_progress_incoming(client) + nmd_progress_recvs();
+    if (nm_d.turn_kind == TURN_WAIT && nm_d.nattached)
+        n += nmd_try_push();
+    if (nm_d.nfin == nm_d.ncl)
+        nmd_drop_pending();
+    nm_d.turn_kind = TURN_THREAD;
+    turn_end();
+    return n;
 }
 
 /* our own loop's turn */
-static int deleg_turn(void) { return turn(0, 0); }
+static int deleg_turn(void)
+{
+    return turn(0, 0);
+}
 
 /* the turn of a client of our address space that waits for us */
-static int deleg_client_turn(void) { return turn(0, 1); }
+static int deleg_client_turn(void)
+{
+    return turn(0, 1);
+}
 
 /* The turn a client of our address space runs right after posting: serve
  * the rings and start the sends (what it posted starts now), but leave
  * incoming messages to the turns of waits and of our thread (one pass of
  * MPI's progress less per posted operation). */
-static int deleg_post_turn(void) { return turn(1, 1); }
+static int deleg_post_turn(void)
+{
+    return turn(1, 1);
+}
 
-static int64_t h_hello(dlg_req_t *req, void *ctx) {
-  (void)ctx;
-  nm_rec_t *r = dlg_req_ptr(req);
-  int s = dlg_req_client(req);
-  if (!r || s < 0 || s >= nm_d.ncl)
-    return -EINVAL;
-  nm_d.cl[s].used = 1;
-  nm_d.cl[s].pid = (pid_t)r->arg;
-  nm_d.cl[s].same = nm_d.cl[s].pid == getpid();
-  nm_d.any_same |= nm_d.cl[s].same;
-  if (!nm_d.cl[s].same) {
-    /* another process: its payloads move by process_vm_readv/writev
-     * (cross memory attach), which a kernel policy may refuse */
-    uint64_t v = 0;
-    int e = nmd_cma_copy(nm_d.cl[s].pid, &v, r->addr, sizeof v, 0);
-    if (e != MPI_SUCCESS || v != r->arg) {
-      fprintf(stderr,
-              "mpideleg: delegatee cannot read the memory of client "
-              "pid %d (process_vm_readv refused: see "
-              "kernel.yama.ptrace_scope)\n",
-              (int)nm_d.cl[s].pid);
-      return -EPERM;
+static int64_t h_hello(dlg_req_t *req, void *ctx)
+{
+    (void)ctx;
+    nm_rec_t *r = dlg_req_ptr(req);
+    int s = dlg_req_client(req);
+    if (!r || s < 0 || s >= nm_d.ncl)
+        return -EINVAL;
+    nm_d.cl[s].used = 1;
+    nm_d.cl[s].pid = (pid_t)r->arg;
+    nm_d.cl[s].same = nm_d.cl[s].pid == getpid();
+    nm_d.any_same |= nm_d.cl[s].same;
+    if (!nm_d.cl[s].same) {
+        /* another process: its payloads move by process_vm_readv/writev
+         * (cross memory attach), which a kernel policy may refuse */
+        uint64_t v = 0;
+        int e = nmd_cma_copy(nm_d.cl[s].pid, &v, r->addr, sizeof v, 0);
+        if (e != MPI_SUCCESS || v != r->arg) {
+            fprintf(stderr,
+                    "mpideleg: delegatee cannot read the memory of client "
+                    "pid %d (process_vm_readv refused: see "
+                    "kernel.yama.ptrace_scope)\n",
+                    (int)nm_d.cl[s].pid);
+            return -EPERM;
+        }
+        nm_log("client rank %d: payloads between processes: "
+               "process_vm_readv/writev (cross memory attach)",
+               r->peer);
     }
-    nm_log("client rank %d: payloads between processes: "
-           "process_vm_readv/writev (cross memory attach)",
-           r->peer);
-  }
-  nm_d.cl[s].world = r->peer;
-  if (r->peer >= 0 && r->peer < nm_lay.world_size)
-    nm_d.slot_of_world[r->peer] = s;
-  return 0;
+    nm_d.cl[s].world = r->peer;
+    if (r->peer >= 0 && r->peer < nm_lay.world_size)
+        nm_d.slot_of_world[r->peer] = s;
+    return 0;
 }
 
-static int64_t h_send(dlg_req_t *req, void *ctx) {
-  (void)ctx;
-  nmd_hand_send(dlg_req_client(req), dlg_req_ptr(req));
-  return 0;
+static int64_t h_send(dlg_req_t *req, void *ctx)
+{
+    (void)ctx;
+    nmd_hand_send(dlg_req_client(req), dlg_req_ptr(req));
+    return 0;
 }
 
-static int64_t h_recv(dlg_req_t *req, void *ctx) {
-  (void)ctx;
-  nmd_hand_recv(dlg_req_client(req), dlg_req_ptr(req));
-  return 0;
+static int64_t h_recv(dlg_req_t *req, void *ctx)
+{
+    (void)ctx;
+    nmd_hand_recv(dlg_req_client(req), dlg_req_ptr(req));
+    return 0;
 }
 
-static int64_t h_probe(dlg_req_t *req, void *ctx) {
-  (void)ctx;
-  nm_rec_t *r = dlg_req_ptr(req);
-  dclient_t *c = &nm_d.cl[dlg_req_client(req)];
-  int take = dlg_req_op(req) == NM_OP_IMPROBE;
-  nm_msg_t *m = nmd_take_unexpected(c, r, take);
-  r->found = m != NULL;
-  if (m) {
-    r->st_src = m->hdr.src;
-    r->st_tag = m->hdr.tag;
-    r->st_count = m->hdr.size;
-    if (take) {
-      m->id = ++nm_d.next_id;
-      m->next = nm_d.matched;
-      nm_d.matched = m;
-      r->arg = m->id;
+static int64_t h_probe(dlg_req_t *req, void *ctx)
+{
+    (void)ctx;
+    nm_rec_t *r = dlg_req_ptr(req);
+    dclient_t *c = &nm_d.cl[dlg_req_client(req)];
+    int take = dlg_req_op(req) == NM_OP_IMPROBE;
+    nm_msg_t *m = nmd_take_unexpected(c, r, take);
+    r->found = m != NULL;
+    if (m) {
+        r->st_src = m->hdr.src;
+        r->st_tag = m->hdr.tag;
+        r->st_count = m->hdr.size;
+        if (take) {
+            m->id = ++nm_d.next_id;
+            m->next = nm_d.matched;
+            nm_d.matched = m;
+            r->arg = m->id;
+        }
     }
-  }
-  return 0;
+    return 0;
 }
 
-static int64_t h_mrecv(dlg_req_t *req, void *ctx) {
-  (void)ctx;
-  nm_rec_t *r = dlg_req_ptr(req);
-  for (nm_msg_t **pp = &nm_d.matched; *pp; pp = &(*pp)->next) {
-    if ((*pp)->id == r->arg) {
-      nm_msg_t *m = *pp;
-      *pp = m->next;
-      r->rr = 0;
-      nmd_deliver_to(dlg_req_client(req), m, r);
-      return 0;
+static int64_t h_mrecv(dlg_req_t *req, void *ctx)
+{
+    (void)ctx;
+    nm_rec_t *r = dlg_req_ptr(req);
+    for (nm_msg_t **pp = &nm_d.matched; *pp; pp = &(*pp)->next) {
+        if ((*pp)->id == r->arg) {
+            nm_msg_t *m = *pp;
+            *pp = m->next;
+            r->rr = 0;
+            nmd_deliver_to(dlg_req_client(req), m, r);
+            return 0;
+        }
     }
-  }
-  return -ENOENT;
+    return -ENOENT;
 }
 
-static int64_t h_cancel(dlg_req_t *req, void *ctx) {
-  (void)ctx;
-  nm_rec_t *r = dlg_req_ptr(req);
-  dclient_t *c = &nm_d.cl[dlg_req_client(req)];
-  nm_rec_t *target = (nm_rec_t *)(nm_d.base + r->arg);
-  r->found = 0;
-  for (nm_post_t **pp = &c->posted; *pp; pp = &(*pp)->next) {
-    if ((*pp)->rec == target) {
-      /* announced and claimed by its sender: its data comes */
-      if (!nmd_claim_rr(target))
-        return 0;
-      nmd_unpost(c, pp);
-      target->cancelled = 1;
-      target->err = MPI_SUCCESS;
-      target->st_count = 0;
-      nmd_complete(target);
-      r->found = 1;
-      return 1;
+static int64_t h_cancel(dlg_req_t *req, void *ctx)
+{
+    (void)ctx;
+    nm_rec_t *r = dlg_req_ptr(req);
+    dclient_t *c = &nm_d.cl[dlg_req_client(req)];
+    nm_rec_t *target = (nm_rec_t *)(nm_d.base + r->arg);
+    r->found = 0;
+    for (nm_post_t **pp = &c->posted; *pp; pp = &(*pp)->next) {
+        if ((*pp)->rec == target) {
+            /* announced and claimed by its sender: its data comes */
+            if (!nmd_claim_rr(target))
+                return 0;
+            nmd_unpost(c, pp);
+            target->cancelled = 1;
+            target->err = MPI_SUCCESS;
+            target->st_count = 0;
+            nmd_complete(target);
+            r->found = 1;
+            return 1;
+        }
     }
-  }
-  return 0;
+    return 0;
 }
 
-static int64_t h_fin(dlg_req_t *req, void *ctx) {
-  (void)ctx;
-  dclient_t *c = &nm_d.cl[dlg_req_client(req)];
-  if (!c->fin) {
-    c->fin = 1;
-    nm_d.nfin++;
-  }
-  return 0;
+static int64_t h_fin(dlg_req_t *req, void *ctx)
+{
+    (void)ctx;
+    dclient_t *c = &nm_d.cl[dlg_req_client(req)];
+    if (!c->fin) {
+        c->fin = 1;
+        nm_d.nfin++;
+    }
+    return 0;
 }
 
-static void on_dead(dlg_delegatee_t *dg, int client, pid_t pid, void *ctx) {
-  (void)dg;
-  (void)ctx;
-  fprintf(stderr,
-          "mpideleg: delegatee (world rank %d): client %d (pid %d) "
-          "died; aborting the job\n",
-          nm_lay.world_rank, client, (int)pid);
-  PMPI_Abort(MPI_COMM_WORLD, 4);
+static void on_dead(dlg_delegatee_t *dg, int client, pid_t pid, void *ctx)
+{
+    (void)dg;
+    (void)ctx;
+    fprintf(stderr,
+            "mpideleg: delegatee (world rank %d): client %d (pid %d) "
+            "died; aborting the job\n",
+            nm_lay.world_rank, client, (int)pid);
+    PMPI_Abort(MPI_COMM_WORLD, 4);
 }
 
 /* What our last turn left, for libdeleg's idle wait: sleep until rung
  * with nothing in flight, look again soon with only transfers the peers
  * move; clients of our address space run turns while they wait. */
-static unsigned idle_flags(void) {
-  unsigned f = nm_d.any_same ? DLG_IDLE_TURNS : 0;
-  if (atomic_load_explicit(&nm_d.may_sleep, memory_order_relaxed))
-    f |= DLG_IDLE_SLEEP;
-  else if (atomic_load_explicit(&nm_d.sends_only, memory_order_relaxed))
-    f |= DLG_IDLE_LOOK;
-  return f;
+static unsigned idle_flags(void)
+{
+    unsigned f = nm_d.any_same ? DLG_IDLE_TURNS : 0;
+    if (atomic_load_explicit(&nm_d.may_sleep, memory_order_relaxed))
+        f |= DLG_IDLE_SLEEP;
+    else if (atomic_load_explicit(&nm_d.sends_only, memory_order_relaxed))
+        f |= DLG_IDLE_LOOK;
+    return f;
 }
 
-void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm) {
-  nm_d.dcomm = dcomm;
-  PMPI_Comm_rank(dcomm, &nm_d.me);
-  PMPI_Comm_dup(dcomm, &nm_d.pcomm);
-  nm_d.pend_tail = &nm_d.pend;
-  const char *idle = getenv("MPIDELEG_DELEGATEE_IDLE");
-  /* (other values were refused in MPI_Init) */
-  nm_d.idle_adaptive = !(idle && strcmp(idle, "poll") == 0);
+void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
+{
+    nm_d.dcomm = dcomm;
+    PMPI_Comm_rank(dcomm, &nm_d.me);
+    PMPI_Comm_dup(dcomm, &nm_d.pcomm);
+    nm_d.pend_tail = &nm_d.pend;
+    const char *idle = getenv("MPIDELEG_DELEGATEE_IDLE");
+    /* (other values were refused in MPI_Init) */
+    nm_d.idle_adaptive = !(idle && strcmp(idle, "poll") == 0);
 
-  int first = nm_dcomm_rank_of(nm_lay.world_rank) * nm_lay.group;
-  nm_d.ncl = nm_lay.world_rank - first;
-  nm_d.cl = calloc((size_t)nm_d.ncl, sizeof *nm_d.cl);
-  nm_d.slot_of_world = malloc(sizeof(int) * (size_t)nm_lay.world_size);
-  size_t npairs = (size_t)(nm_d.ncl ? nm_d.ncl : 1) * (size_t)nm_lay.world_size;
-  nm_d.sent_seq = calloc(npairs, sizeof *nm_d.sent_seq);
-  nm_d.recv_seq = calloc(npairs, sizeof *nm_d.recv_seq);
-  if (!nm_d.cl || !nm_d.slot_of_world || !nm_d.sent_seq || !nm_d.recv_seq)
-    nmd_fatal("setup", ENOMEM);
-  for (int k = 0; k < NM_CLAIMS; k++)
-    nm_d.claim_free[nm_d.nclaim_free++] = NM_CLAIMS - 1 - k;
-  for (int i = 0; i < nm_lay.world_size; i++)
-    nm_d.slot_of_world[i] = -1;
-  for (int i = 0; i < nm_d.ncl; i++) {
-    nm_d.cl[i].posted_tail = &nm_d.cl[i].posted;
-    nm_d.cl[i].unexp_tail = &nm_d.cl[i].unexp;
-  }
+    int first = nm_dcomm_rank_of(nm_lay.world_rank) * nm_lay.group;
+    nm_d.ncl = nm_lay.world_rank - first;
+    nm_d.cl = calloc((size_t)nm_d.ncl, sizeof *nm_d.cl);
+    nm_d.slot_of_world = malloc(sizeof(int) * (size_t)nm_lay.world_size);
+    size_t npairs =
+        (size_t)(nm_d.ncl ? nm_d.ncl : 1) * (size_t)nm_lay.world_size;
+    nm_d.sent_seq = calloc(npairs, sizeof *nm_d.sent_seq);
+    nm_d.recv_seq = calloc(npairs, sizeof *nm_d.recv_seq);
+    if (!nm_d.cl || !nm_d.slot_of_world || !nm_d.sent_seq || !nm_d.recv_seq)
+        nmd_fatal("setup", ENOMEM);
+    for (int k = 0; k < NM_CLAIMS; k++)
+        nm_d.claim_free[nm_d.nclaim_free++] = NM_CLAIMS - 1 - k;
+    for (int i = 0; i < nm_lay.world_size; i++)
+        nm_d.slot_of_world[i] = -1;
+    for (int i = 0; i < nm_d.ncl; i++) {
+        nm_d.cl[i].posted_tail = &nm_d.cl[i].posted;
+        nm_d.cl[i].unexp_tail = &nm_d.cl[i].unexp;
+    }
 
-  dlg_delegatee_attr_t at = {0};
-  at.max_clients = (unsigned)nm_d.ncl;
-  at.ring_slots = 256;
-  at.heap_size = (size_t)nm_d.ncl * (size_t)(2u << 20);
-  at.idle_policy = DLG_POLICY_POLL;
-  at.quantum = 16;
-  at.on_client_dead = on_dead;
-  int rc = dlg_region_create(DLG_REGION_MEMFD, "mpideleg", dlg_region_need(&at),
-                             0, &nm_d.region);
-  if (rc == 0)
-    rc = dlg_delegatee_create(nm_d.region, &at, &nm_d.dg);
-  if (rc < 0)
-    nmd_fatal("cannot create the delegation region", -rc);
-  nm_d.base = (char *)dlg_region_base(nm_d.region);
-  dlg_delegatee_register(nm_d.dg, NM_OP_HELLO, h_hello, NULL, DLG_POLICY_POLL);
-  dlg_delegatee_register(nm_d.dg, NM_OP_SEND, h_send, NULL, DLG_POLICY_POLL);
-  dlg_delegatee_register(nm_d.dg, NM_OP_RECV, h_recv, NULL, DLG_POLICY_POLL);
-  dlg_delegatee_register(nm_d.dg, NM_OP_IPROBE, h_probe, NULL, DLG_POLICY_POLL);
-  dlg_delegatee_register(nm_d.dg, NM_OP_IMPROBE, h_probe, NULL,
-                         DLG_POLICY_POLL);
-  dlg_delegatee_register(nm_d.dg, NM_OP_MRECV, h_mrecv, NULL, DLG_POLICY_POLL);
-  dlg_delegatee_register(nm_d.dg, NM_OP_CANCEL, h_cancel, NULL,
-                         DLG_POLICY_POLL);
-  dlg_delegatee_register(nm_d.dg, NM_OP_FIN, h_fin, NULL, DLG_POLICY_POLL);
+    dlg_delegatee_attr_t at = {0};
+    at.max_clients = (unsigned)nm_d.ncl;
+    at.ring_slots = 256;
+    at.heap_size = (size_t)nm_d.ncl * (size_t)(2u << 20);
+    at.idle_policy = DLG_POLICY_POLL;
+    at.quantum = 16;
+    at.on_client_dead = on_dead;
+    int rc = dlg_region_create(DLG_REGION_MEMFD, "mpideleg",
+                               dlg_region_need(&at), 0, &nm_d.region);
+    if (rc == 0)
+        rc = dlg_delegatee_create(nm_d.region, &at, &nm_d.dg);
+    if (rc < 0)
+        nmd_fatal("cannot create the delegation region", -rc);
+    nm_d.base = (char *)dlg_region_base(nm_d.region);
+    dlg_delegatee_register(nm_d.dg, NM_OP_HELLO, h_hello, NULL,
+                           DLG_POLICY_POLL);
+    dlg_delegatee_register(nm_d.dg, NM_OP_SEND, h_send, NULL, DLG_POLICY_POLL);
+    dlg_delegatee_register(nm_d.dg, NM_OP_RECV, h_recv, NULL, DLG_POLICY_POLL);
+    dlg_delegatee_register(nm_d.dg, NM_OP_IPROBE, h_probe, NULL,
+                           DLG_POLICY_POLL);
+    dlg_delegatee_register(nm_d.dg, NM_OP_IMPROBE, h_probe, NULL,
+                           DLG_POLICY_POLL);
+    dlg_delegatee_register(nm_d.dg, NM_OP_MRECV, h_mrecv, NULL,
+                           DLG_POLICY_POLL);
+    dlg_delegatee_register(nm_d.dg, NM_OP_CANCEL, h_cancel, NULL,
+                           DLG_POLICY_POLL);
+    dlg_delegatee_register(nm_d.dg, NM_OP_FIN, h_fin, NULL, DLG_POLICY_POLL);
 
-  /* Doorbells: ours in a memfd page, everybody's by spec. */
-  int nd;
-  PMPI_Comm_size(dcomm, &nd);
-  static const dlg_turns_t turns = {.turn = deleg_client_turn,
-                                    .post = deleg_post_turn,
-                                    .direct = deleg_direct};
-  rc = dlg_bell_create(&turns, &nm_d.bell);
-  if (rc < 0)
-    nmd_fatal("doorbell", -rc);
-  char bspec[32], *all = malloc((size_t)nd * sizeof bspec);
-  nm_d.bells = calloc((size_t)nd, sizeof *nm_d.bells);
-  nm_d.peer_seen = calloc((size_t)nd, sizeof *nm_d.peer_seen);
-  if (!all || !nm_d.bells || !nm_d.peer_seen)
-    nmd_fatal("doorbell", ENOMEM);
-  nm_d.peer_ticks = nmd_ticks_per_5us();
-  dlg_bell_spec(nm_d.bell, bspec, sizeof bspec);
-  PMPI_Allgather(bspec, (int)sizeof bspec, MPI_CHAR, all, (int)sizeof bspec,
-                 MPI_CHAR, dcomm);
-  for (int i = 0; i < nd; i++) {
-    if (i == nm_d.me)
-      nm_d.bells[i] = nm_d.bell;
-    else if ((rc = dlg_bell_open(all + i * sizeof bspec, &nm_d.bells[i])) < 0)
-      nmd_fatal("doorbell of another delegatee", -rc);
-  }
-  free(all);
-  nmd_cma_setup(nd);
-  /* everyone has mapped every doorbell before any is closed */
-  PMPI_Barrier(dcomm);
+    /* Doorbells: ours in a memfd page, everybody's by spec. */
+    int nd;
+    PMPI_Comm_size(dcomm, &nd);
+    static const dlg_turns_t turns = {.turn = deleg_client_turn,
+                                      .post = deleg_post_turn,
+                                      .direct = deleg_direct};
+    rc = dlg_bell_create(&turns, &nm_d.bell);
+    if (rc < 0)
+        nmd_fatal("doorbell", -rc);
+    char bspec[32], *all = malloc((size_t)nd * sizeof bspec);
+    nm_d.bells = calloc((size_t)nd, sizeof *nm_d.bells);
+    nm_d.peer_seen = calloc((size_t)nd, sizeof *nm_d.peer_seen);
+    if (!all || !nm_d.bells || !nm_d.peer_seen)
+        nmd_fatal("doorbell", ENOMEM);
+    dlg_bell_spec(nm_d.bell, bspec, sizeof bspec);
+    PMPI_Allgather(bspec, (int)sizeof bspec, MPI_CHAR, all, (int)sizeof bspec,
+                   MPI_CHAR, dcomm);
+    for (int i = 0; i < nd; i++) {
+        if (i == nm_d.me)
+            nm_d.bells[i] = nm_d.bell;
+        else if ((rc = dlg_bell_open(all + i * sizeof bspec, &nm_d.bells[i])) <
+                 0)
+            nmd_fatal("doorbell of another delegatee", -rc);
+    }
+    free(all);
+    nmd_cma_setup(nd);
+    /* everyone has mapped every doorbell before any is closed */
+    PMPI_Barrier(dcomm);
 
-  /* Tell each client where the region and the doorbell are. */
-  char spec[128];
-  snprintf(spec, sizeof spec, "%s|%s", dlg_region_spec(nm_d.region), bspec);
-  for (int i = 0; i < nm_d.ncl; i++)
-    PMPI_Send(spec, (int)sizeof spec, MPI_CHAR, first + i, 7, wcomm);
-  nm_log("delegatee of ranks %d..%d, region %s", first, nm_lay.world_rank - 1,
-         spec);
+    /* Tell each client where the region and the doorbell are. */
+    char spec[128];
+    snprintf(spec, sizeof spec, "%s|%s", dlg_region_spec(nm_d.region), bspec);
+    for (int i = 0; i < nm_d.ncl; i++)
+        PMPI_Send(spec, (int)sizeof spec, MPI_CHAR, first + i, 7, wcomm);
+    nm_log("delegatee of ranks %d..%d, region %s", first, nm_lay.world_rank - 1,
+           spec);
 
-  /* The loop: turns, and between them libdeleg's idle waits on our
-   * doorbell (what to wait for: idle_flags()). */
-  dlg_idle_t idles = {0};
-  atomic_store(&nm_d.more, 1);
-  while (atomic_load_explicit(&nm_d.more, memory_order_relaxed))
-    dlg_bell_idle(nm_d.bell, &idles, deleg_turn(), deleg_turn, idle_flags,
-                  !nm_d.idle_adaptive);
-  nm_d.sleeps = idles.sleeps;
-  /* keep the turn lock from now on: a client thread still in a wait may
-   * try a turn, and our MPI (THREAD_SERIALIZED in the PiP form) is ours
-   * again */
-  while (!dlg_bell_turn_try(nm_d.bell))
-    sched_yield();
-  nm_log("delegatee done (%llu sleeps, %llu sends without a copy, %llu "
-         "receives filled in place; %llu payloads pulled, %llu pushed, "
-         "%llu receives announced)",
-         (unsigned long long)nm_d.sleeps, (unsigned long long)nm_d.zsends,
-         (unsigned long long)nm_d.drecvs, (unsigned long long)nm_d.pulls,
-         (unsigned long long)nm_d.pushes, (unsigned long long)nm_d.announced);
-  PMPI_Barrier(dcomm); /* nobody rings a doorbell that is gone */
-  for (int i = 0; i < nd; i++)
-    if (i != nm_d.me)
-      dlg_bell_close(nm_d.bells[i]);
-  if (!nm_d.any_same) /* else our clients' turns still look at it */
-    dlg_bell_destroy(nm_d.bell);
-  free(nm_d.bells);
-  free(nm_d.peer_seen);
-  free(nm_d.cma);
-  free(nm_d.push);
-  free(nm_d.cs);
-  free(nm_d.rr);
-  free(nm_d.sent_seq);
-  free(nm_d.recv_seq);
-  while (nm_d.post_free) {
-    nm_post_t *p = nm_d.post_free;
-    nm_d.post_free = p->next;
-    free(p);
-  }
-  dlg_delegatee_destroy(nm_d.dg);
-  free(nm_d.treq);
-  free(nm_d.tidx);
-  free(nm_d.tst);
-  free(nm_d.in);
-  free(nm_d.out);
-  dlg_region_close(nm_d.region);
-  PMPI_Comm_free(&wcomm);
-  PMPI_Comm_free(&nm_d.pcomm);
-  PMPI_Comm_free(&dcomm);
-  PMPI_Finalize();
-  fflush(NULL);
-  if (nm_d.any_same)
-    exit(0); /* a PiP task: end this task, not the whole process */
-  _exit(0);
+    /* The loop: turns, and between them libdeleg's idle waits on our
+     * doorbell (what to wait for: idle_flags()). */
+    dlg_idle_t idles = {0};
+    atomic_store(&nm_d.more, 1);
+    while (atomic_load_explicit(&nm_d.more, memory_order_relaxed))
+        dlg_bell_idle(nm_d.bell, &idles, deleg_turn(), deleg_turn, idle_flags,
+                      !nm_d.idle_adaptive);
+    nm_d.sleeps = idles.sleeps;
+    /* keep the turn lock from now on: a client thread still in a wait may
+     * try a turn, and our MPI (THREAD_SERIALIZED in the PiP form) is ours
+     * again */
+    dlg_bell_turn_take(nm_d.bell);
+    nm_log("delegatee done (%llu sleeps, %llu sends without a copy, %llu "
+           "receives filled in place; %llu payloads pulled, %llu pushed, "
+           "%llu receives announced)",
+           (unsigned long long)nm_d.sleeps, (unsigned long long)nm_d.zsends,
+           (unsigned long long)nm_d.drecvs, (unsigned long long)nm_d.pulls,
+           (unsigned long long)nm_d.pushes, (unsigned long long)nm_d.announced);
+    PMPI_Barrier(dcomm); /* nobody rings a doorbell that is gone */
+    for (int i = 0; i < nd; i++)
+        if (i != nm_d.me)
+            dlg_bell_close(nm_d.bells[i]);
+    if (!nm_d.any_same) /* else our clients' turns still look at it */
+        dlg_bell_destroy(nm_d.bell);
+    free(nm_d.bells);
+    free(nm_d.peer_seen);
+    free(nm_d.cma);
+    free(nm_d.push);
+    free(nm_d.cs);
+    free(nm_d.rr);
+    free(nm_d.sent_seq);
+    free(nm_d.recv_seq);
+    while (nm_d.post_free) {
+        nm_post_t *p = nm_d.post_free;
+        nm_d.post_free = p->next;
+        free(p);
+    }
+    dlg_delegatee_destroy(nm_d.dg);
+    free(nm_d.treq);
+    free(nm_d.tidx);
+    free(nm_d.tst);
+    free(nm_d.in);
+    free(nm_d.out);
+    dlg_region_close(nm_d.region);
+    PMPI_Comm_free(&wcomm);
+    PMPI_Comm_free(&nm_d.pcomm);
+    PMPI_Comm_free(&dcomm);
+    PMPI_Finalize();
+    fflush(NULL);
+    if (nm_d.any_same)
+        exit(0); /* a PiP task: end this task, not the whole process */
+    _exit(0);
 }
