@@ -8,7 +8,8 @@
 #    neither is installed): 8 B to 1 MiB, direct (2 ranks) and preloaded;
 #    OUTDIR/results/np.csv (every point), np_summary.csv (medians over the
 #    rounds, ratios) and np.svg (gnuplot), ratios at 8 B, 1 KiB, 64 KiB,
-#    1 MiB.
+#    1 MiB.  NM_NP_ARGS: more NetPIPE options (e.g. "-n 20": fixed
+#    repetitions, for a busy machine).
 # 2. Oversubscribed: 4 processes on the node's CPUs plus one CPU hog per
 #    2 CPUs (a shell loop at nice 0): nm_lat_pct (8 B ping-pong, every
 #    round trip timed) directly with 4 ranks (pairs 0-1 and 2-3 at once) and
@@ -26,6 +27,7 @@ mkdir -p "$out" || exit 1
 LD_LIBRARY_PATH=$top/delegation/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH
 rounds=${NM_NP_ROUNDS:-2}
+npargs=${NM_NP_ARGS:-}
 pre="env LD_PRELOAD=$lib MPIDELEG_BOARD_SIZE=1 MPIDELEG_QUIET=1"
 
 echo "machine: $(nproc) CPUs online, $(grep -c ^processor /proc/cpuinfo) in /proc/cpuinfo, $(uname -r)"
@@ -54,10 +56,11 @@ else
             echo "round $r/$rounds: NetPIPE $form" >&2
             rm -f "$out/.np.out"
             if [ $form = direct ]; then
-                "$run" -n 2 -t 900 "$np" -l 8 -u 1048576 -p 0 -o "$out/.np.out" >/dev/null 2>&1
+                # shellcheck disable=SC2086
+                "$run" -n 2 -t 900 "$np" -l 8 -u 1048576 -p 0 $npargs -o "$out/.np.out" >/dev/null 2>&1
             else
                 # shellcheck disable=SC2086
-                "$run" -n 4 -t 900 $pre "$np" -l 8 -u 1048576 -p 0 -o "$out/.np.out" >/dev/null 2>&1
+                "$run" -n 4 -t 900 $pre "$np" -l 8 -u 1048576 -p 0 $npargs -o "$out/.np.out" >/dev/null 2>&1
             fi
             [ -s "$out/.np.out" ] || { echo "run-user-bench: NetPIPE $form failed" >&2; exit 1; }
             # NetPIPE: bytes, Mbps, one-way time in seconds
