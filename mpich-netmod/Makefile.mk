@@ -21,6 +21,7 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/.gitignore mpich-netmod/man/mp
 	mpich-netmod/tests/test_netmod_mpich_dirs.sh \
 	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp \
 	mpich-netmod/bench/run-user-bench.sh mpich-netmod/bench/np-plot.gp \
+	mpich-netmod/bench/RESULTS.md mpich-netmod/bench/np-2026-11-27.svg \
 	mpich-netmod/bench/run-coll-bench.sh
 
 if BUILD_MPICH_NETMOD

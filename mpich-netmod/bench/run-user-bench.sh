@@ -12,7 +12,8 @@
 #    repetitions, for a busy machine).
 # 2. Oversubscribed: 4 processes on the node's CPUs plus one CPU hog per
 #    2 CPUs (a shell loop at nice 0): nm_lat_pct (8 B ping-pong, every
-#    round trip timed) directly with 4 ranks (pairs 0-1 and 2-3 at once) and
+#    round trip timed for NM_PCT_T seconds, default 2) directly with 4 ranks
+#    (pairs 0-1 and 2-3 at once) and
 #    preloaded in layout a; median and 99th percentile, in
 #    OUTDIR/results/oversub.csv.
 # Prints the machine facts the figures depend on (CPUs, load, whether
@@ -115,10 +116,10 @@ while [ "$r" -le "$rounds" ]; do
     for form in direct preload; do
         echo "round $r/$rounds: oversubscribed $form" >&2
         if [ $form = direct ]; then
-            "$run" -n 4 -t 900 "$pct" -n "${NM_PCT_N:-2000}" >"$out/.o" 2>/dev/null
+            "$run" -n 4 -t 900 "$pct" -t "${NM_PCT_T:-2}" >"$out/.o" 2>/dev/null
         else
             # shellcheck disable=SC2086
-            "$run" -n 4 -t 900 $pre "$pct" -n "${NM_PCT_N:-2000}" >"$out/.o" 2>/dev/null
+            "$run" -n 4 -t 900 $pre "$pct" -t "${NM_PCT_T:-2}" >"$out/.o" 2>/dev/null
         fi
         [ -s "$out/.o" ] || { echo "run-user-bench: oversubscribed $form failed" >&2; exit 1; }
         sed "s/^/$form,$r,/" "$out/.o" >>"$ocsv"
