@@ -16,6 +16,7 @@ delegation_libdeleg_la_SOURCES = \
 	delegation/src/dlg_internal.h \
 	delegation/src/dlg_region.c \
 	delegation/src/dlg_wait.c \
+	delegation/src/dlg_bell.c \
 	delegation/src/dlg_delegatee.c \
 	delegation/src/dlg_client.c \
 	delegation/src/dlg_place.c \
@@ -67,6 +68,7 @@ CLEANFILES += delegation/bench/results/*.csv delegation/bench/results/*.svg
 if HAVE_CMOCKA
 DLG_TESTS = \
 	delegation/tests/test_delegation_core \
+	delegation/tests/test_delegation_bell \
 	delegation/tests/test_delegation_multi \
 	delegation/tests/test_delegation_proc \
 	delegation/tests/test_delegation_place \
@@ -86,6 +88,10 @@ delegation_tests_test_delegation_core_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
 delegation_tests_test_delegation_core_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 delegation_tests_test_delegation_core_LDADD = $(DLG_TEST_LDADD)
 delegation_tests_test_delegation_core_LDFLAGS = $(AM_LDFLAGS) -no-install
+delegation_tests_test_delegation_bell_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
+delegation_tests_test_delegation_bell_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+delegation_tests_test_delegation_bell_LDADD = $(DLG_TEST_LDADD)
+delegation_tests_test_delegation_bell_LDFLAGS = $(AM_LDFLAGS) -no-install
 delegation_tests_test_delegation_multi_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
 delegation_tests_test_delegation_multi_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 delegation_tests_test_delegation_multi_LDADD = $(DLG_TEST_LDADD)

@@ -22,6 +22,8 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/DESIGN.md \
 	mpich-netmod/tests/test_netmod_conform.sh \
 	mpich-netmod/tests/test_netmod_mpich_dirs.sh \
 	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp \
+	mpich-netmod/bench/run-user-bench.sh mpich-netmod/bench/np-plot.gp \
+	mpich-netmod/bench/RESULTS.md mpich-netmod/bench/np-2026-11-27.svg \
 	mpich-netmod/bench/run-coll-bench.sh
 
 if BUILD_MPICH_NETMOD
@@ -34,7 +36,11 @@ mpich_netmod_libmpideleg_la_SOURCES = \
 	mpich-netmod/src/nm_internal.h mpich-netmod/src/nm_visibility.h \
 	mpich-netmod/src/nm_init.c \
 	mpich-netmod/src/nm_client.c \
+	mpich-netmod/src/nm_dstate.h \
 	mpich-netmod/src/nm_deleg.c \
+	mpich-netmod/src/nm_dmatch.c \
+	mpich-netmod/src/nm_dpay.c \
+	mpich-netmod/src/nm_dsend.c \
 	mpich-netmod/src/nm_p2p.c \
 	mpich-netmod/src/nm_persist.c \
 	mpich-netmod/src/nm_sendrecv.c \
@@ -50,6 +56,8 @@ mpich_netmod_libmpideleg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_internal.h mpich-netmod/src/nm_init.c \
 	mpich-netmod/src/nm_client.c mpich-netmod/src/nm_deleg.c \
+	mpich-netmod/src/nm_dstate.h mpich-netmod/src/nm_dmatch.c \
+	mpich-netmod/src/nm_dpay.c mpich-netmod/src/nm_dsend.c \
 	mpich-netmod/src/nm_p2p.c mpich-netmod/src/nm_persist.c \
 	mpich-netmod/src/nm_sendrecv.c mpich-netmod/src/nm_coll.c \
 	mpich-netmod/tests/nm_suite.c mpich-netmod/tests/nm_persist.c \
@@ -195,8 +203,19 @@ mpich_netmod_bench_nm_bench_SOURCES = mpich-netmod/bench/nm_bench.c \
 mpich_netmod_bench_nm_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_bench_nm_bench_LDADD = $(MPI_LIBS) -ldl
 mpich_netmod_bench_nm_bench_LDFLAGS = $(AM_LDFLAGS) -no-install
-bench-netmod: mpich-netmod/bench/nm_bench mpich-netmod/libmpideleg.la $(NM_PIP_BENCH)
+# the shim as users run it: NetPIPE (when installed) and an oversubscribed
+# ping-pong, preloaded vs direct (run-user-bench.sh)
+nmbench_PROGRAMS += mpich-netmod/bench/nm_lat_pct
+mpich_netmod_bench_nm_lat_pct_SOURCES = mpich-netmod/bench/nm_lat_pct.c \
+	mpich-netmod/bench/nm_median.h
+mpich_netmod_bench_nm_lat_pct_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_bench_nm_lat_pct_LDADD = $(MPI_LIBS)
+mpich_netmod_bench_nm_lat_pct_LDFLAGS = $(AM_LDFLAGS) -no-install
+bench-netmod: mpich-netmod/bench/nm_bench mpich-netmod/bench/nm_lat_pct \
+	    mpich-netmod/libmpideleg.la $(NM_PIP_BENCH)
 	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-bench.sh \
+	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench
+	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-user-bench.sh \
 	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench
 BENCH_TARGETS += bench-netmod
 # Collectives: MPICH, the shim with MPIDELEG_COLL=direct and =hier

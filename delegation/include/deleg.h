@@ -40,6 +40,7 @@
 #ifndef DELEG_H
 #define DELEG_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -353,6 +354,295 @@ DLG_API int dlg_call(dlg_client_t *c, const dlg_call_t *call, int64_t *result,
 DLG_API void *dlg_heap_alloc(dlg_client_t *c, size_t n);
 /** Free a block from dlg_heap_alloc (NULL ignored). */
 DLG_API void dlg_heap_free(dlg_client_t *c, void *p);
+
+/* ------------------------------------------------------------------ */
+/* Futexes, doorbells, turns and completion flags                      */
+/* ------------------------------------------------------------------ */
+/*
+ * How a request moves and who waits, for users that build their own
+ * request records (in the region's shared heap, say) beside the rings:
+ *
+ * - a doorbell: one shared page of a delegatee that its clients and its
+ *   peers map by spec.  Ring it after handing the delegatee work; the
+ *   delegatee sleeps on it when idle (dlg_bell_idle()).  It counts the
+ *   requests posted through the rings (dlg_bell_posted_add()) and the
+ *   clients that spin in a wait and run turns (dlg_bell_wait_enter()).
+ * - turns: one round of the delegatee's work, a function behind a lock in
+ *   the doorbell.  A client of the same address space (threads, PiP tasks
+ *   of the delegatee's process) that waits may run it itself
+ *   (dlg_bell_turns()); while such a client waits, nobody rings and the
+ *   delegatee's thread naps long.  The doorbell also holds a lighter turn
+ *   (after posting) and a hand-over function (an operation given to the
+ *   delegatee's code without the ring, dlg_bell_hand_over()).
+ * - completion flags: a word the delegatee sets when a request completes,
+ *   waking a client that sleeps on it; dlg_flag_wait() waits for one with
+ *   the poll, block or adaptive policy, running the caller's progress hook
+ *   and the turns, and checks that the delegatee lives.
+ * Only the functions below touch the fields of these structures; their
+ * layout is public so that the hot paths inline.
+ */
+
+/**
+ * Sleep while *w == val, at most timeout_ns (0: no limit); priv: the
+ * process-private futex (all users share one address space).
+ * @return 0 (woken, or *w != val), -ETIMEDOUT, -EINTR.
+ */
+DLG_API int dlg_futex_wait(_Atomic uint32_t *w, uint32_t val,
+                           uint64_t timeout_ns, int priv);
+/** Wake up to n sleepers on w. */
+DLG_API void dlg_futex_wake(_Atomic uint32_t *w, int n, int priv);
+/** CLOCK_MONOTONIC in ns. */
+DLG_API uint64_t dlg_now_ns(void);
+/** One pause of a spin loop (pause / yield instruction). */
+DLG_API void dlg_cpu_relax(void);
+/** Whether process pid exists (0: gone). */
+DLG_API int dlg_pid_alive(pid_t pid);
+
+/** The delegatee's turn functions (all in its address space). */
+typedef struct {
+    /** a waiting client's turn: work done (>= 0), -1: the lock is taken */
+    int (*turn)(void);
+    /** the lighter turn right after posting (same results) */
+    int (*post)(void);
+    /** hand operation `op` of client `who` over without the ring (`arg`:
+     *  the user's, e.g. a record's offset in the region): 0, or -1 when the
+     *  lock is taken (post through the ring instead) */
+    int (*direct)(unsigned op, int who, uint64_t arg);
+} dlg_turns_t;
+
+#define DLG_BELL_SIZE 4096 /**< a doorbell is one page */
+#define DLG_BELL_USER 3840 /**< bytes of the user's area in it */
+
+/** A doorbell page (fields: use the functions). */
+typedef struct dlg_bell {
+    /* read by the clients and the peers on every ring */
+    _Atomic uint32_t seq;      /* bumped by every ring; futex word */
+    _Atomic uint32_t sleeping; /* the delegatee sleeps on seq */
+    _Atomic uint32_t waiters;  /* clients spinning in a wait (turns) */
+    _Atomic uint32_t entries;  /* waits entered so far */
+    /* the turn lock, taken on every turn: a line of its own */
+    _Alignas(64) _Atomic uint32_t busy;
+    _Atomic uint32_t posted;   /* requests posted through the rings */
+    _Atomic uint32_t inflight; /* the delegatee has transfers going */
+    int32_t pid;               /* the delegatee's process */
+    int32_t fd;                /* its memfd there (the spec) */
+    uint32_t pad;
+    _Atomic uint64_t turn, post, direct; /* dlg_turns_t, as integers */
+    _Alignas(64) unsigned char user[DLG_BELL_USER];
+} dlg_bell_t;
+
+/**
+ * Create a doorbell page (memfd) owned by the calling process, with the
+ * turn functions `turns` (NULL: none).  @return 0 or a negative errno.
+ */
+DLG_API int dlg_bell_create(const dlg_turns_t *turns, dlg_bell_t **out);
+/** Spec "PID:FD" that dlg_bell_open() maps (buf of at least 32 bytes). */
+DLG_API void dlg_bell_spec(const dlg_bell_t *b, char *buf, size_t n);
+/** Map the doorbell of spec.  @return 0, -EINVAL, or open/mmap's errno. */
+DLG_API int dlg_bell_open(const char *spec, dlg_bell_t **out);
+/** Unmap a doorbell from dlg_bell_open() (NULL ignored). */
+DLG_API void dlg_bell_close(dlg_bell_t *b);
+/** The creator: unmap and close the memfd (NULL ignored); others that
+ *  mapped it keep their mapping. */
+DLG_API void dlg_bell_destroy(dlg_bell_t *b);
+/**
+ * The turn functions of b when it belongs to this process (0), or -EXDEV
+ * (another process: its functions cannot run here), -ENOENT (none).
+ */
+DLG_API int dlg_bell_turns(const dlg_bell_t *b, dlg_turns_t *out);
+/** The user's area (DLG_BELL_USER bytes, 64-byte aligned, zeroed). */
+static inline void *dlg_bell_user(dlg_bell_t *b)
+{
+    return b->user;
+}
+/** The delegatee's process id. */
+static inline pid_t dlg_bell_pid(const dlg_bell_t *b)
+{
+    return b->pid;
+}
+
+/** Slow part of dlg_bell_ring(): wake the sleeping delegatee. */
+DLG_API void dlg_bell_wake(dlg_bell_t *b);
+/**
+ * Ring after handing the delegatee work.  @return 1 when not rung (a
+ * client of it spins in a wait and runs its turns), 0 when rung.
+ */
+static inline int dlg_bell_ring(dlg_bell_t *b)
+{
+    if (!b)
+        return 0;
+    if (atomic_load_explicit(&b->waiters, memory_order_relaxed))
+        return 1;
+    atomic_fetch_add_explicit(&b->seq, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&b->sleeping, memory_order_seq_cst))
+        dlg_bell_wake(b);
+    return 0;
+}
+/**
+ * Ring a peer's doorbell after sending it work, trusting for ~5 us (the
+ * CPU's tick counter) an answer that a client of it spins in a wait and
+ * runs its turns: a stream of messages then does not read the peer's
+ * doorbell line (which its waiting client writes on every wait) once per
+ * message.  *seen: the caller's per-peer tick of that answer (start 0).
+ * Without a tick counter: dlg_bell_ring().  @return as dlg_bell_ring().
+ */
+DLG_API int dlg_bell_ring_trusted(dlg_bell_t *b, uint64_t *seen);
+/** Take the turn lock, yielding while another thread has it (for the
+ *  delegatee's end: it keeps the lock from then on). */
+DLG_API void dlg_bell_turn_take(dlg_bell_t *b);
+/** Count a request posted through a ring (see dlg_bell_posted()). */
+static inline void dlg_bell_posted_add(dlg_bell_t *b)
+{
+    atomic_fetch_add_explicit(&b->posted, 1, memory_order_release);
+}
+/** Requests posted so far (a turn may skip the rings while unchanged). */
+static inline uint32_t dlg_bell_posted(dlg_bell_t *b)
+{
+    return atomic_load_explicit(&b->posted, memory_order_acquire);
+}
+/** Take the turn lock: 1 taken, 0 another thread has it. */
+static inline int dlg_bell_turn_try(dlg_bell_t *b)
+{
+    return !atomic_exchange_explicit(&b->busy, 1, memory_order_acquire);
+}
+/** Release the turn lock. */
+static inline void dlg_bell_turn_release(dlg_bell_t *b)
+{
+    atomic_store_explicit(&b->busy, 0, memory_order_release);
+}
+/** Whether a turn runs now. */
+static inline int dlg_bell_turn_busy(dlg_bell_t *b)
+{
+    return atomic_load_explicit(&b->busy, memory_order_relaxed) != 0;
+}
+/** The delegatee says whether it has transfers in flight (a waiting client
+ *  then keeps spinning: blocking would only make its thread spin). */
+static inline void dlg_bell_set_inflight(dlg_bell_t *b, uint32_t v)
+{
+    if (atomic_load_explicit(&b->inflight, memory_order_relaxed) != v)
+        atomic_store_explicit(&b->inflight, v, memory_order_relaxed);
+}
+static inline uint32_t dlg_bell_inflight(dlg_bell_t *b)
+{
+    return atomic_load_explicit(&b->inflight, memory_order_relaxed);
+}
+/** Clients spinning in a wait now, and waits entered so far. */
+static inline uint32_t dlg_bell_waiters(dlg_bell_t *b)
+{
+    return atomic_load_explicit(&b->waiters, memory_order_relaxed);
+}
+static inline uint32_t dlg_bell_entries(dlg_bell_t *b)
+{
+    return atomic_load_explicit(&b->entries, memory_order_relaxed);
+}
+/** This thread spins in a wait running turns (calls nest); leave: done. */
+DLG_API void dlg_bell_wait_enter(dlg_bell_t *b);
+DLG_API void dlg_bell_wait_leave(dlg_bell_t *b);
+/** Leave, and ring: the delegatee's thread takes the work back. */
+DLG_API void dlg_bell_wait_handback(dlg_bell_t *b);
+/**
+ * Hand operation op over with turns->direct (same address space): tried at
+ * once; while the lock is taken, a short spin, then up to four yields (the
+ * holder may be preempted on this very CPU).  @return 0 handed over,
+ * -EBUSY (use the ring).
+ */
+DLG_API int dlg_bell_hand_over(dlg_bell_t *b, const dlg_turns_t *turns,
+                               unsigned op, int who, uint64_t arg);
+
+/** The delegatee's idle state between turns (zero-initialise). */
+typedef struct {
+    unsigned rounds;       /* idle turns in a row */
+    uint64_t t_idle;       /* when the 64th began */
+    uint32_t entries_seen; /* dlg_bell_entries() at the last long nap */
+    int ready;             /* set up (spin bound, timer slack) */
+    uint64_t spin_ns;      /* dlg_spin_bound_ns() */
+    uint64_t sleeps;       /**< naps so far */
+} dlg_idle_t;
+
+/** What the delegatee's last turn left (dlg_bell_idle() flags). */
+enum {
+    /** nothing in flight: sleep until rung */
+    DLG_IDLE_SLEEP = 1u << 0,
+    /** only work a peer moves is in flight: look again after a short nap */
+    DLG_IDLE_LOOK = 1u << 1,
+    /** clients share this address space and run turns while they wait */
+    DLG_IDLE_TURNS = 1u << 2,
+};
+
+/**
+ * The delegatee's loop after a turn that found `work` (its result): with
+ * work, go on at once; with none, yield for a while (64 rounds and the
+ * adaptive spin bound, or always with poll_only), then sleep on the
+ * doorbell as `flags` allows (DLG_IDLE_SLEEP: until rung, 2 ms at most,
+ * 50 us with DLG_IDLE_TURNS; DLG_IDLE_LOOK: 20 us), calling `turn` once
+ * more after announcing the sleep (a ring racing it).  With DLG_IDLE_TURNS,
+ * while a client spins in a wait (it runs the turns) or entered one since
+ * the last nap, nap 5 ms unless rung.  The first call sets the calling
+ * thread's timer slack to 1 us (naps of tens of microseconds).
+ * @return 1 when it slept.
+ */
+DLG_API int dlg_bell_idle(dlg_bell_t *b, dlg_idle_t *st, int work,
+                          int (*turn)(void), unsigned (*flags)(void),
+                          int poll_only);
+
+/** A completion flag: `done` 0 until set; `waiting`: a waiter sleeps. */
+typedef struct {
+    _Atomic uint32_t done;
+    _Atomic uint32_t waiting;
+} dlg_flag_t;
+
+/** Whether the flag is set (acquire). */
+static inline int dlg_flag_done(dlg_flag_t *f)
+{
+    return atomic_load_explicit(&f->done, memory_order_acquire) != 0;
+}
+/** Set the flag (release); wake: also wake a sleeping waiter (pass 0 only
+ *  when nobody can sleep on it: its waiter spins or is this thread). */
+DLG_API void dlg_flag_set(dlg_flag_t *f, int wake);
+
+/** How dlg_flag_wait() waits. */
+typedef struct {
+    dlg_policy_t policy;      /**< POLL, BLOCK, ADAPTIVE (DEFAULT: adaptive) */
+    dlg_bell_t *bell;         /**< the delegatee's doorbell, or NULL */
+    const dlg_turns_t *turns; /**< run while spinning (NULL: none) */
+    /** hook(ctx) every (hook_mask + 1)-th round and before each sleep,
+     *  e.g. the caller's own progress engine (may be NULL) */
+    void (*hook)(void *ctx);
+    unsigned hook_mask;
+    /** round(ctx) on every round (may be NULL) */
+    void (*round)(void *ctx);
+    void *ctx;
+    pid_t peer;      /**< the delegatee: checked every ~20 ms (0: none) */
+    uint64_t nap_ns; /**< longest sleep before the hooks run again */
+} dlg_waiter_t;
+
+/**
+ * Wait for f with w's policy: poll spins in dlg_wait_round()s; block
+ * sleeps on the flag at once (in slices of w->nap_ns); adaptive spins for
+ * dlg_spin_bound_ns() (and on while the doorbell says transfers are in
+ * flight or another thread has the turn), then sleeps.  A spinning waiter
+ * is counted in the doorbell while turns run.
+ * @return 0, or -EOWNERDEAD (w->peer died).
+ */
+DLG_API int dlg_flag_wait(dlg_flag_t *f, const dlg_waiter_t *w);
+/**
+ * One round of a spinning wait: hook every (hook_mask + 1)-th round, a
+ * turn (when w->turns), a yield every 512 rounds, and every 8 without a
+ * turn of our own.  @return the turn's result, -2 without turns.
+ */
+DLG_API int dlg_wait_round(const dlg_waiter_t *w, unsigned k);
+/**
+ * One look of a poll function (a caller's own loop around a completion
+ * test): a turn (when t), and a yield when the turn was not ours (or
+ * there are no turns) or every `every`-th call (k counts the calls; every
+ * a power of 2).  @return the turn's result, -2 without turns.
+ */
+DLG_API int dlg_poll_round(const dlg_turns_t *t, unsigned k, unsigned every);
+/** Run a turn if w has turns: the result, or -2. */
+static inline int dlg_turn_run(const dlg_turns_t *t)
+{
+    return t && t->turn ? t->turn() : -2;
+}
 
 /* ------------------------------------------------------------------ */
 /* Placement (hwloc)                                                   */

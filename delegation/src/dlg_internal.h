@@ -205,11 +205,7 @@ static inline uint32_t dlg_done_mark(uint64_t ticket)
 }
 
 /* dlg_wait.c: time, futexes, waiting, environment. */
-DLG_HIDDEN uint64_t dlg_now_ns(void);
-DLG_HIDDEN void dlg_cpu_relax(void);
-DLG_HIDDEN int dlg_futex_wait(_Atomic uint32_t *w, uint32_t val,
-                              uint64_t timeout_ns, int priv);
-DLG_HIDDEN void dlg_futex_wake(_Atomic uint32_t *w, int n, int priv);
+/* dlg_now_ns, dlg_cpu_relax, dlg_futex_wait/wake: public (deleg.h) */
 DLG_HIDDEN int dlg_env_policy(const char *name, dlg_policy_t dflt,
                               dlg_policy_t *out);
 DLG_HIDDEN int dlg_env_uint(const char *name, uint64_t dflt, uint64_t min,

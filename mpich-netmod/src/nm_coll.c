@@ -27,7 +27,6 @@
  * one of them moves all, so any completion order works.
  */
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -747,8 +746,8 @@ static int c_poll(void *extra, MPI_Status *st)
 {
     (void)st;
     nm_coll_progress();
-    if (!is_done(extra) && nm_turn() < 0)
-        sched_yield();
+    if (!is_done(extra))
+        nm_poll_round(0, 0);
     return MPI_SUCCESS;
 }
 

@@ -51,20 +51,19 @@ enum {
 
 /*
  * One request record, in the region's shared heap: the client fills the
- * parameters, the delegatee writes the outcome and then `done` (release),
- * waking the client with a futex when `waiting` is set.
+ * parameters, the delegatee writes the outcome and then sets the flag,
+ * waking the client when it sleeps on it.
  */
 typedef struct nm_rec {
-    _Atomic uint32_t done;    /* futex word: 0 pending, 1 complete */
-    _Atomic uint32_t waiting; /* the client sleeps on `done` */
-    uint32_t ctx;             /* communicator context id */
-    int32_t peer;             /* world rank of dest / source, -1 any */
-    int32_t tag;              /* tag, -1 any */
-    uint32_t flags;           /* NM_F_* */
-    uint64_t addr;            /* user buffer (client address space) */
-    uint64_t len;             /* bytes to send / receive capacity */
-    uint64_t arg;             /* message id (MRECV), record offset (CANCEL),
-                                 pid (HELLO) */
+    dlg_flag_t fl;  /* completion flag (libdeleg): set by the delegatee */
+    uint32_t ctx;   /* communicator context id */
+    int32_t peer;   /* world rank of dest / source, -1 any */
+    int32_t tag;    /* tag, -1 any */
+    uint32_t flags; /* NM_F_* */
+    uint64_t addr;  /* user buffer (client address space) */
+    uint64_t len;   /* bytes to send / receive capacity */
+    uint64_t arg;   /* message id (MRECV), record offset (CANCEL),
+                       pid (HELLO) */
     /* outcome */
     int32_t err;    /* MPI error class, 0 = success */
     int32_t st_src; /* world rank of the matched sender */
@@ -93,49 +92,20 @@ typedef struct {
                        delegatee's process */
 } nm_hdr_t;
 
-/* Doorbell of a delegatee, in a page of its own that its clients and the
- * other delegatees map: bump `seq` after handing it work, and wake it with
- * a futex when `sleeping` is set (it then sleeps on `seq`). */
-typedef struct {
-    /* read by the clients and the other delegatees on every ring */
-    _Atomic uint32_t seq;
-    _Atomic uint32_t sleeping;
-    /* PiP form: client threads spinning in a wait that run turns (never
-     * set in the process form); while there are any, nobody rings and the
-     * delegatee's thread naps long */
-    _Atomic uint32_t waiters;
-    _Atomic uint32_t entries; /* waits entered so far (PiP form) */
-    /* PiP form: one turn of the delegatee's work can be run by any thread
-     * of its address space (a client waiting for it): `turn` is the
-     * function's address, valid where getpid() == pid; `busy` is the lock
-     * of a turn.  A cache line of their own: the lock is taken on every
-     * turn, the line above is read by other cores on every message. */
-    _Alignas(64) _Atomic uint32_t busy;
-    /* requests posted through the rings so far: a client's turn sweeps
-     * the rings only when this moved (clients post there only when the
-     * turn is taken) */
-    _Atomic uint32_t posted;
-    /* transfers in flight (the delegatee's thread does not sleep then):
-     * a waiting client that blocked would only make that thread spin in
-     * its place, so it keeps spinning (set by every turn) */
-    _Atomic uint32_t inflight;
-    int32_t pid;
-    _Atomic uint64_t turn;
-    _Atomic uint64_t post_turn; /* the lighter turn after posting */
-    _Atomic uint64_t direct;    /* hand a send/receive over without the ring */
-    /* Claims of announced receives (NM_F_CMA): the receiving delegatee arms
-     * a word as (generation << 2).  The sending delegatee claims it with a
-     * compare-and-swap to (generation << 2) | 2 and pushes the data; the
-     * receiving one, to fill the receive itself (pull, another message,
-     * cancel), retires it with a compare-and-swap to the next generation,
-     * after which a stale claim of the sender fails. */
-    _Alignas(64) _Atomic uint32_t claim[NM_CLAIMS];
-} nm_bell_t;
-
-_Static_assert(sizeof(nm_bell_t) <= 4096, "a doorbell is one page");
-
-int nm_bell_ring(nm_bell_t *b); /* 1: not rung, a client of it spins */
-nm_bell_t *nm_bell_open(const char *spec); /* "PID:FD" */
+/* Claims of announced receives (NM_F_CMA), in the user area of the
+ * receiving delegatee's doorbell (libdeleg's dlg_bell_t, which its clients
+ * and the other delegatees map): the receiving delegatee arms a word as
+ * (generation << 2).  The sending delegatee claims it with a
+ * compare-and-swap to (generation << 2) | 2 and pushes the data; the
+ * receiving one, to fill the receive itself (pull, another message,
+ * cancel), retires it with a compare-and-swap to the next generation,
+ * after which a stale claim of the sender fails. */
+_Static_assert(NM_CLAIMS * sizeof(uint32_t) <= DLG_BELL_USER,
+               "the claim words fit a doorbell's user area");
+static inline _Atomic uint32_t *nm_claims(dlg_bell_t *b)
+{
+    return (_Atomic uint32_t *)dlg_bell_user(b);
+}
 
 /* Layout of the job (from the environment). */
 typedef struct {
@@ -217,16 +187,16 @@ int nm_post_async(unsigned op, nm_rec_t *r);
 int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy, unsigned mpi_mask);
 int nm_spin_round(unsigned k, unsigned mpi_mask); /* one round of a wait */
 uint64_t nm_rec_off(const nm_rec_t *r);
-void nm_rec_nap(nm_rec_t *r, long ns);
 /* PiP form: run a turn of our delegatee's work (the work done; -1: another
  * thread has the turn; -2: no turns, the process form) */
 int nm_turn(void);
-int nm_deleg_inflight(void); /* PiP form: our delegatee has transfers going */
-void nm_wait_enter(void);    /* PiP form: this thread spins running turns */
+/* one look of a poll function: a turn, a yield when it was not ours or
+ * every `every`-th call (dlg_poll_round) */
+int nm_poll_round(unsigned k, unsigned every);
+void nm_wait_enter(void); /* PiP form: this thread spins running turns */
 void nm_wait_leave(void);
-void nm_wait_handback(void); /* leave, and wake the delegatee's thread */
-int nm_tag_ub(void);         /* MPI_TAG_UB of the world */
-void nm_mpi_progress(void);  /* one pass of MPICH's progress engine */
+int nm_tag_ub(void);        /* MPI_TAG_UB of the world */
+void nm_mpi_progress(void); /* one pass of MPICH's progress engine */
 extern dlg_policy_t nm_policy_blocking, nm_policy_nonblocking;
 
 /* ---- point-to-point (nm_p2p.c) ---- */

@@ -10,7 +10,6 @@
  */
 #include <limits.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,7 +223,7 @@ static void bs_drain(void)
         pthread_mutex_lock(&bs_lock);
         for (nm_op_t **pp = &bs_ops; *pp;) {
             nm_op_t *op = *pp;
-            if (atomic_load_explicit(&op->rec->done, memory_order_acquire))
+            if (dlg_flag_done(&op->rec->fl))
                 bs_unlink(op); /* unlinks *pp */
             else
                 pp = &op->bs_next;
@@ -234,8 +233,7 @@ static void bs_drain(void)
         if (!busy)
             return;
         nm_mpi_progress();
-        if ((++k & 15) == 0)
-            sched_yield();
+        nm_poll_round(++k, 16);
     }
 }
 
@@ -274,8 +272,7 @@ static void op_free(nm_op_t *op)
     if (!op)
         return;
     bs_release(op);
-    if (op->rec && (op->finished ||
-                    atomic_load_explicit(&op->rec->done, memory_order_acquire)))
+    if (op->rec && (op->finished || dlg_flag_done(&op->rec->fl)))
         nm_rec_put(op->rec);
     /* else: the delegatee may still write the record: leave it alone. */
     if (op->own_type)
@@ -537,15 +534,14 @@ static int g_poll(void *extra, MPI_Status *st)
     if (op->finished)
         return MPI_SUCCESS;
     nm_coll_progress(); /* nonblocking collectives move meanwhile */
-    if (!atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
+    if (!dlg_flag_done(&op->rec->fl)) {
         if ((polls++ & 3) == 0)
             nm_mpi_progress();
         /* yield now and then: the delegatee's thread (PiP form) or a
          * delegatee process moving our transfer may need this core */
-        if (nm_turn() < 0 || (polls & 7) == 0)
-            sched_yield();
+        nm_poll_round(polls, 8);
     }
-    if (atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
+    if (dlg_flag_done(&op->rec->fl)) {
         op_finish(op);
         PMPI_Grequest_complete(op->greq);
     }
@@ -680,8 +676,7 @@ int nm_greq_running(MPI_Request h)
 int nm_greq_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     nm_op_t *op = request != MPI_REQUEST_NULL ? rq_find(request) : NULL;
-    if (op && !op->finished &&
-        atomic_load_explicit(&op->rec->done, memory_order_acquire)) {
+    if (op && !op->finished && dlg_flag_done(&op->rec->fl)) {
         op_finish(op);
         PMPI_Grequest_complete(op->greq);
     }
@@ -998,9 +993,7 @@ static int probe_loop(MPI_Comm comm, nm_comm_t *c, int source, int tag,
             return nm_error(comm, rc);
         }
         nm_mpi_progress();
-        nm_turn();
-        if ((++k & 3) == 0)
-            sched_yield();
+        nm_poll_round(++k, 4);
     }
 }
 

@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * nm_dmatch.c: the delegatee's matching engine: posted receives and
+ * unexpected messages per client, delivery into a receive (in place, from
+ * MPI, or staged), synchronous-send acknowledgements, and the messages
+ * that arrive from other delegatees.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nm_dstate.h"
+
+static int match(const nm_hdr_t *h, const nm_rec_t *r)
+{
+    return h->ctx == r->ctx && (r->peer < 0 || r->peer == h->src) &&
+           (r->tag < 0 || r->tag == h->tag);
+}
+
+static void send_ack(const nm_hdr_t *h)
+{
+    if (h->ack_d == nm_d.me) {
+        nmd_complete((nm_rec_t *)(uintptr_t)h->token);
+        return;
+    }
+    uint64_t *tok = malloc(sizeof *tok);
+    if (!tok)
+        nmd_fatal("ack", ENOMEM);
+    *tok = h->token;
+    outq_t *o = nmd_out_slot();
+    o->blk = tok;
+    PMPI_Isend(tok, (int)sizeof *tok, MPI_BYTE, h->ack_d, TAG_ACK, nm_d.dcomm,
+               &o->req);
+    nmd_ring_peer(h->ack_d);
+}
+
+void nmd_msg_free(nm_msg_t *m)
+{
+    free(m->blk);
+    if (!m->on_stack)
+        free(m);
+}
+
+/* A receive that a NM_F_CMA message could fill in place: its client,
+ * waiting, spins (it will copy the data itself) instead of sleeping. */
+int nmd_big_recv(const dclient_t *c, const nm_rec_t *r)
+{
+    return c->same && nm_lay.cma_min && !(r->flags & NM_F_INLINE) &&
+           r->len >= nm_lay.cma_min;
+}
+
+/* Take the posted receive *pp of client c off its queue. */
+nm_rec_t *nmd_unpost(dclient_t *c, nm_post_t **pp)
+{
+    nm_post_t *p = *pp;
+    nm_rec_t *r = p->rec;
+    *pp = p->next;
+    if (!*pp)
+        c->posted_tail = pp;
+    nm_d.nbig -= nmd_big_recv(c, r);
+    p->next = nm_d.post_free; /* kept for the next receive: no malloc/free */
+    nm_d.post_free = p;
+    return r;
+}
+
+/* Receive r got the payload of the message with header h (err: how the
+ * transfer went): its status, the sender's ack, done. */
+void nmd_recv_done(nm_rec_t *r, const nm_hdr_t *h, int err)
+{
+    nmd_release_rr(r);
+    r->err = err != MPI_SUCCESS ? err
+             : h->size > r->len ? MPI_ERR_TRUNCATE
+                                : MPI_SUCCESS;
+    r->st_src = h->src;
+    r->st_tag = h->tag;
+    r->st_count = h->size < r->len ? h->size : r->len;
+    r->cancelled = 0;
+    if (h->flags & NM_F_SYNC)
+        send_ack(h);
+    nmd_complete(r);
+}
+
+/* Take the payload of a split message into a buffer of ours (staging). */
+static void fetch_payload(nm_msg_t *m)
+{
+    void *nb = realloc(m->blk, sizeof(nm_hdr_t) + m->hdr.size + 1);
+    if (!nb)
+        nmd_fatal("incoming message", ENOMEM);
+    m->blk = nb;
+    m->data = (char *)nb + sizeof(nm_hdr_t);
+    if (m->hdr.flags & NM_F_CMA) {
+        if (nmd_pull_payload(m, m->data) != MPI_SUCCESS)
+            nmd_fatal("reading a message from the sender's process", EFAULT);
+    } else {
+        PMPI_Recv(m->data, (int)m->hdr.size, MPI_BYTE, m->pend_d, m->hdr.ptag,
+                  nm_d.pcomm, MPI_STATUS_IGNORE);
+    }
+    m->pend_d = -1;
+}
+
+/* A message for local client `slot` arrived: match or queue it. */
+void nmd_arrive(nm_msg_t *m)
+{
+    int slot = m->hdr.dst >= 0 && m->hdr.dst < nm_lay.world_size
+                   ? nm_d.slot_of_world[m->hdr.dst]
+                   : -1;
+    if (slot < 0) {
+        fprintf(stderr, "mpideleg: delegatee got a message for rank %d\n",
+                m->hdr.dst);
+        nmd_msg_free(m);
+        return;
+    }
+    dclient_t *c = &nm_d.cl[slot];
+    for (nm_post_t **pp = &c->posted; *pp; pp = &(*pp)->next) {
+        if (match(&m->hdr, (*pp)->rec)) {
+            nmd_deliver_to(slot, m, nmd_unpost(c, pp));
+            return;
+        }
+    }
+    if (m->borrowed) {
+        /* the sender's buffer is lent only for this call */
+        void *blk = malloc(sizeof(nm_hdr_t) + m->hdr.size + 1);
+        if (!blk)
+            nmd_fatal("unexpected message", ENOMEM);
+        memcpy(blk, &m->hdr, sizeof m->hdr);
+        memcpy((char *)blk + sizeof(nm_hdr_t), m->data, m->hdr.size);
+        free(m->blk);
+        m->blk = blk;
+        m->data = (char *)blk + sizeof(nm_hdr_t);
+        m->borrowed = 0;
+    }
+    if (m->on_stack) {
+        nm_msg_t *h = malloc(sizeof *h);
+        if (!h)
+            nmd_fatal("unexpected message", ENOMEM);
+        *h = *m;
+        h->on_stack = 0;
+        m = h;
+    }
+    m->next = NULL;
+    *c->unexp_tail = m;
+    c->unexp_tail = &m->next;
+}
+
+nm_msg_t *nmd_take_unexpected(dclient_t *c, const nm_rec_t *r, int remove)
+{
+    for (nm_msg_t **pp = &c->unexp; *pp; pp = &(*pp)->next) {
+        if (match(&(*pp)->hdr, r)) {
+            nm_msg_t *m = *pp;
+            if (remove) {
+                *pp = m->next;
+                if (!*pp)
+                    c->unexp_tail = pp;
+            }
+            return m;
+        }
+    }
+    return NULL;
+}
+
+/* Receive the payload of split message m (still in MPI, from delegatee
+ * m->pend_d) straight into the buffer of receive r of client `slot`, when
+ * that client shares our address space and the buffer holds it all (not
+ * inline); frees m.  Returns 0 (nothing done) otherwise. */
+static int recv_in_place(nm_msg_t *m, nm_rec_t *r, int slot)
+{
+    if (!nm_d.cl[slot].same || (r->flags & NM_F_INLINE) || m->hdr.size > r->len)
+        return 0;
+    if (m->hdr.flags & NM_F_CMA) {
+        nm_d.drecvs++;
+        /* the side that waits copies: a client of ours that waits (this
+         * is its CPU), or our own thread when no client of the sender
+         * spins; a client handing a receive over goes on computing, and a
+         * spinning client of the sender has a CPU to spare: it pushes */
+        int pull = nm_lay.cma_mode == NM_CMA_PULL;
+        if (nm_lay.cma_mode == NM_CMA_AUTO)
+            pull = nm_d.turn_kind == TURN_WAIT ||
+                   (nm_d.turn_kind == TURN_THREAD &&
+                    !dlg_bell_waiters(nm_d.bells[m->pend_d]));
+        if (pull) {
+            nmd_recv_done(r, &m->hdr,
+                          nmd_pull_payload(m, (void *)(uintptr_t)r->addr));
+        } else {
+            nmd_expect_push(r, &m->hdr);
+            nm_rtr_t t = {.token = m->hdr.token,
+                          .raddr = r->addr,
+                          .rtoken = (uint64_t)(uintptr_t)r,
+                          .size = m->hdr.size};
+            nmd_ctl_send(m->pend_d, TAG_RTR, &t, (int)sizeof t);
+        }
+        nmd_msg_free(m);
+        return 1;
+    }
+    nm_d.in =
+        nmd_grow(nm_d.in, &nm_d.capin, nm_d.nin, sizeof *nm_d.in, "receive");
+    inq_t *q = &nm_d.in[nm_d.nin++];
+    q->rec = r;
+    q->hdr = m->hdr;
+    PMPI_Irecv((void *)(uintptr_t)r->addr, (int)m->hdr.size, MPI_BYTE,
+               m->pend_d, m->hdr.ptag, nm_d.pcomm, &q->req);
+    nm_d.drecvs++;
+    nmd_msg_free(m);
+    return 1;
+}
+
+/* Copy message m into the receive described by r; free m. */
+void nmd_deliver_to(int slot, nm_msg_t *m, nm_rec_t *r)
+{
+    if (!nmd_claim_rr(r)) {
+        nmd_await_push(m, r);
+        return;
+    }
+    if (m->pend_d >= 0) {
+        if (recv_in_place(m, r, slot))
+            return;
+        fetch_payload(m);
+    }
+    uint64_t n = m->hdr.size < r->len ? m->hdr.size : r->len;
+    r->err = m->hdr.size > r->len ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    if (n) {
+        if (r->flags & NM_F_INLINE) {
+            memcpy(r->inl, m->data, n);
+        } else if (nm_d.cl[slot].same) {
+            memcpy((void *)(uintptr_t)r->addr, m->data, n);
+        } else {
+            struct iovec lo = {m->data, n};
+            struct iovec re = {(void *)(uintptr_t)r->addr, n};
+            ssize_t w = process_vm_writev(nm_d.cl[slot].pid, &lo, 1, &re, 1, 0);
+            if (w != (ssize_t)n)
+                r->err = MPI_ERR_BUFFER;
+        }
+    }
+    r->st_src = m->hdr.src;
+    r->st_tag = m->hdr.tag;
+    r->st_count = n;
+    r->cancelled = 0;
+    if (m->hdr.flags & NM_F_SYNC)
+        send_ack(&m->hdr);
+    nmd_complete(r);
+    nmd_msg_free(m);
+}
+
+/* A split message whose destination has a matching posted receive: let
+ * MPI write the payload straight into the receive buffer.  Returns 1 when
+ * taken. */
+static int take_direct(nm_msg_t *m)
+{
+    int slot = m->hdr.dst >= 0 && m->hdr.dst < nm_lay.world_size
+                   ? nm_d.slot_of_world[m->hdr.dst]
+                   : -1;
+    if (slot < 0 || !nm_d.cl[slot].same)
+        return 0;
+    dclient_t *c = &nm_d.cl[slot];
+    nm_post_t **pp = &c->posted;
+    while (*pp && !match(&m->hdr, (*pp)->rec))
+        pp = &(*pp)->next;
+    if (!*pp)
+        return 0;
+    nm_rec_t *r = (*pp)->rec;
+    if (!nmd_claim_rr(r)) {
+        nmd_unpost(c, pp);
+        nmd_await_push(m, r);
+        return 1;
+    }
+    if (!recv_in_place(m, r, slot))
+        return 0; /* nmd_arrive() stages it for that receive */
+    nmd_unpost(c, pp);
+    return 1;
+}
+
+/* After the last client's MPI_Finalize: payloads nobody received are
+ * taken and dropped, so that their senders' delegatees can finish. */
+void nmd_drop_pending(void)
+{
+    for (int i = 0; i < nm_d.ncl; i++)
+        for (nm_msg_t *m = nm_d.cl[i].unexp; m; m = m->next)
+            if (m->pend_d >= 0)
+                fetch_payload(m);
+}
+
+static MPI_Request in_req(int i)
+{
+    return nm_d.in[i].req;
+}
+
+int nmd_progress_recvs(void)
+{
+    if (nm_d.nin == 0)
+        return 0;
+    int done = nmd_test_all(nm_d.nin, in_req);
+    for (int k = 0; k < done; k++) {
+        inq_t *q = &nm_d.in[nm_d.tidx[k]];
+        nmd_recv_done(q->rec, &q->hdr, MPI_SUCCESS);
+        *q = nm_d.in[--nm_d.nin];
+    }
+    return done;
+}
+
+/* Receiver: the message with header h was taken in. */
+static void note_seq(const nm_hdr_t *h)
+{
+    int s = h->dst >= 0 && h->dst < nm_lay.world_size
+                ? nm_d.slot_of_world[h->dst]
+                : -1;
+    if (s >= 0 && h->src >= 0 && h->src < nm_lay.world_size)
+        *nmd_seq_at(nm_d.recv_seq, s, h->src) = h->seq;
+}
+
+int nmd_progress_incoming(int client)
+{
+    int n = 0;
+    uint64_t done0 = nm_d.completions;
+    for (;;) {
+        /* A client's turn stops once a record is complete (most likely
+         * the one it waits for: one pass of MPI's progress less on the
+         * way back to it); our own loop drains. */
+        if (client && nm_d.completions != done0)
+            return n;
+        int flag = 0, cnt = 0;
+        MPI_Message msg;
+        MPI_Status st;
+        PMPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, nm_d.dcomm, &flag, &msg, &st);
+        if (!flag)
+            return n;
+        n++;
+        PMPI_Get_count(&st, MPI_BYTE, &cnt);
+        /* a short message goes through the stack: no allocation unless it
+         * has to wait as unexpected */
+        union {
+            nm_hdr_t h;
+            char b[sizeof(nm_hdr_t) + 2 * NM_INLINE];
+        } sb;
+        int small = cnt >= (int)sizeof(nm_hdr_t) && cnt <= (int)sizeof sb;
+        void *blk = small ? (void *)&sb : malloc((size_t)cnt + 1);
+        if (!blk)
+            nmd_fatal("incoming message", ENOMEM);
+        PMPI_Mrecv(blk, cnt, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+        if (st.MPI_TAG != TAG_MSG) {
+            nmd_control(st.MPI_TAG, st.MPI_SOURCE, blk, cnt);
+            if (!small)
+                free(blk);
+            continue;
+        }
+        if (cnt < (int)sizeof(nm_hdr_t))
+            nmd_fatal("message without a header", EPROTO);
+        nm_hdr_t h; /* blk may be unaligned */
+        memcpy(&h, blk, sizeof h);
+        note_seq(&h);
+        if (small && !(h.flags & NM_F_SPLIT)) {
+            nm_msg_t sm = {.hdr = h,
+                           .data = sb.b + sizeof(nm_hdr_t),
+                           .borrowed = 1,
+                           .on_stack = 1,
+                           .pend_d = -1};
+            nmd_arrive(&sm);
+            continue;
+        }
+        if (small) {
+            void *heap = malloc((size_t)cnt + 1);
+            if (!heap)
+                nmd_fatal("incoming message", ENOMEM);
+            memcpy(heap, blk, (size_t)cnt);
+            blk = heap;
+        }
+        nm_msg_t *m = malloc(sizeof *m);
+        if (!m)
+            nmd_fatal("incoming message", ENOMEM);
+        m->hdr = h;
+        m->blk = blk;
+        m->data = (char *)blk + sizeof(nm_hdr_t);
+        m->borrowed = 0;
+        m->on_stack = 0;
+        m->pend_d = -1;
+        if (m->hdr.flags & NM_F_SPLIT) {
+            m->pend_d = st.MPI_SOURCE;
+            if (take_direct(m))
+                continue;
+            /* No receive to fill in place yet: the payload waits in MPI
+             * for one (a receive posted later takes it in place), unless
+             * the send must complete without the receiver (buffered). */
+            if (m->hdr.flags & NM_F_LOCAL)
+                fetch_payload(m);
+        }
+        nmd_arrive(m);
+    }
+}

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * nm_dstate.h: the delegatee's state and what its files share; private to
+ * nm_deleg.c (setup, loop, turns, handlers), nm_dmatch.c (matching engine,
+ * incoming messages), nm_dpay.c (payloads between processes) and
+ * nm_dsend.c (sends).
+ */
+#ifndef NM_DSTATE_H
+#define NM_DSTATE_H
+
+#include "nm_internal.h"
+
+#define NM_HIDDEN __attribute__((visibility("hidden")))
+
+/* Who runs a turn: our own thread, a client of our address space that
+ * waits for us, or one that hands an operation over (and goes on) */
+enum { TURN_THREAD, TURN_WAIT, TURN_POST };
+
+#define TAG_MSG 1
+#define TAG_ACK 2
+/* NM_F_CMA messages (PiP form, between two processes of one node) */
+#define TAG_FIN    3 /* receiver -> sender: payload taken (pulled or dropped) */
+#define TAG_RTR    4 /* receiver -> sender: push it to this address */
+#define TAG_PUSHED 5 /* sender -> receiver: pushed */
+#define TAG_RR     6 /* receiver -> sender: a receive is posted (announce) */
+
+/* TAG_RTR and TAG_PUSHED bodies */
+typedef struct {
+    uint64_t token;  /* the sender's record */
+    uint64_t raddr;  /* the receive buffer (receiver's process) */
+    uint64_t rtoken; /* the receiver's record */
+    uint64_t size;
+} nm_rtr_t;
+
+typedef struct {
+    uint64_t rtoken;
+    int32_t err;
+    int32_t pad;
+} nm_pushed_t;
+
+/* TAG_RR body: a posted receive that the next message from src to dst with
+ * this context and tag will match (none posted before it could), unless a
+ * message the receiver has not seen yet (sequence > seen) matches it
+ * first.  Also the record of such an announcement at the sender. */
+typedef struct {
+    uint32_t ctx;
+    int32_t src, dst, tag;
+    uint32_t seen; /* last sequence number from src to dst taken in */
+    int32_t slot;  /* claim word in the receiver's doorbell */
+    uint32_t gen;  /* its generation */
+    int32_t d;     /* at the sender: the receiving delegatee */
+    uint64_t raddr, rlen, rtoken;
+} nm_rr_t;
+
+/* A send of ours whose payload waits in its buffer (NM_F_CMA) for the
+ * receiver to pull it or ask for it, or for us to push it where an
+ * announcement attached to it says (has_rr). */
+typedef struct {
+    nm_rec_t *rec;
+    int d;            /* receiving delegatee */
+    int32_t src, dst; /* world ranks */
+    uint32_t ctx, seq;
+    int32_t tag;
+    int has_rr;
+    nm_rr_t rr;
+} csend_t;
+
+typedef struct nm_msg {
+    nm_hdr_t hdr;
+    char *data;   /* payload (inside blk, or borrowed) */
+    void *blk;    /* allocation to free */
+    int borrowed; /* data is the sending client's buffer (same address
+                     space): copy it before queueing as unexpected */
+    int on_stack; /* the caller's (a short message just received): copied
+                     to the heap only when it has to wait as unexpected */
+    int pend_d;   /* >= 0: a split message whose payload is still in MPI
+                     (from this delegatee, tag hdr.ptag): taken when a
+                     receive matches, straight into its buffer if it can */
+    uint64_t id;
+    struct nm_msg *next;
+} nm_msg_t;
+
+typedef struct nm_post {
+    nm_rec_t *rec;
+    struct nm_post *next;
+} nm_post_t;
+
+typedef struct {
+    int used, fin;
+    int world;
+    pid_t pid;
+    int same; /* shares our address space (PiP tasks of one root) */
+    nm_post_t *posted, **posted_tail;
+    nm_msg_t *unexp, **unexp_tail;
+} dclient_t;
+
+typedef struct pend {
+    nm_rec_t *rec;
+    int client;
+    struct pend *next;
+} pend_t;
+
+typedef struct {
+    MPI_Request req;
+    void *blk;
+    MPI_Datatype type; /* zero-copy send: header + the client's buffer */
+    nm_rec_t *rec;     /* completed with the send (zero-copy) */
+} outq_t;
+
+/* A receive filled straight from MPI (split message, same address space),
+ * or (push queue) by the sender's side with process_vm_writev. */
+typedef struct {
+    MPI_Request req;
+    nm_rec_t *rec;
+    nm_hdr_t hdr;
+} inq_t;
+
+typedef struct {
+    MPI_Comm dcomm;
+    MPI_Comm pcomm; /* payloads of split messages, tag = hdr.ptag */
+    int32_t pseq;   /* last payload tag used */
+    inq_t *in;      /* receives being filled (nin of capin) */
+    int nin, capin;
+    int me; /* dcomm rank */
+    dlg_region_t *region;
+    dlg_delegatee_t *dg;
+    dclient_t *cl;
+    int ncl, nfin;
+    int *slot_of_world; /* world rank -> client slot or -1 */
+    pend_t *pend, **pend_tail;
+    outq_t *out;
+    int nout, capout;
+    nm_msg_t *matched; /* messages taken by MPI_Mprobe */
+    uint64_t sleeps;
+    uint64_t completions;    /* records completed so far */
+    uint64_t zsends, drecvs; /* sends without a copy, receives in place */
+    uint64_t next_id;
+    int idle_adaptive;
+    atomic_int more;       /* the loop goes on (set by every turn) */
+    atomic_int may_sleep;  /* nothing in flight (set by every turn) */
+    atomic_int sends_only; /* only sends in flight (set by every turn) */
+    int any_same;          /* some client shares our address space */
+    uint32_t posted_seen;  /* bell->posted when the rings were last empty */
+    inq_t *push;           /* receives the senders were asked to push */
+    int npush, cappush;
+    csend_t *cs; /* our NM_F_CMA sends not yet taken */
+    int ncs, capcs;
+    int nattached; /* of them, with an announcement to push to */
+    nm_rr_t *rr;   /* announcements not yet attached to a send */
+    int nrr, caprr;
+    uint32_t *sent_seq;   /* [client slot * world size + dst world rank] */
+    uint32_t *recv_seq;   /* [client slot * world size + src world rank] */
+    int nbig;             /* posted receives nmd_big_recv() */
+    nm_post_t *post_free; /* unused entries of the posted queues */
+    int *cma;             /* per delegatee: NM_F_CMA both ways */
+    int turn_kind;        /* who runs this turn (TURN_*) */
+    nm_rec_t *own;        /* the record deleg_direct hands over */
+    char *base;           /* dlg_region_base(region) */
+    uint64_t pulls, pushes, announced;
+    uint64_t *peer_seen; /* per delegatee: tick when it had a spinning
+                            client (PiP form) */
+    MPI_Request *treq;   /* scratch of nmd_test_all() */
+    int *tidx, captest;
+    MPI_Status *tst;
+    dlg_bell_t *bell;   /* ours */
+    dlg_bell_t **bells; /* every delegatee's, by dcomm rank */
+    /* last: out of the way of the fields every message uses */
+    uint32_t claim_gen[NM_CLAIMS]; /* our claim words: generations */
+    int claim_free[NM_CLAIMS], nclaim_free;
+} nm_dstate_t;
+
+/* the one delegatee of this process */
+extern nm_dstate_t nm_d NM_HIDDEN;
+
+/* ---- nm_deleg.c: completion, errors, tables, the clients' operations ---- */
+NM_HIDDEN void nmd_complete(nm_rec_t *r);
+NM_HIDDEN void nmd_fatal(const char *what, int err);
+NM_HIDDEN void *nmd_grow(void *a, int *cap, int n, size_t size,
+                         const char *what);
+NM_HIDDEN outq_t *nmd_out_slot(void);
+
+/* ---- nm_dmatch.c: matching engine, incoming messages ---- */
+NM_HIDDEN void nmd_msg_free(nm_msg_t *m);
+NM_HIDDEN int nmd_big_recv(const dclient_t *c, const nm_rec_t *r);
+NM_HIDDEN nm_rec_t *nmd_unpost(dclient_t *c, nm_post_t **pp);
+NM_HIDDEN void nmd_deliver_to(int slot, nm_msg_t *m, nm_rec_t *r);
+NM_HIDDEN void nmd_arrive(nm_msg_t *m);
+NM_HIDDEN nm_msg_t *nmd_take_unexpected(dclient_t *c, const nm_rec_t *r,
+                                        int remove);
+NM_HIDDEN void nmd_recv_done(nm_rec_t *r, const nm_hdr_t *h, int err);
+NM_HIDDEN void nmd_drop_pending(void);
+NM_HIDDEN int nmd_progress_recvs(void);
+NM_HIDDEN int nmd_progress_incoming(int client);
+
+/* ---- nm_dpay.c: payloads between processes, peers' doorbells ---- */
+NM_HIDDEN void nmd_ring_peer(int d);
+NM_HIDDEN void nmd_ctl_send(int d, int tag, const void *buf, int n);
+NM_HIDDEN int nmd_cma_copy(pid_t pid, void *local, uint64_t remote, uint64_t n,
+                           int write);
+NM_HIDDEN int nmd_pull_payload(const nm_msg_t *m, void *to);
+NM_HIDDEN void nmd_expect_push(nm_rec_t *r, const nm_hdr_t *h);
+NM_HIDDEN void nmd_release_rr(nm_rec_t *r);
+NM_HIDDEN int nmd_claim_rr(nm_rec_t *r);
+NM_HIDDEN void nmd_await_push(nm_msg_t *m, nm_rec_t *r);
+NM_HIDDEN uint32_t *nmd_seq_at(uint32_t *tab, int slot, int world);
+NM_HIDDEN int nmd_take_rr(int32_t src, int32_t dst, uint32_t ctx, int32_t tag,
+                          nm_rr_t *out);
+NM_HIDDEN int nmd_try_push(void);
+NM_HIDDEN void nmd_send_zero_copy(nm_rec_t *r, nm_hdr_t *h, int dst_d,
+                                  const nm_rr_t *a);
+NM_HIDDEN void nmd_control(int tag, int d, const void *b, int n);
+NM_HIDDEN void nmd_announce(int slot, nm_rec_t *r);
+NM_HIDDEN void nmd_cma_setup(int nd);
+
+/* ---- nm_dsend.c: sends ---- */
+NM_HIDDEN void nmd_do_send(pend_t *p);
+NM_HIDDEN int nmd_test_all(int n, MPI_Request (*get)(int i));
+NM_HIDDEN int nmd_progress_sends(void);
+NM_HIDDEN void nmd_hand_send(int slot, nm_rec_t *r);
+NM_HIDDEN void nmd_hand_recv(int slot, nm_rec_t *r);
+
+#endif /* NM_DSTATE_H */
