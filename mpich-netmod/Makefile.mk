@@ -21,6 +21,7 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/DESIGN.md \
 	mpich-netmod/tests/test_netmod_pc.sh \
 	mpich-netmod/tests/test_netmod_conform.sh \
 	mpich-netmod/tests/test_netmod_mpich_dirs.sh \
+	mpich-netmod/tests/check_netmod_apps.sh \
 	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp \
 	mpich-netmod/bench/run-user-bench.sh mpich-netmod/bench/np-plot.gp \
 	mpich-netmod/bench/RESULTS.md mpich-netmod/bench/np-2026-11-27.svg \
@@ -231,5 +232,14 @@ bench-netmod-coll: mpich-netmod/bench/nm_coll_bench mpich-netmod/libmpideleg.la
 	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench
 BENCH_TARGETS += bench-netmod-coll
 CLEANFILES += mpich-netmod/bench/results/*.csv mpich-netmod/bench/results/*.svg
+
+# make check-long: NetPIPE and ScaLAPACK's test programs, unmodified,
+# preloaded against direct (skipped when neither is installed).
+CHECK_LONG_TARGETS += netmod-check-apps
+netmod-check-apps: mpich-netmod/libmpideleg.la test/mpi-run
+	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+	MPI_RUN='$(abs_top_builddir)/test/mpi-run' \
+	$(SHELL) $(top_srcdir)/mpich-netmod/tests/check_netmod_apps.sh; \
+	rc=$$?; [ $$rc -eq 77 ] || exit $$rc
 endif
-.PHONY: bench-netmod bench-netmod-coll
+.PHONY: bench-netmod bench-netmod-coll netmod-check-apps
