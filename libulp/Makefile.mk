@@ -115,7 +115,12 @@ ULP_TESTS_NOFSGS = libulp/tests/test_ulp_switch.nofsgs \
 	libulp/tests/test_ulp_sync.nofsgs libulp/tests/test_ulp_couple.nofsgs \
 	libulp/tests/test_ulp_task.nofsgs libulp/tests/test_ulp_guard.nofsgs
 check_PROGRAMS += libulp/tests/test_ulp_switch $(ULP_TESTS)
+if HOST_AARCH64
+# One thread-pointer method (TPIDR_EL0): each program runs once.
+TESTS += libulp/tests/test_ulp_switch $(ULP_TESTS)
+else
 TESTS += $(ULP_TESTS_BY_METHOD) $(ULP_TESTS) $(ULP_TESTS_NOFSGS)
+endif
 CLEANFILES += $(ULP_TESTS_BY_METHOD) $(ULP_TESTS_NOFSGS)
 libulp/tests/test_ulp_switch.wrfsbase: libulp/tests/test_ulp_switch
 	$(AM_V_GEN)rm -f $@ && \

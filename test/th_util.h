@@ -29,7 +29,10 @@ char *th_sibling_path(const char *name);
  * own process group; after timeout_s seconds (<= 0: no limit) the whole group
  * is sent SIGKILL and -ETIMEDOUT is returned (the status is still stored).
  * *status receives the waitpid() status.  Returns 0 when the command ran to
- * completion, or a negative errno value.
+ * completion, or a negative errno value.  TH_EXEC_WRAPPER, when set, is a
+ * command (words split at blanks) put in front of argv: an emulator such
+ * as `qemu-aarch64 -L /usr/aarch64-linux-gnu` that runs the test's helper
+ * programs where the kernel cannot (make check-aarch64).
  */
 int th_run(char *const argv[], char *const env_add[], int timeout_s,
            int *status, char **out, char **err);
