@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +221,67 @@ fail:
         }
     }
     return rc;
+}
+
+static void *th_robust_owner(void *m)
+{
+    (void)pthread_mutex_lock(m);
+    return NULL; /* ends holding it */
+}
+
+int th_robust_refused(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutex_t m;
+    pthread_t th;
+    int rc = pthread_mutexattr_init(&a);
+    if (rc == 0)
+        rc = pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    if (rc == 0)
+        rc = pthread_mutex_init(&m, &a);
+    (void)pthread_mutexattr_destroy(&a);
+    if (rc != 0)
+        return rc;
+    rc = pthread_create(&th, NULL, th_robust_owner, &m);
+    if (rc == 0)
+        rc = pthread_join(th, NULL);
+    if (rc == 0) {
+        rc = pthread_mutex_trylock(&m);
+        if (rc == EOWNERDEAD) {
+            (void)pthread_mutex_consistent(&m);
+            (void)pthread_mutex_unlock(&m);
+            rc = 0;
+        } else {
+            if (rc == 0)
+                (void)pthread_mutex_unlock(&m);
+            rc = ENOSYS;
+        }
+    }
+    (void)pthread_mutex_destroy(&m);
+    return rc;
+}
+
+static int th_clone_child(void *arg)
+{
+    (void)arg;
+    return 0;
+}
+
+int th_clone_vm_refused(void)
+{
+    size_t sz = 64 * 1024;
+    char *stack = malloc(sz);
+    if (stack == NULL)
+        return ENOMEM;
+    int st = 0, err = 0;
+    pid_t pid = clone(th_clone_child, stack + sz, CLONE_VM | SIGCHLD, NULL);
+    if (pid < 0)
+        err = errno;
+    else
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+    free(stack);
+    return err;
 }
 
 int th_cma_refused(int child_writes_parent)

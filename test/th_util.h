@@ -49,6 +49,20 @@ int th_count(const char *haystack, const char *needle);
  * errno of the refusal.  TH_TEST_NO_CMA=1 makes it answer EPERM (to try a
  * test's skip path on a machine that permits it).
  */
+/*
+ * Does the kernel release a robust mutex whose owner thread ended
+ * (pthread_mutex_trylock gives EOWNERDEAD)?  Returns 0 if so, else a
+ * positive errno: qemu-user, for one, has no set_robust_list, and dead
+ * owners then stay owners.
+ */
+int th_robust_refused(void);
+
+/*
+ * Can this process clone(CLONE_VM) a child that is not a thread (libpip's
+ * process mode)?  Returns 0 if so, else a positive errno: qemu-user
+ * refuses it with EINVAL.
+ */
+int th_clone_vm_refused(void);
 int th_cma_refused(int child_writes_parent);
 
 #endif /* TH_UTIL_H */
