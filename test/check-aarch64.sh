@@ -14,7 +14,7 @@
 # automake's format; the last line is "N passed, N failed, N skipped".
 #
 # Environment: QEMU_LD_PREFIX (sysroot, default /usr/aarch64-linux-gnu),
-# CHECK_AARCH64_TIMEOUT (seconds per test program, default 900).
+# CHECK_AARCH64_TIMEOUT (seconds per test program, default 600).
 set -u
 probe=no
 [ "${1:-}" = --probe ] && probe=yes
@@ -24,7 +24,7 @@ dist=${3:-$src}
 host=aarch64-linux-gnu
 sysroot=${QEMU_LD_PREFIX:-/usr/$host}
 pcdir=/usr/lib/$host/pkgconfig
-tmo=${CHECK_AARCH64_TIMEOUT:-900}
+tmo=${CHECK_AARCH64_TIMEOUT:-600}
 
 skip() {
     echo "check-aarch64: SKIP: $*"
@@ -73,9 +73,11 @@ run() {
     shift
     log=$build/$name.log
     rm -f "$log" "$build/$name.trs"
+    t0=$(date +%s)
     (cd "$build" && env TH_EXEC_WRAPPER="$qemu" abs_top_builddir="$build" \
         abs_top_srcdir="$dist" "$@" >"$log" 2>&1)
     rc=$?
+    secs=$(($(date +%s) - t0))
     case $rc in
     0) res=PASS pass=$((pass + 1)) ;;
     77) res=SKIP nskip=$((nskip + 1)) ;;
@@ -84,7 +86,7 @@ run() {
     printf ':test-result: %s\n:global-test-result: %s\n:recheck: %s\n:copy-in-global-log: %s\n' \
         "$res" "$res" "$([ $res = FAIL ] && echo yes || echo no)" \
         "$([ $res = PASS ] && echo no || echo yes)" >"$build/$name.trs"
-    echo "$res: $name (exit $rc)"
+    echo "$res: $name (exit $rc, ${secs}s)"
     [ $res = FAIL ] && tail -n 20 "$log"
     return 0
 }
@@ -110,13 +112,10 @@ echo "check-aarch64: delegation"
 for t in core multi proc place ranktab stress pip; do
     prog delegation/tests/test_delegation_$t
 done
-echo "check-aarch64: spare"
-for t in topo map load closed; do
+echo "check-aarch64: spare (not test_spare_closed, an exhaustive search of" \
+    "about 10 minutes under the emulator, nor the spare-sim command line)"
+for t in topo map load; do
     prog spare/tests/test_spare_$t
 done
-if [ -x "$build/spare/spare-sim" ]; then
-    run spare/tests/test_spare_golden.aarch64 \
-        timeout "$tmo" sh "$dist/spare/tests/test_spare_golden.sh"
-fi
 echo "check-aarch64: $pass passed, $fail failed, $nskip skipped"
 [ $fail -eq 0 ]

@@ -9,8 +9,6 @@ top_build=${abs_top_builddir:-$top_src}
 sim=$top_build/spare/spare-sim
 dir=$top_src/spare/scenarios
 [ -x "$sim" ] || { echo "spare-sim not built: $sim"; exit 99; }
-# TH_EXEC_WRAPPER: an emulator that runs spare-sim (make check-aarch64).
-run=${TH_EXEC_WRAPPER:-}
 fail=0
 n=0
 tmp=$(mktemp -d) || exit 99
@@ -18,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 for scn in "$dir"/*.scn; do
     name=$(basename "$scn" .scn)
     n=$((n + 1))
-    if ! $run "$sim" --scenario "$scn" >"$tmp/$name.out" 2>"$tmp/$name.err"; then
+    if ! "$sim" --scenario "$scn" >"$tmp/$name.out" 2>"$tmp/$name.err"; then
         echo "FAIL $name: exit status $? ($(cat "$tmp/$name.err"))"
         fail=1
     elif ! diff -u "$dir/$name.expected" "$tmp/$name.out"; then
@@ -34,7 +32,7 @@ done
 bad() {
     want=$1
     shift
-    $run "$sim" "$@" >/dev/null 2>"$tmp/err"
+    "$sim" "$@" >/dev/null 2>"$tmp/err"
     st=$?
     lines=$(wc -l <"$tmp/err")
     if [ "$st" -ne "$want" ] || [ "$lines" -ne 1 ]; then
@@ -80,7 +78,7 @@ bad 1 --scenario "$tmp/b5.scn"
 bad 1 -d 6x6 -a '2D(1,1)' -f 1 -q -o /nonexistent/dir/x.csv
 
 # A small exhaustive run writes the table header and one row per count.
-if $run "$sim" -d 6x5 -a '2D(1,1)' -m 0D -m 1D -f 2 -q >"$tmp/t.csv" 2>"$tmp/t.err"; then
+if "$sim" -d 6x5 -a '2D(1,1)' -m 0D -m 1D -f 2 -q >"$tmp/t.csv" 2>"$tmp/t.err"; then
     rows=$(grep -c '^[01]D,' "$tmp/t.csv")
     if [ "$rows" -eq 6 ] && grep -q '^method,failures,cases,unrecoverable,worst,average,best$' "$tmp/t.csv"; then
         echo "ok csv table"
@@ -102,9 +100,9 @@ roundtrip() { # NAME [F] -- spare-sim arguments
     name=$1 f=$2
     shift 3
     if [ -n "$f" ]; then set -- "$@" --export-failures "$f"; fi
-    if ! $run "$sim" "$@" -q -o "$tmp/$name.csv" --export-worst "$tmp/$name.scn" \
+    if ! "$sim" "$@" -q -o "$tmp/$name.csv" --export-worst "$tmp/$name.scn" \
         2>"$tmp/$name.err" ||
-        ! $run "$sim" --scenario "$tmp/$name.scn" >"$tmp/$name.out" 2>>"$tmp/$name.err"; then
+        ! "$sim" --scenario "$tmp/$name.scn" >"$tmp/$name.out" 2>>"$tmp/$name.err"; then
         echo "FAIL export $name: $(cat "$tmp/$name.err")"
         fail=1
         return
@@ -132,7 +130,7 @@ roundtrip torus 5 -- -d 10tx6t -a '2D(1,1)' -m 0D --periodic -M random -n 200 \
 [ "$(worst_of "$tmp/sets0d.csv" 4)" = 9 ] || { echo "FAIL 13x5 F=4 is not 9"; fail=1; }
 
 # The link-load map of a scenario is an SVG with one line per drawn link.
-if $run "$sim" --scenario "$dir/0d-fig6-right-paper.scn" --load-svg "$tmp/map.svg" \
+if "$sim" --scenario "$dir/0d-fig6-right-paper.scn" --load-svg "$tmp/map.svg" \
     >/dev/null 2>"$tmp/map.err" && grep -q '^<svg ' "$tmp/map.svg" &&
     [ "$(grep -c '<line ' "$tmp/map.svg")" -ge $((2 * (16 * 12 + 17 * 11))) ] &&
     grep -q '>24</text>' "$tmp/map.svg"; then
