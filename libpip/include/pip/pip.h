@@ -33,8 +33,9 @@
  *
  * THREAD-LOCAL STORAGE
  *   A program built as a plain PIE (`cc -fPIE -pie -rdynamic`) reaches its
- *   __thread variables at a fixed offset below the thread pointer (the
- *   local-exec model).  libpip makes this work by copying the task's TLS
+ *   __thread variables at a fixed offset from the thread pointer (the
+ *   local-exec model: below it on x86-64, after the 16-byte TCB on
+ *   aarch64).  libpip makes this work by copying the task's TLS
  *   initialisation image into the root executable's own TLS block at task
  *   start; the root (pip-exec does) must therefore reserve enough static
  *   TLS of its own.  A task whose TLS does not fit is refused with
