@@ -40,14 +40,15 @@ command -v qemu-aarch64 >/dev/null 2>&1 ||
 command -v timeout >/dev/null 2>&1 || skip "timeout not found (coreutils)"
 [ $probe = yes ] && exit 0
 
+mkdir -p "$out/build" || exit 99
+build=$(cd "$out/build" && pwd)
 # The loader comes from the sysroot (-L); the libc must be the same glibc
 # build, so the sysroot's lib comes first (a multiarch libc6:arm64 would
 # otherwise be found through ld.so.cache).  Other arm64 libraries (cmocka,
-# hwloc) come from the multiarch directories.
-qemu="qemu-aarch64 -L $sysroot -E LD_LIBRARY_PATH=$sysroot/lib"
-
-mkdir -p "$out/build" || exit 99
-build=$(cd "$out/build" && pwd)
+# hwloc) come from the multiarch directories.  libpip's .libs is for
+# pip-exec, run as its real binary (libtool's wrapper is a shell script,
+# which the emulator cannot start).
+qemu="qemu-aarch64 -L $sysroot -E LD_LIBRARY_PATH=$sysroot/lib:$build/libpip/.libs"
 jobs=$(nproc 2>/dev/null || echo 2)
 echo "check-aarch64: configuring for $host in $build"
 (cd "$build" &&
@@ -75,7 +76,8 @@ run() {
     rm -f "$log" "$build/$name.trs"
     t0=$(date +%s)
     (cd "$build" && env TH_EXEC_WRAPPER="$qemu" abs_top_builddir="$build" \
-        abs_top_srcdir="$dist" "$@" >"$log" 2>&1)
+        abs_top_srcdir="$dist" PIP_EXEC="$build/libpip/.libs/pip-exec" \
+        "$@" >"$log" 2>&1)
     rc=$?
     secs=$(($(date +%s) - t0))
     case $rc in
