@@ -43,6 +43,28 @@ if [ -n "$missing" ]; then
     apt-get install -y --no-install-recommends $missing
 fi
 
+# check on x86-64 also runs `make check-aarch64` (cross-build, tests under
+# qemu-user): its tools are installed here, best effort (it skips in one
+# line without them).
+if [ "$what" = check ] && [ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ]; then
+    cross_missing=
+    for p in gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user \
+        libcmocka-dev:arm64 libhwloc-dev:arm64; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+            cross_missing="$cross_missing $p"
+    done
+    if [ -n "$cross_missing" ] && [ "$(id -u)" -eq 0 ]; then
+        echo "quickstart: installing for make check-aarch64:$cross_missing"
+        export DEBIAN_FRONTEND=noninteractive
+        { dpkg --print-foreign-architectures | grep -qx arm64 ||
+            dpkg --add-architecture arm64; } &&
+            apt-get update &&
+            # shellcheck disable=SC2086
+            apt-get install -y --no-install-recommends $cross_missing ||
+            echo "quickstart: could not install them: make check-aarch64 will skip"
+    fi
+fi
+
 jobs=$(nproc 2>/dev/null || echo 2)
 if [ ! -x configure ] || [ configure.ac -nt configure ]; then
     ./autogen.sh
@@ -60,6 +82,7 @@ demo)
 check)
     status=0
     make -j"$jobs" check || status=$?
+    make check-aarch64 || status=$?
     # The summary of every test, and the logs of those that did not pass.
     for log in $(find . -name '*.log' ! -name config.log ! -name test-suite.log | sort); do
         trs=${log%.log}.trs

@@ -72,7 +72,8 @@ DLG_TESTS = \
 	delegation/tests/test_delegation_multi \
 	delegation/tests/test_delegation_proc \
 	delegation/tests/test_delegation_place \
-	delegation/tests/test_delegation_ranktab
+	delegation/tests/test_delegation_ranktab \
+	delegation/tests/test_delegation_stress
 check_PROGRAMS += $(DLG_TESTS)
 TESTS += $(DLG_TESTS) delegation/tests/test_delegation_onecore.sh
 # The case that needs cross memory attach, as an entry of its own that
@@ -104,6 +105,10 @@ delegation_tests_test_delegation_place_CPPFLAGS = $(DLG_TEST_CPPFLAGS) $(HWLOC_C
 delegation_tests_test_delegation_place_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 delegation_tests_test_delegation_place_LDADD = $(DLG_TEST_LDADD)
 delegation_tests_test_delegation_place_LDFLAGS = $(AM_LDFLAGS) -no-install
+delegation_tests_test_delegation_stress_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
+delegation_tests_test_delegation_stress_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+delegation_tests_test_delegation_stress_LDADD = $(DLG_TEST_LDADD)
+delegation_tests_test_delegation_stress_LDFLAGS = $(AM_LDFLAGS) -no-install
 delegation_tests_test_delegation_ranktab_CPPFLAGS = $(DLG_TEST_CPPFLAGS)
 delegation_tests_test_delegation_ranktab_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 delegation_tests_test_delegation_ranktab_LDADD = $(DLG_TEST_LDADD)

@@ -5,7 +5,9 @@ ULP_MAN_PAGES = libulp/man/libulp.7.md libulp/man/ulp_spawn.3.md \
 	libulp/man/ulp_yield.3.md libulp/man/ulp_couple.3.md \
 	libulp/man/ulp_mutex_lock.3.md
 EXTRA_DIST += libulp/ulp.pc.in libulp/README.md libulp/DESIGN.md libulp/bench/RESULTS.md \
-	$(ULP_MAN_PAGES)
+	$(ULP_MAN_PAGES) libulp/src/arch/x86_64/ulp_arch.h \
+	libulp/src/arch/x86_64/ulp_arch.c libulp/src/arch/x86_64/ulp_switch.c \
+	libulp/src/arch/aarch64/ulp_arch.h libulp/src/arch/aarch64/ulp_switch.c
 FORMAT_FILES += libulp/include/ulp.h $(ULP_LIB_SOURCES) \
 	libulp/tests/ut_util.h libulp/tests/test_ulp_switch.c \
 	libulp/tests/test_ulp_sync.c libulp/tests/test_ulp_couple.c \
@@ -26,16 +28,25 @@ ULP_LIB_SOURCES = \
 	libulp/src/ulp_core.c \
 	libulp/src/ulp_sched.c \
 	libulp/src/ulp_sync.c \
-	libulp/src/ulp_tls.c \
-	libulp/src/arch/x86_64/ulp_arch.h \
+	libulp/src/ulp_tls.c
+# One port per architecture (the other's files are still distributed).
+if HOST_AARCH64
+ULP_ARCH_SOURCES = libulp/src/arch/aarch64/ulp_arch.h \
+	libulp/src/arch/aarch64/ulp_switch.c
+# TLS descriptors are aarch64's default dialect.
+ULP_TLS_DIALECT =
+else
+ULP_ARCH_SOURCES = libulp/src/arch/x86_64/ulp_arch.h \
 	libulp/src/arch/x86_64/ulp_arch.c \
 	libulp/src/arch/x86_64/ulp_switch.c
-lib_LTLIBRARIES += libulp/libulp.la
-libulp_libulp_la_SOURCES = $(ULP_LIB_SOURCES)
-libulp_libulp_la_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS) -I$(top_srcdir)/libulp/src
 # TLS descriptors: ulp_self_ (read at every switch) without a call to
-# __tls_get_addr; x86-64, like the rest of this build for now.
-libulp_libulp_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -mtls-dialect=gnu2
+# __tls_get_addr.
+ULP_TLS_DIALECT = -mtls-dialect=gnu2
+endif
+lib_LTLIBRARIES += libulp/libulp.la
+libulp_libulp_la_SOURCES = $(ULP_LIB_SOURCES) $(ULP_ARCH_SOURCES)
+libulp_libulp_la_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS) -I$(top_srcdir)/libulp/src
+libulp_libulp_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(ULP_TLS_DIALECT)
 libulp_libulp_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 libulp_libulp_la_LIBADD = common/libpvaslog.la libpip/libpip.la -lpthread
 ulpincludedir = $(includedir)
@@ -43,6 +54,9 @@ ulpinclude_HEADERS = libulp/include/ulp.h
 pkgconfig_DATA += libulp/ulp.pc
 
 # --- benchmarks: make bench-ulp ------------------------------------------------
+# ulp_bench_switch compares the x86-64 thread-pointer methods (wrfsbase,
+# arch_prctl, copy): x86-64 only.
+if !HOST_AARCH64
 noinst_PROGRAMS += libulp/bench/ulp_bench_switch libulp/bench/ulp_bench_task
 libulp_bench_ulp_bench_switch_SOURCES = libulp/bench/ulp_bench_switch.c \
 	libulp/bench/ulp_bench_task.h
@@ -57,17 +71,23 @@ libulp_bench_ulp_bench_task_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS)
 libulp_bench_ulp_bench_task_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -O2 -fPIE
 libulp_bench_ulp_bench_task_LDFLAGS = -pie -rdynamic -no-install
 libulp_bench_ulp_bench_task_LDADD = libulp/libulp.la libpip/libpip.la
+endif
 noinst_PROGRAMS += libulp/bench/ulp_bench_oversub
 libulp_bench_ulp_bench_oversub_SOURCES = libulp/bench/ulp_bench_oversub.c
 libulp_bench_ulp_bench_oversub_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS)
 libulp_bench_ulp_bench_oversub_LDFLAGS = $(AM_LDFLAGS) -no-install
 libulp_bench_ulp_bench_oversub_LDADD = libulp/libulp.la libpip/libpip.la -lpthread
 BENCH_TARGETS += bench-ulp bench-ulp-oversub
+if HOST_AARCH64
+bench-ulp:
+	@echo "bench-ulp: compares x86-64 thread-pointer methods; skipped on aarch64"
+else
 bench-ulp: libulp/bench/ulp_bench_switch libulp/bench/ulp_bench_task
 	$(top_builddir)/libulp/bench/ulp_bench_switch \
 	    --task $(abs_top_builddir)/libulp/bench/ulp_bench_task \
 	    --csv $(top_builddir)/libulp/bench/ulp_bench_switch.csv \
 	    --plot $(top_builddir)/libulp/bench/ulp_bench_switch.svg
+endif
 bench-ulp-oversub: libulp/bench/ulp_bench_oversub
 	$(top_builddir)/libulp/bench/ulp_bench_oversub \
 	    --csv $(top_builddir)/libulp/bench/ulp_bench_oversub.csv
@@ -96,7 +116,12 @@ ULP_TESTS_NOFSGS = libulp/tests/test_ulp_switch.nofsgs \
 	libulp/tests/test_ulp_sync.nofsgs libulp/tests/test_ulp_couple.nofsgs \
 	libulp/tests/test_ulp_task.nofsgs libulp/tests/test_ulp_guard.nofsgs
 check_PROGRAMS += libulp/tests/test_ulp_switch $(ULP_TESTS)
+if HOST_AARCH64
+# One thread-pointer method (TPIDR_EL0): each program runs once.
+TESTS += libulp/tests/test_ulp_switch $(ULP_TESTS)
+else
 TESTS += $(ULP_TESTS_BY_METHOD) $(ULP_TESTS) $(ULP_TESTS_NOFSGS)
+endif
 CLEANFILES += $(ULP_TESTS_BY_METHOD) $(ULP_TESTS_NOFSGS)
 libulp/tests/test_ulp_switch.wrfsbase: libulp/tests/test_ulp_switch
 	$(AM_V_GEN)rm -f $@ && \

@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +103,25 @@ static void th_child(char *const argv[], char *const env_add[], int pout[2],
     close(perr[1]);
     for (int i = 0; env_add != NULL && env_add[i] != NULL; i++)
         putenv(env_add[i]);
+    const char *wrap = getenv("TH_EXEC_WRAPPER");
+    if (wrap != NULL && *wrap != '\0') {
+        char *words = strdup(wrap);
+        size_t n = 0;
+        while (argv[n] != NULL)
+            n++;
+        char **full = calloc(n + strlen(wrap) / 2 + 2, sizeof(char *));
+        if (words == NULL || full == NULL)
+            _exit(127);
+        size_t k = 0;
+        for (char *w = strtok(words, " \t"); w != NULL; w = strtok(NULL, " \t"))
+            full[k++] = w;
+        for (size_t i = 0; i <= n; i++)
+            full[k++] = argv[i];
+        execvp(full[0], full);
+        fprintf(stderr, "th_run: cannot execute %s: %s\n", full[0],
+                strerror(errno));
+        _exit(127);
+    }
     execvp(argv[0], argv);
     fprintf(stderr, "th_run: cannot execute %s: %s\n", argv[0],
             strerror(errno));
@@ -200,6 +221,67 @@ fail:
         }
     }
     return rc;
+}
+
+static void *th_robust_owner(void *m)
+{
+    (void)pthread_mutex_lock(m);
+    return NULL; /* ends holding it */
+}
+
+int th_robust_refused(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutex_t m;
+    pthread_t th;
+    int rc = pthread_mutexattr_init(&a);
+    if (rc == 0)
+        rc = pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    if (rc == 0)
+        rc = pthread_mutex_init(&m, &a);
+    (void)pthread_mutexattr_destroy(&a);
+    if (rc != 0)
+        return rc;
+    rc = pthread_create(&th, NULL, th_robust_owner, &m);
+    if (rc == 0)
+        rc = pthread_join(th, NULL);
+    if (rc == 0) {
+        rc = pthread_mutex_trylock(&m);
+        if (rc == EOWNERDEAD) {
+            (void)pthread_mutex_consistent(&m);
+            (void)pthread_mutex_unlock(&m);
+            rc = 0;
+        } else {
+            if (rc == 0)
+                (void)pthread_mutex_unlock(&m);
+            rc = ENOSYS;
+        }
+    }
+    (void)pthread_mutex_destroy(&m);
+    return rc;
+}
+
+static int th_clone_child(void *arg)
+{
+    (void)arg;
+    return 0;
+}
+
+int th_clone_vm_refused(void)
+{
+    size_t sz = 64 * 1024;
+    char *stack = malloc(sz);
+    if (stack == NULL)
+        return ENOMEM;
+    int st = 0, err = 0;
+    pid_t pid = clone(th_clone_child, stack + sz, CLONE_VM | SIGCHLD, NULL);
+    if (pid < 0)
+        err = errno;
+    else
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+    free(stack);
+    return err;
 }
 
 int th_cma_refused(int child_writes_parent)

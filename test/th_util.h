@@ -29,7 +29,10 @@ char *th_sibling_path(const char *name);
  * own process group; after timeout_s seconds (<= 0: no limit) the whole group
  * is sent SIGKILL and -ETIMEDOUT is returned (the status is still stored).
  * *status receives the waitpid() status.  Returns 0 when the command ran to
- * completion, or a negative errno value.
+ * completion, or a negative errno value.  TH_EXEC_WRAPPER, when set, is a
+ * command (words split at blanks) put in front of argv: an emulator such
+ * as `qemu-aarch64 -L /usr/aarch64-linux-gnu` that runs the test's helper
+ * programs where the kernel cannot (make check-aarch64).
  */
 int th_run(char *const argv[], char *const env_add[], int timeout_s,
            int *status, char **out, char **err);
@@ -46,6 +49,20 @@ int th_count(const char *haystack, const char *needle);
  * errno of the refusal.  TH_TEST_NO_CMA=1 makes it answer EPERM (to try a
  * test's skip path on a machine that permits it).
  */
+/*
+ * Does the kernel release a robust mutex whose owner thread ended
+ * (pthread_mutex_trylock gives EOWNERDEAD)?  Returns 0 if so, else a
+ * positive errno: qemu-user, for one, has no set_robust_list, and dead
+ * owners then stay owners.
+ */
+int th_robust_refused(void);
+
+/*
+ * Can this process clone(CLONE_VM) a child that is not a thread (libpip's
+ * process mode)?  Returns 0 if so, else a positive errno: qemu-user
+ * refuses it with EINVAL.
+ */
+int th_clone_vm_refused(void);
 int th_cma_refused(int child_writes_parent);
 
 #endif /* TH_UTIL_H */

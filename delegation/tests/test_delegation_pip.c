@@ -294,6 +294,11 @@ static void run_killed(void)
 static void process_mode_killed_task_is_detected(void **state)
 {
     (void)state;
+    if (th_clone_vm_refused()) {
+        print_message("SKIP: clone(CLONE_VM) without CLONE_THREAD refused "
+                      "(qemu-user): no process mode here\n");
+        skip();
+    }
     run_killed();
 }
 
@@ -322,12 +327,22 @@ static void run_case(uint32_t mode, dlg_policy_t idle)
 static void process_mode_tasks_idle_adaptive(void **state)
 {
     (void)state;
+    if (th_clone_vm_refused()) {
+        print_message("SKIP: clone(CLONE_VM) without CLONE_THREAD refused "
+                      "(qemu-user): no process mode here\n");
+        skip();
+    }
     run_case(PIP_MODE_PROCESS, DLG_POLICY_ADAPTIVE);
 }
 
 static void process_mode_tasks_idle_block(void **state)
 {
     (void)state;
+    if (th_clone_vm_refused()) {
+        print_message("SKIP: clone(CLONE_VM) without CLONE_THREAD refused "
+                      "(qemu-user): no process mode here\n");
+        skip();
+    }
     run_case(PIP_MODE_PROCESS, DLG_POLICY_BLOCK);
 }
 

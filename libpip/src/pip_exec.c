@@ -34,7 +34,7 @@
  */
 #define PIP_EXEC_TLS_RESERVE (64 * 1024)
 static __thread char pip_exec_tls_reserve[PIP_EXEC_TLS_RESERVE]
-    __attribute__((aligned(64), used));
+    __attribute__((aligned(PIP_ROOT_TLS_ALIGN), used));
 
 struct spec {
     int ntasks;

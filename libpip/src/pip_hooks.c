@@ -206,7 +206,6 @@ static int pip_task_getopt_long_only(int argc, char *const *argv,
  */
 int pip_ns_getopt_init(struct pip_ns *ns)
 {
-#if defined(__x86_64__)
     struct link_map *lm = NULL;
     if (dlinfo(ns->libc, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL ||
         lm->l_ld == NULL)
@@ -258,7 +257,7 @@ int pip_ns_getopt_init(struct pip_ns *ns)
     for (uint64_t off = 0; off + sizeof(Elf64_Rela) <= relasz;
          off += sizeof(Elf64_Rela)) {
         const Elf64_Rela *r = (const Elf64_Rela *)(rela + off);
-        if (ELF64_R_TYPE(r->r_info) != R_X86_64_GLOB_DAT)
+        if (ELF64_R_TYPE(r->r_info) != PIP_R_GLOB_DAT)
             continue;
         const char *name = strs + syms[ELF64_R_SYM(r->r_info)].st_name;
         for (int v = 0; v < 4; v++)
@@ -289,10 +288,6 @@ int pip_ns_getopt_init(struct pip_ns *ns)
     }
     ns->opt_private = 1;
     return 0;
-#else
-    (void)ns;
-    return -1;
-#endif
 }
 
 /* ---- signals and ITIMER_REAL, thread mode ---- */
@@ -528,7 +523,6 @@ static void pip_set_slot(const struct pip_image *img, void *slot, void *fn)
 
 void pip_hooks_install(struct pip_image *img)
 {
-#if defined(__x86_64__)
     const struct pip_elf_info *e = &img->elf;
     if (e->symtab == 0 || e->strtab == 0)
         return;
@@ -560,7 +554,7 @@ void pip_hooks_install(struct pip_image *img)
             const Elf64_Rela *r =
                 (const Elf64_Rela *)(img->l_addr + tabs[k].at + off);
             uint32_t type = ELF64_R_TYPE(r->r_info);
-            if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) ||
+            if ((type != PIP_R_JUMP_SLOT && type != PIP_R_GLOB_DAT) ||
                 ELF64_R_SYM(r->r_info) == 0)
                 continue;
             const Elf64_Sym *sym = &symtab[ELF64_R_SYM(r->r_info)];
@@ -576,7 +570,4 @@ void pip_hooks_install(struct pip_image *img)
             }
         }
     }
-#else
-    (void)img;
-#endif
 }

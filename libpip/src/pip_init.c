@@ -202,7 +202,7 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
     r->pid = getpid();
     r->tid = (pid_t)syscall(SYS_gettid);
     r->thread = pthread_self();
-    (void)pip_root_tls_info(&r->tls_reserve, &r->tls_align);
+    (void)pip_root_tls_info(&r->tls_reserve, &r->tls_memsz, &r->tls_align);
     if (sched_getaffinity(0, sizeof(r->cpuset), &r->cpuset) != 0) {
         CPU_ZERO(&r->cpuset);
         CPU_SET(0, &r->cpuset);

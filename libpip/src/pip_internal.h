@@ -14,6 +14,7 @@
 #include <pip/pip.h>
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <getopt.h>
 #include <link.h>
 #include <sched.h>
@@ -26,6 +27,44 @@
 #include <time.h>
 
 #define PIP_HIDDEN __attribute__((visibility("hidden")))
+
+/*
+ * The ELF relocation types libpip reads in loaded objects: GOT entries
+ * (data and PLT) that hold a symbol's absolute address, and copy
+ * relocations of a PIE program.  Both ports have the same three kinds.
+ */
+#if defined(__x86_64__)
+#define PIP_R_GLOB_DAT  R_X86_64_GLOB_DAT
+#define PIP_R_JUMP_SLOT R_X86_64_JUMP_SLOT
+#define PIP_R_COPY      R_X86_64_COPY
+#elif defined(__aarch64__)
+#define PIP_R_GLOB_DAT  R_AARCH64_GLOB_DAT
+#define PIP_R_JUMP_SLOT R_AARCH64_JUMP_SLOT
+#define PIP_R_COPY      R_AARCH64_COPY
+#else
+#error "libpip has no port for this architecture (x86-64 and aarch64 only)"
+#endif
+
+/*
+ * Local-exec TLS: a PIE program's code reaches its __thread data at fixed
+ * offsets from the thread pointer, computed by the linker as if the
+ * program were module 1.  pip_tls_block_offset() is where that block
+ * starts, relative to tp, for a PT_TLS of (memsz, align):
+ * - x86-64, TLS variant II: the block ends at tp, at tp - round_up(memsz,
+ *   align);
+ * - aarch64, variant I: tp points at a 16-byte TCB (dtv, reserved word)
+ *   and the block follows it, at tp + round_up(16, align).
+ */
+#define PIP_TLS_TCB_SIZE 16
+static inline intptr_t pip_tls_block_offset(uint64_t memsz, uint64_t align)
+{
+#if defined(__aarch64__)
+    (void)memsz;
+    return (intptr_t)((PIP_TLS_TCB_SIZE + align - 1) & ~(align - 1));
+#else
+    return -(intptr_t)((memsz + align - 1) & ~(align - 1));
+#endif
+}
 #define PIP_WUR    __attribute__((warn_unused_result))
 
 #define PIP_ROOT_MAGIC 0x50695052 /* "PiPR" */
@@ -237,6 +276,7 @@ struct pip_root {
     size_t tid_offset; /* offset of glibc's tid word in struct pthread */
 
     size_t tls_reserve; /* round_up(memsz, align) of the root's PT_TLS */
+    size_t tls_memsz;   /* its p_memsz */
     size_t tls_align;
     size_t static_tls_size;
     cpu_set_t cpuset; /* root's affinity at pip_init */
@@ -303,7 +343,10 @@ PIP_HIDDEN int pip_parse_namespaces(int ntasks, int *nnsp) PIP_WUR;
 PIP_HIDDEN int pip_find_tid_offset(size_t *offp) PIP_WUR;
 PIP_HIDDEN int pip_core_to_cpuset(uint32_t coreno, cpu_set_t *set,
                                   int *bind) PIP_WUR;
-PIP_HIDDEN int pip_root_tls_info(size_t *reserve, size_t *align);
+PIP_HIDDEN int pip_root_tls_info(size_t *reserve, size_t *memsz,
+                                 size_t *align);
+PIP_HIDDEN int pip_tls_fits(const struct pip_root *r, uint64_t memsz,
+                            uint64_t align);
 PIP_HIDDEN void *pip_thread_pointer(void);
 
 /* ---- pip_init.c ---- */

@@ -540,7 +540,6 @@ static void pip_copy_into(const struct pip_image *img, void *dest,
  */
 static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
 {
-#if defined(__x86_64__)
     const struct pip_elf_info *e = &img->elf;
     if (e->rela == 0 || e->relasz == 0 || e->symtab == 0 || e->strtab == 0)
         return;
@@ -553,7 +552,7 @@ static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
     const Elf64_Sym *symtab = (const Elf64_Sym *)(img->l_addr + e->symtab);
     for (uint64_t off = 0; off + ent <= e->relasz; off += ent) {
         const Elf64_Rela *r = (const Elf64_Rela *)(img->l_addr + e->rela + off);
-        if (ELF64_R_TYPE(r->r_info) != R_X86_64_COPY)
+        if (ELF64_R_TYPE(r->r_info) != PIP_R_COPY)
             continue;
         const Elf64_Sym *sym = &symtab[ELF64_R_SYM(r->r_info)];
         const char *name = strtab + sym->st_name;
@@ -586,10 +585,6 @@ static void pip_fix_copy_relocs(struct pip_image *img, struct link_map *lm)
             }
         }
     }
-#else
-    (void)img;
-    (void)lm;
-#endif
 }
 
 /* Is this range all zero bytes? */
@@ -752,8 +747,7 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
     if (elf.has_tls && elf.tls_memsz > 0) {
         uint64_t need =
             (elf.tls_memsz + elf.tls_align - 1) & ~(elf.tls_align - 1);
-        uint64_t tpalign = r->tls_align > 64 ? r->tls_align : 64;
-        if (need > r->tls_reserve || elf.tls_align > tpalign) {
+        if (!pip_tls_fits(r, elf.tls_memsz, elf.tls_align)) {
             pip_msg(1,
                     "%s: its thread-local storage (%llu bytes, align %llu) "
                     "does not fit the root's TLS reserve (%zu bytes): link "

@@ -118,8 +118,8 @@ static void pip_notify_end(struct pip_task *t)
 /* Threads in this process, a zombie leader included. */
 static int pip_live_threads(void)
 {
-    long fd = pip_raw_syscall(SYS_open, (long)"/proc/self/status",
-                              O_RDONLY | O_CLOEXEC, 0, 0, 0, 0);
+    long fd = pip_raw_syscall(SYS_openat, AT_FDCWD, (long)"/proc/self/status",
+                              O_RDONLY | O_CLOEXEC, 0, 0, 0);
     if (fd < 0)
         return -1;
     char buf[4096];
@@ -357,16 +357,18 @@ void pip_ns_setup_exit(struct pip_ns *ns)
 }
 
 /*
- * Local-exec TLS of a PIE program addresses tp - round_up(memsz, align):
- * that is the root executable's own TLS block (checked to be large enough
- * at spawn); fill the calling thread's with the image's initial TLS.
+ * Local-exec TLS of a PIE program addresses its block at a fixed offset
+ * from tp (pip_tls_block_offset: below tp on x86-64, after the TCB on
+ * aarch64): that is inside the root executable's own TLS block (checked at
+ * spawn, pip_tls_fits); fill the calling thread's with the image's
+ * initial TLS.
  */
 static void pip_tls_fill(const struct pip_image *img)
 {
     const struct pip_elf_info *e = &img->elf;
     if (e->has_tls && e->tls_memsz > 0) {
-        size_t need = (e->tls_memsz + e->tls_align - 1) & ~(e->tls_align - 1);
-        char *blk = (char *)pip_thread_pointer() - need;
+        char *blk = (char *)pip_thread_pointer() +
+                    pip_tls_block_offset(e->tls_memsz, e->tls_align);
         memcpy(blk, (char *)img->l_addr + e->tls_vaddr, e->tls_filesz);
         memset(blk + e->tls_filesz, 0, e->tls_memsz - e->tls_filesz);
     }
@@ -430,11 +432,7 @@ static void *pip_task_main(void *arg)
     struct pip_task *volatile t = arg;
     struct pip_root *r = pip_root_;
 
-    /*
-     * Local-exec TLS of a PIE program addresses tp - round_up(memsz, align):
-     * that is the root executable's own TLS block (checked to be large
-     * enough at spawn); fill it with this program's initial image.
-     */
+    /* This program's local-exec TLS: see pip_tls_fill. */
     pip_tls_fill(t->img);
     pip_cur_task_ = t;
     pip_sig_task_ = t;
@@ -517,8 +515,8 @@ static void *pip_task_main(void *arg)
 /* Close what an exec would close.  Raw system calls only: see above. */
 static void pip_close_cloexec(void)
 {
-    long dfd = pip_raw_syscall(SYS_open, (long)"/proc/self/fd",
-                               O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0, 0);
+    long dfd = pip_raw_syscall(SYS_openat, AT_FDCWD, (long)"/proc/self/fd",
+                               O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
     if (dfd < 0)
         return;
     char buf[4096];

@@ -73,7 +73,20 @@ void pip_msg(int verbose, const char *fmt, ...)
 long pip_raw_syscall(long n, long a1, long a2, long a3, long a4, long a5,
                      long a6)
 {
-#if defined(__x86_64__)
+#if defined(__aarch64__)
+    register long x8 __asm__("x8") = n;
+    register long x0 __asm__("x0") = a1;
+    register long x1 __asm__("x1") = a2;
+    register long x2 __asm__("x2") = a3;
+    register long x3 __asm__("x3") = a4;
+    register long x4 __asm__("x4") = a5;
+    register long x5 __asm__("x5") = a6;
+    __asm__ __volatile__("svc #0"
+                         : "+r"(x0)
+                         : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+                         : "memory");
+    return x0;
+#elif defined(__x86_64__)
     long ret;
     register long r10 __asm__("r10") = a4;
     register long r8 __asm__("r8") = a5;
@@ -419,18 +432,59 @@ static int pip_tls_cb(struct dl_phdr_info *info, size_t size, void *data)
 }
 
 /* Size and alignment of the root executable's own TLS block (module 1). */
-int pip_root_tls_info(size_t *reserve, size_t *align)
+int pip_root_tls_info(size_t *reserve, size_t *memsz, size_t *align)
 {
     struct pip_tls_probe pr = {0, 1, 0};
     dl_iterate_phdr(pip_tls_cb, &pr);
     if (!pr.found) {
         *reserve = 0;
+        *memsz = 0;
         *align = 1;
         return ENOENT;
     }
     *reserve = (pr.memsz + pr.align - 1) & ~(pr.align - 1);
+    *memsz = pr.memsz;
     *align = pr.align;
     return 0;
+}
+
+/*
+ * Does a task program's local-exec TLS block (memsz, align) lie inside the
+ * root executable's block, in every thread?  Around the root's block are
+ * the libraries' static TLS blocks, which must stay untouched.
+ * - x86-64: the root's block is [-reserve, 0) relative to tp; tp is
+ *   aligned to the largest static TLS alignment and to glibc's 64-byte
+ *   thread block at least.
+ * - aarch64: it is [off, off + memsz), off = round_up(16, root's align).
+ *   glibc places small blocks of other modules in the gap between the TCB
+ *   and off, so a task whose block starts below off (a smaller alignment
+ *   than the root's) does not fit: PIP_ROOT_TLS_ALIGN is 16 there.  tp is
+ *   only known to be aligned as the root's block is (16 at least).
+ */
+int pip_tls_fits(const struct pip_root *r, uint64_t memsz, uint64_t align)
+{
+    if (memsz == 0)
+        return 1;
+    if (align == 0)
+        align = 1;
+#if defined(__aarch64__)
+    uint64_t tpalign = r->tls_align > 16 ? r->tls_align : 16;
+#else
+    uint64_t tpalign = r->tls_align > 64 ? r->tls_align : 64;
+#endif
+    if (align > tpalign)
+        return 0;
+    intptr_t off = pip_tls_block_offset(memsz, align);
+#if defined(__aarch64__)
+    if (r->tls_memsz == 0)
+        return 0;
+    intptr_t lo = pip_tls_block_offset(r->tls_memsz, r->tls_align);
+    intptr_t hi = lo + (intptr_t)r->tls_memsz;
+#else
+    intptr_t lo = -(intptr_t)r->tls_reserve;
+    intptr_t hi = 0;
+#endif
+    return off >= lo && off + (intptr_t)memsz <= hi;
 }
 
 void *pip_thread_pointer(void)

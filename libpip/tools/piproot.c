@@ -4,7 +4,7 @@
  * into a root executable.
  *
  * Tasks built as plain PIE programs reach their __thread variables at a
- * fixed offset below the thread pointer, which libpip maps onto the root
+ * fixed offset from the thread pointer, which libpip maps onto the root
  * executable's own TLS block (see pip.h, THREAD-LOCAL STORAGE).  This
  * object gives the root a block of PIP_TOOLS_TLS_RESERVE bytes (as
  * pip-exec has), with the same PIP_ROOT_TLS_RESERVE mechanism a root's

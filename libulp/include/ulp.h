@@ -8,7 +8,8 @@
  * level, in tens of nanoseconds.  Each ULP keeps its own thread block (its
  * libc's TLS: errno, __thread variables, pthread_self(), the stack-protector
  * canary), because a switch also switches the thread pointer (x86-64: fs
- * base, by `wrfsbase` when the kernel allows it).  Without FSGSBASE the
+ * base, by `wrfsbase` when the kernel allows it; aarch64: TPIDR_EL0, always
+ * from user mode).  Without FSGSBASE (x86-64) the
  * default is the copy method: the thread pointer stays the carrier's, the
  * switch copies the ULP's static TLS and shows its own thread descriptor;
  * values stay per ULP, TLS addresses are the carrier's (README, "Privacy").
@@ -58,6 +59,9 @@
  *                kernel does not allow it; copy, when the libc's thread
  *                block is not laid out as expected (auto then uses
  *                syscall, i.e. arch_prctl).
+ *                aarch64: auto (default) | tpidr, the only method
+ *                (TPIDR_EL0 is user-writable); the x86-64 names fail
+ *                ulp_init() with -ENOTSUP.
  *   ULP_TEST_NO_FSGSBASE  1: behave as if the kernel had not enabled
  *                FSGSBASE (tests, benchmarks).
  *   ULP_STACKSZ  stack of a ULP made by ulp_create(): a number of bytes with
@@ -131,6 +135,7 @@ typedef struct {
 #define ULP_FSBASE_WRFSBASE 1
 #define ULP_FSBASE_SYSCALL  2
 #define ULP_FSBASE_COPY     3
+#define ULP_FSBASE_TPIDR    4 /* aarch64: msr tpidr_el0, the only method */
 
 /* ------------------------------------------------------------------------ */
 /* Library                                                                  */
@@ -154,8 +159,8 @@ ULP_EXPORT int ulp_init(void);
  */
 ULP_EXPORT int ulp_fin(void);
 
-/** @return ULP_FSBASE_WRFSBASE, ULP_FSBASE_SYSCALL or ULP_FSBASE_COPY (0
- * before ulp_init). */
+/** @return ULP_FSBASE_WRFSBASE, ULP_FSBASE_SYSCALL or ULP_FSBASE_COPY on
+ * x86-64, ULP_FSBASE_TPIDR on aarch64 (0 before ulp_init). */
 ULP_EXPORT int ulp_fsbase_method(void);
 
 /** @return a static string naming `err` (negative errno or 0). */

@@ -210,6 +210,26 @@ int ulp_init(void)
     memset(&ulp_g_, 0, sizeof(ulp_g_));
     ulp_g_.page = (size_t)sysconf(_SC_PAGESIZE);
 
+#if defined(__aarch64__)
+    /*
+     * TPIDR_EL0 is written from user mode: every switch loads the ULP's own
+     * thread block and there is nothing to choose.  The x86-64 methods are
+     * refused by name.
+     */
+    v = getenv("ULP_FSBASE");
+    if (v == NULL || *v == '\0' || strcmp(v, "auto") == 0 ||
+        strcmp(v, "tpidr") == 0) {
+        ulp_g_.fsbase_method = ULP_FSBASE_TPIDR;
+    } else if (strcmp(v, "wrfsbase") == 0 || strcmp(v, "syscall") == 0 ||
+               strcmp(v, "arch_prctl") == 0 || strcmp(v, "copy") == 0) {
+        ulp_dbg("ULP_FSBASE=%s is an x86-64 method; aarch64 uses tpidr", v);
+        return -ENOTSUP;
+    } else {
+        ulp_dbg("bad ULP_FSBASE '%s' (auto or tpidr on aarch64)", v);
+        return -EINVAL;
+    }
+    ulp_g_.sw = ulp_arch_switch_tpidr;
+#else
     int have = ulp_arch_have_fsgsbase();
     int explicit_copy = 0;
     v = getenv("ULP_FSBASE");
@@ -247,6 +267,8 @@ int ulp_init(void)
         ulp_g_.fsbase_method == ULP_FSBASE_WRFSBASE  ? ulp_arch_switch_wrfsbase
         : ulp_g_.fsbase_method == ULP_FSBASE_SYSCALL ? ulp_arch_switch_syscall
                                                      : ulp_arch_switch_nofs;
+
+#endif
 
     ulp_g_.stack_size = ULP_STACK_DEFAULT;
     if ((v = getenv("ULP_STACKSZ")) != NULL) {

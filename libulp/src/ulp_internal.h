@@ -5,7 +5,13 @@
 
 #include "ulp.h"
 
+#if defined(__x86_64__)
 #include "arch/x86_64/ulp_arch.h"
+#elif defined(__aarch64__)
+#include "arch/aarch64/ulp_arch.h"
+#else
+#error "libulp has no port for this architecture (x86-64 and aarch64 only)"
+#endif
 
 #include <linux/futex.h>
 #include <pthread.h>

@@ -39,6 +39,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#if defined(__x86_64__)
+
 #define ULP_TLS_MAX_BLOCKS 64
 #define ULP_TLS_GAP        4096 /* largest padding between two blocks */
 
@@ -348,3 +350,36 @@ void ulp_switch_copy(struct ulp_ctx *from, struct ulp_ctx *to)
     ulp_self_ = to->owner;
     ulp_arch_switch_nofs(from, to);
 }
+
+#else /* !__x86_64__ */
+
+/*
+ * aarch64 writes TPIDR_EL0 from user mode: a ULP always runs on its own
+ * thread block and ulp_init() never selects the copy method (ulp_g_.copy
+ * stays 0), so these are not reached.  They refuse, should that change.
+ */
+int ulp_tls_map_root(struct ulp_tls_map *m)
+{
+    (void)m;
+    return -ENOTSUP;
+}
+
+int ulp_tls_map_task(struct ulp_tls_map *m, void *ns_main, uintptr_t stack_lo)
+{
+    (void)m;
+    (void)ns_main;
+    (void)stack_lo;
+    return -ENOTSUP;
+}
+
+int ulp_tls_self_ok(void)
+{
+    return 0;
+}
+
+void ulp_switch_copy(struct ulp_ctx *from, struct ulp_ctx *to)
+{
+    ulp_arch_switch_nofs(from, to);
+}
+
+#endif /* __x86_64__ */

@@ -22,6 +22,10 @@ UT_CASE(fsbase_method_follows_environment)
     const char *v = getenv("ULP_FSBASE");
     UT_OK(ulp_init());
     int m = ulp_fsbase_method();
+#if defined(__aarch64__)
+    (void)v;
+    UT_EQ(m, ULP_FSBASE_TPIDR);
+#else
     if (v != NULL && strcmp(v, "syscall") == 0)
         UT_EQ(m, ULP_FSBASE_SYSCALL);
     else if (v != NULL && strcmp(v, "wrfsbase") == 0)
@@ -32,6 +36,7 @@ UT_CASE(fsbase_method_follows_environment)
         UT_EQ(m, ULP_FSBASE_WRFSBASE);
     else /* copy, or arch_prctl where the copy does not fit the libc */
         UT_CHECK(m == ULP_FSBASE_COPY || m == ULP_FSBASE_SYSCALL);
+#endif
     UT_EQ(ulp_init(), -EBUSY);
     UT_OK(ulp_fin());
     UT_EQ(ulp_fin(), -EPERM);
@@ -48,6 +53,111 @@ UT_CASE(wrfsbase_is_refused_without_fsgsbase)
     UT_CHECK(ulp_fsbase_method() != ULP_FSBASE_WRFSBASE);
     UT_OK(ulp_fin());
 }
+
+#if defined(__aarch64__)
+/* aarch64: tpidr is the only method; the x86-64 ones are refused by name. */
+UT_CASE(x86_methods_are_refused_on_aarch64)
+{
+    static const char *const x86[] = {"wrfsbase", "syscall", "arch_prctl",
+                                      "copy"};
+    for (size_t i = 0; i < sizeof(x86) / sizeof(x86[0]); i++) {
+        setenv("ULP_FSBASE", x86[i], 1);
+        UT_EQ(ulp_init(), -ENOTSUP);
+    }
+    setenv("ULP_FSBASE", "tpidr", 1);
+    UT_OK(ulp_init());
+    UT_EQ(ulp_fsbase_method(), ULP_FSBASE_TPIDR);
+    UT_OK(ulp_fin());
+}
+
+/*
+ * The switch keeps the AAPCS64 callee-saved registers: x19-x27 and d8-d15
+ * are loaded with values of this ULP's own, ulp_yield() runs the others
+ * (which load theirs), and the values must be back afterwards.  x28 holds
+ * the output pointer across the call; fp is the frame's.  Written in
+ * assembly because the compiler decides what lives in which register.
+ */
+static int regs_fn(void *arg)
+{
+    uint64_t seed = 0x1000 * (uint64_t)(uintptr_t)arg + 1;
+    int (*yield)(void) = ulp_yield;
+    for (int round = 0; round < 50; round++) {
+        uint64_t out[17];
+        uint64_t s = seed + (uint64_t)round * 0x100000;
+        register uint64_t *x0 __asm__("x0") = out;
+        register uint64_t x1 __asm__("x1") = s;
+        register int (*x2)(void) __asm__("x2") = yield;
+        __asm__ volatile(
+            "mov x28, x0\n\t"
+            "mov x19, x1\n\t"
+            "add x20, x19, #1\n\t"
+            "add x21, x19, #2\n\t"
+            "add x22, x19, #3\n\t"
+            "add x23, x19, #4\n\t"
+            "add x24, x19, #5\n\t"
+            "add x25, x19, #6\n\t"
+            "add x26, x19, #7\n\t"
+            "add x27, x19, #8\n\t"
+            "add x9, x19, #9\n\t"
+            "fmov d8, x9\n\t"
+            "add x9, x19, #10\n\t"
+            "fmov d9, x9\n\t"
+            "add x9, x19, #11\n\t"
+            "fmov d10, x9\n\t"
+            "add x9, x19, #12\n\t"
+            "fmov d11, x9\n\t"
+            "add x9, x19, #13\n\t"
+            "fmov d12, x9\n\t"
+            "add x9, x19, #14\n\t"
+            "fmov d13, x9\n\t"
+            "add x9, x19, #15\n\t"
+            "fmov d14, x9\n\t"
+            "add x9, x19, #16\n\t"
+            "fmov d15, x9\n\t"
+            "blr x2\n\t"
+            "stp x19, x20, [x28, #0]\n\t"
+            "stp x21, x22, [x28, #16]\n\t"
+            "stp x23, x24, [x28, #32]\n\t"
+            "stp x25, x26, [x28, #48]\n\t"
+            "str x27, [x28, #64]\n\t"
+            "stp d8, d9, [x28, #72]\n\t"
+            "stp d10, d11, [x28, #88]\n\t"
+            "stp d12, d13, [x28, #104]\n\t"
+            "stp d14, d15, [x28, #120]\n\t"
+            : "+r"(x0), "+r"(x1), "+r"(x2)
+            :
+            : "x3", "x4", "x5", "x6", "x7", "x8", "x9",
+              "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18",
+              "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27",
+              "x28", "x30", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7",
+              "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16",
+              "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25",
+              "v26", "v27", "v28", "v29", "v30", "v31", "cc", "memory");
+        for (int i = 0; i < 17; i++)
+            UT_EQ(out[i], s + (uint64_t)i);
+    }
+    return 0;
+}
+
+UT_CASE(callee_saved_registers_survive_switches)
+{
+    ulp_sched_t *s[2];
+    ulp_t *u[4];
+    UT_OK(ulp_init());
+    UT_OK(ulp_sched_create(&s[0], -1));
+    UT_OK(ulp_sched_create(&s[1], -1));
+    for (int i = 0; i < 4; i++)
+        UT_OK(ulp_create(&u[i], s[i & 1], regs_fn, (void *)(intptr_t)(i + 1)));
+    for (int i = 0; i < 4; i++) {
+        int st = -1;
+        UT_OK(ulp_join(u[i], &st));
+        UT_EQ(st, 0);
+    }
+    UT_OK(ulp_sched_destroy(s[0]));
+    UT_OK(ulp_sched_destroy(s[1]));
+    UT_OK(ulp_fin());
+}
+#endif
 
 UT_CASE(bad_environment_is_refused)
 {
@@ -543,6 +653,10 @@ int main(void)
         cmocka_unit_test(fsbase_method_follows_environment),
         cmocka_unit_test(wrfsbase_is_refused_without_fsgsbase),
         cmocka_unit_test(bad_environment_is_refused),
+#if defined(__aarch64__)
+        cmocka_unit_test(x86_methods_are_refused_on_aarch64),
+        cmocka_unit_test(callee_saved_registers_survive_switches),
+#endif
         cmocka_unit_test(calls_outside_a_ulp_are_refused),
         cmocka_unit_test(yield_runs_ulps_round_robin),
         cmocka_unit_test(yield_to_runs_the_named_ulp_next),

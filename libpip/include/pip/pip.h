@@ -33,8 +33,9 @@
  *
  * THREAD-LOCAL STORAGE
  *   A program built as a plain PIE (`cc -fPIE -pie -rdynamic`) reaches its
- *   __thread variables at a fixed offset below the thread pointer (the
- *   local-exec model).  libpip makes this work by copying the task's TLS
+ *   __thread variables at a fixed offset from the thread pointer (the
+ *   local-exec model: below it on x86-64, after the 16-byte TCB on
+ *   aarch64).  libpip makes this work by copying the task's TLS
  *   initialisation image into the root executable's own TLS block at task
  *   start; the root (pip-exec does) must therefore reserve enough static
  *   TLS of its own.  A task whose TLS does not fit is refused with
@@ -192,6 +193,19 @@ extern "C" {
 #define PIP_STACK_SIZE_DEFAULT (8UL * 1024 * 1024)
 
 /**
+ * Alignment of the root's TLS reserve.  aarch64 (TLS variant I): a
+ * program's TLS block starts at tp + round_up(16, its alignment), and
+ * glibc hands the gap below a more aligned root block to other modules, so
+ * the root block must start right after the 16-byte TCB, where tasks with
+ * an alignment up to 16 expect theirs.
+ */
+#if defined(__aarch64__)
+#define PIP_ROOT_TLS_ALIGN 16
+#else
+#define PIP_ROOT_TLS_ALIGN 64
+#endif
+
+/**
  * Reserve `bytes` of static TLS in a root executable, so that tasks whose
  * __thread data is up to that size can be spawned (see THREAD-LOCAL
  * STORAGE).  Use once, at file scope, in the root program (not in a
@@ -199,7 +213,7 @@ extern "C" {
  */
 #define PIP_ROOT_TLS_RESERVE(bytes)                                            \
     static __thread char pip_root_tls_reserve_[(bytes)]                        \
-        __attribute__((aligned(64), used))
+        __attribute__((aligned(PIP_ROOT_TLS_ALIGN), used))
 
 /* ------------------------------------------------------------------------ */
 /* Types                                                                    */
