@@ -23,7 +23,10 @@ mpiio_earth_libmpiio_earth_la_SOURCES = \
 	mpiio-earth/src/earth_flatten.c \
 	mpiio-earth/src/earth_hints.c \
 	mpiio-earth/src/earth_file.c \
+	mpiio-earth/src/earth_coll.h \
 	mpiio-earth/src/earth_coll.c \
+	mpiio-earth/src/earth_plan.c \
+	mpiio-earth/src/earth_pipe.c \
 	mpiio-earth/src/earth_io.c \
 	mpiio-earth/src/earth_api.c \
 	mpiio-earth/src/earth_async.c \
