@@ -11,6 +11,8 @@ EXTRA_DIST += mpiio-earth/README.md mpiio-earth/man/mpiio-earth.7.md \
 	mpiio-earth/tests/test_earth_mpich_io.sh \
 	mpiio-earth/tests/test_earth_hdf5.sh mpiio-earth/tests/earth_hdf5.c \
 	mpiio-earth/tests/test_earth_env.sh \
+	mpiio-earth/tests/test_earth_agree.sh \
+	mpiio-earth/tests/test_earth_layers.sh \
 	mpiio-earth/bench/earth_bench.sh mpiio-earth/bench/earth_defaults.sh \
 	mpiio-earth/bench/RESULTS.md
 
@@ -23,6 +25,7 @@ mpiio_earth_libmpiio_earth_la_SOURCES = \
 	mpiio-earth/src/earth_flatten.c \
 	mpiio-earth/src/earth_hints.c \
 	mpiio-earth/src/earth_file.c \
+	mpiio-earth/src/earth_open.c \
 	mpiio-earth/src/earth_coll.h \
 	mpiio-earth/src/earth_coll.c \
 	mpiio-earth/src/earth_plan.c \
@@ -78,6 +81,15 @@ mpiio_earth_tests_earth_env_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpiio_earth_tests_earth_env_LDADD = $(EARTH_TEST_LDADD)
 mpiio_earth_tests_earth_env_LDFLAGS = $(AM_LDFLAGS) -no-install
 TESTS += mpiio-earth/tests/test_earth_env.sh
+check_PROGRAMS += mpiio-earth/tests/earth_agree
+mpiio_earth_tests_earth_agree_SOURCES = mpiio-earth/tests/earth_agree.c
+mpiio_earth_tests_earth_agree_CPPFLAGS = $(EARTH_CPPFLAGS)
+mpiio_earth_tests_earth_agree_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpiio_earth_tests_earth_agree_LDADD = $(EARTH_TEST_LDADD)
+mpiio_earth_tests_earth_agree_LDFLAGS = $(AM_LDFLAGS) -no-install
+TESTS += mpiio-earth/tests/test_earth_agree.sh
+# no circle between the library's files
+TESTS += mpiio-earth/tests/test_earth_layers.sh
 TESTS += mpiio-earth/tests/test_earth_patterns.sh \
 	mpiio-earth/tests/test_earth_romio_preload.sh \
 	mpiio-earth/tests/test_earth_nonblocking.sh
