@@ -14,6 +14,7 @@ EXTRA_DIST += mpiio-earth/README.md mpiio-earth/man/mpiio-earth.7.md \
 	mpiio-earth/tests/test_earth_agree.sh \
 	mpiio-earth/tests/test_earth_layers.sh \
 	mpiio-earth/bench/earth_bench.sh mpiio-earth/bench/earth_defaults.sh \
+	mpiio-earth/bench/earth_collcount.c \
 	mpiio-earth/bench/RESULTS.md
 
 if BUILD_MPIIO_EARTH
@@ -133,6 +134,7 @@ earth-bench: mpiio-earth/bench/earth_bench
 	    $(abs_top_builddir)/mpiio-earth/bench/earth_bench \
 	    $(abs_top_builddir)/mpiio-earth/bench
 CLEANFILES += mpiio-earth/bench/*.csv mpiio-earth/bench/*.svg \
+	mpiio-earth/bench/earth_collcount.so mpiio-earth/bench/earth_collcount.txt \
 	mpiio-earth/bench/*.raw \
 	mpiio-earth/bench/*.png
 endif

@@ -162,5 +162,31 @@ awk -v csv="$csv" '
         }
         printf "\nMiB/s, medians over the rounds; w/w, r/r: ratio of the medians; pair w, pair r:\nmedian over the rounds of EARTH / ROMIO within a round (the two runs back\nto back, which cancels slow phases of a shared machine); q1-3: quartiles\nof those per-round ratios.  Load average during the runs: %s-%s.\nPer-round ratios:\n%s\n%s", lmin, lmax, per, acc
     }' "$raw"
+# What the library adds, counted rather than timed (independent of the
+# load): collective calls per repetition of earth_ior's IOR-like pattern
+# (open, set_view, write_all, close, then the same with read_all), from
+# runs of 1 and 3 repetitions, through the counting preload library
+# earth_collcount.c (compiled here with mpicc).
+cc=$out/earth_collcount.so
+if command -v mpicc >/dev/null 2>&1 &&
+    mpicc -shared -fPIC -O2 -o "$cc" "$(dirname "$0")/earth_collcount.c" -ldl 2>/dev/null; then
+    f=$(echo $dirs | cut -d' ' -f1)/earth-def-$$.dat
+    for m in romio earth; do
+        pre=$cc
+        [ $m = earth ] && pre=$cc:$lib
+        for r in 1 3; do
+            env LD_PRELOAD="$pre" "$run" -n "$np" -t 300 "$ior" "$f" -m 4 -r $r \
+                2>&1 >/dev/null | sed -n "s/^collcount: /$m $r /p"
+        done
+    done >"$out/earth_collcount.txt"
+    echo
+    echo "Collective calls per repetition (rank 0; open, set_view, write_all, close, and again with read_all):"
+    printf "  %-16s %6s %6s %6s\n" call ROMIO EARTH added
+    awk '{ for (i = 3; i <= NF; i++) { split($i, kv, "="); v[$1, $2, kv[1]] = kv[2]; keys[kv[1]] = 1 } }
+        END { for (k in keys) { a = (v["romio", 3, k] - v["romio", 1, k]) / 2; b = (v["earth", 3, k] - v["earth", 1, k]) / 2
+                  if (a || b) printf "  %-16s %6g %6g %+6g\n", k, a, b, b - a } }' "$out/earth_collcount.txt" | sort
+else
+    echo "(no mpicc: collective calls not counted)"
+fi
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg); CSV: $csv, every run: $raw"
 exit $status
