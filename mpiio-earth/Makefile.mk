@@ -123,7 +123,7 @@ mpiio_earth_bench_earth_ior_SOURCES = mpiio-earth/bench/earth_ior.c
 mpiio_earth_bench_earth_ior_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpiio_earth_bench_earth_ior_LDADD = $(MPI_LIBS)
 mpiio_earth_bench_earth_ior_LDFLAGS = $(AM_LDFLAGS) -no-install
-FORMAT_FILES += mpiio-earth/bench/earth_ior.c
+FORMAT_FILES += mpiio-earth/bench/earth_ior.c mpiio-earth/bench/earth_collcount.c
 BENCH_TARGETS += bench-earth
 bench-earth: mpiio-earth/bench/earth_ior mpiio-earth/bench/earth_bench \
 	mpiio-earth/libmpiio-earth.la

@@ -55,7 +55,7 @@ enum earth_layout { EARTH_LAYOUT_SPREAD = 0, EARTH_LAYOUT_BLOCK = 1 };
 typedef struct {
     int enable;              /* earth_enable: 1 = EARTH path, 0 = ROMIO,
                                 2 = auto (EARTH where it can win: see
-                                earth_file.c, auto_wins) */
+                                earth_file.c, earth_file_decide) */
     int tuned;               /* an earth_* tuning key was given */
     int req;                 /* earth_req: 0 = unlimited (plain two-phase) */
     int steps;               /* earth_steps: pipeline depth, >= 1 */
