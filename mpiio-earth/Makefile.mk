@@ -11,7 +11,10 @@ EXTRA_DIST += mpiio-earth/README.md mpiio-earth/DESIGN.md mpiio-earth/tests/READ
 	mpiio-earth/tests/test_earth_mpich_io.sh \
 	mpiio-earth/tests/test_earth_hdf5.sh mpiio-earth/tests/earth_hdf5.c \
 	mpiio-earth/tests/test_earth_env.sh \
+	mpiio-earth/tests/test_earth_agree.sh \
+	mpiio-earth/tests/test_earth_layers.sh \
 	mpiio-earth/bench/earth_bench.sh mpiio-earth/bench/earth_defaults.sh \
+	mpiio-earth/bench/earth_collcount.c \
 	mpiio-earth/bench/RESULTS.md
 
 if BUILD_MPIIO_EARTH
@@ -24,7 +27,11 @@ mpiio_earth_libmpiio_earth_la_SOURCES = \
 	mpiio-earth/src/earth_flatten.c \
 	mpiio-earth/src/earth_hints.c \
 	mpiio-earth/src/earth_file.c \
+	mpiio-earth/src/earth_open.c \
+	mpiio-earth/src/earth_coll.h \
 	mpiio-earth/src/earth_coll.c \
+	mpiio-earth/src/earth_plan.c \
+	mpiio-earth/src/earth_pipe.c \
 	mpiio-earth/src/earth_io.c \
 	mpiio-earth/src/earth_api.c \
 	mpiio-earth/src/earth_async.c \
@@ -76,6 +83,15 @@ mpiio_earth_tests_earth_env_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpiio_earth_tests_earth_env_LDADD = $(EARTH_TEST_LDADD)
 mpiio_earth_tests_earth_env_LDFLAGS = $(AM_LDFLAGS) -no-install
 TESTS += mpiio-earth/tests/test_earth_env.sh
+check_PROGRAMS += mpiio-earth/tests/earth_agree
+mpiio_earth_tests_earth_agree_SOURCES = mpiio-earth/tests/earth_agree.c
+mpiio_earth_tests_earth_agree_CPPFLAGS = $(EARTH_CPPFLAGS)
+mpiio_earth_tests_earth_agree_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpiio_earth_tests_earth_agree_LDADD = $(EARTH_TEST_LDADD)
+mpiio_earth_tests_earth_agree_LDFLAGS = $(AM_LDFLAGS) -no-install
+TESTS += mpiio-earth/tests/test_earth_agree.sh
+# no circle between the library's files
+TESTS += mpiio-earth/tests/test_earth_layers.sh
 TESTS += mpiio-earth/tests/test_earth_patterns.sh \
 	mpiio-earth/tests/test_earth_romio_preload.sh \
 	mpiio-earth/tests/test_earth_nonblocking.sh
@@ -108,7 +124,7 @@ mpiio_earth_bench_earth_ior_SOURCES = mpiio-earth/bench/earth_ior.c
 mpiio_earth_bench_earth_ior_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpiio_earth_bench_earth_ior_LDADD = $(MPI_LIBS)
 mpiio_earth_bench_earth_ior_LDFLAGS = $(AM_LDFLAGS) -no-install
-FORMAT_FILES += mpiio-earth/bench/earth_ior.c
+FORMAT_FILES += mpiio-earth/bench/earth_ior.c mpiio-earth/bench/earth_collcount.c
 BENCH_TARGETS += bench-earth
 bench-earth: mpiio-earth/bench/earth_ior mpiio-earth/bench/earth_bench \
 	mpiio-earth/libmpiio-earth.la
@@ -119,6 +135,7 @@ earth-bench: mpiio-earth/bench/earth_bench
 	    $(abs_top_builddir)/mpiio-earth/bench/earth_bench \
 	    $(abs_top_builddir)/mpiio-earth/bench
 CLEANFILES += mpiio-earth/bench/*.csv mpiio-earth/bench/*.svg \
+	mpiio-earth/bench/earth_collcount.so mpiio-earth/bench/earth_collcount.txt \
 	mpiio-earth/bench/*.raw \
 	mpiio-earth/bench/*.png
 endif

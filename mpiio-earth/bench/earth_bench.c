@@ -17,6 +17,9 @@
  *
  * usage: earth_bench -d DIR -l LABEL [-s MiB per rank] [-r REPS]
  *                    [-p PATTERNS] [-c CSV] [-f earth_fd_stripes]
+ *                    [-m MODES]
+ * MODES: a comma list of earth-req1, earth-req2, earth-req4 and
+ * earth-unlimited (default: all); ROMIO, the baseline, always runs.
  * Output: a table on stdout, rows appended to CSV, progress on stderr.
  */
 #include <mpi.h>
@@ -230,16 +233,27 @@ static void run_mode(const char *path, const layout_t *L, const mode_t_ *m,
     MPI_Info_free(&info);
 }
 
+/* 1 when the comma list `list` names `name` */
+static int selected(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;
+         p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == 0))
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = "/tmp", *label = "run", *csv = NULL;
     char pats[256] = "ior,hpio,btio,tile", path[600];
-    const char *fds = "auto";
+    const char *fds = "auto", *only = NULL;
     int reps = 3, mib = 4, opt;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    while ((opt = getopt(argc, argv, "d:l:s:r:p:c:f:")) != -1) {
+    while ((opt = getopt(argc, argv, "d:l:s:r:p:c:f:m:")) != -1) {
         switch (opt) {
         case 'd':
             dir = optarg;
@@ -262,14 +276,29 @@ int main(int argc, char **argv)
         case 'f':
             fds = optarg;
             break;
+        case 'm':
+            only = optarg;
+            break;
         default:
             if (me == 0)
                 fprintf(stderr, "usage: earth_bench -d DIR -l LABEL [-s MiB] "
                                 "[-r REPS] [-p ior,hpio,btio,tile] [-c CSV] "
-                                "[-f FD_STRIPES]\n");
+                                "[-f FD_STRIPES] [-m MODES]\n");
             MPI_Finalize();
             return 2;
         }
+    }
+    int use[NMODES], nsel = 0;
+    for (int m = 0; m < NMODES; m++) {
+        use[m] = !only || m == 0 || selected(only, modes[m].name);
+        nsel += m > 0 && use[m];
+    }
+    if (only && !nsel) {
+        if (me == 0)
+            fprintf(stderr, "earth_bench: -m names no mode (earth-req1, "
+                            "earth-req2, earth-req4, earth-unlimited)\n");
+        MPI_Finalize();
+        return 2;
     }
     if (reps < 1 || reps > 15 || mib < 1 || mib > 1024) {
         if (me == 0)
@@ -318,6 +347,8 @@ int main(int argc, char **argv)
             wbuf[i] = (char)(me * 31 + (int)(i % 253));
         result_t res[NMODES];
         for (int m = 0; m < NMODES; m++) {
+            if (!use[m])
+                continue;
             if (me == 0)
                 fprintf(stderr, "[%s np=%d] %s %s ", label, np, pat,
                         modes[m].name);
@@ -328,6 +359,8 @@ int main(int argc, char **argv)
         }
         if (me == 0)
             for (int m = 0; m < NMODES; m++) {
+                if (!use[m])
+                    continue;
                 result_t *r = &res[m];
                 double wr = r->wbw / res[0].wbw, rr = r->rbw / res[0].rbw;
                 char reqs[16] = "-", infl[16] = "-", load[16] = "-";

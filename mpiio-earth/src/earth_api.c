@@ -171,7 +171,7 @@ static int earth_do(enum op op, enum form form, MPI_File fh, MPI_Offset off,
     }
     if (!ef->use_earth) {
         /* handed over by the file's setting, the same on every rank (see
-         * earth_file.c, decide): straight to ROMIO, no agreement */
+         * earth_file.c, earth_file_decide): straight to ROMIO, no agreement */
         ef->stats.fallbacks++;
         rc = romio_call(op, form, fh, off, buf, count, type, status, req);
         if (form == FORM_BEGIN && rc == MPI_SUCCESS)

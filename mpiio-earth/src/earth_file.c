@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * earth_file.c: per-file state of EARTH and the interposed file-management
- * calls (open, close, set_view, set_info, get_info).  Every call is carried
- * out by ROMIO through PMPI; EARTH only records what it needs: a private
- * communicator, its hints, ROMIO's effective collective-buffering hints,
- * the aggregator ranks and a descriptor of its own for aggregator accesses.
+ * earth_file.c: EARTH's state of the files it knows: the per-communicator
+ * duplicates (cached as attributes of the user's communicators), the file
+ * records and their registry, the hand-over decision, ROMIO's effective
+ * hints, the aggregator ranks and the cached view.  The MPI_File_* calls
+ * that create and change this state are in earth_open.c.
  */
 #include "earth_internal.h"
 
@@ -13,14 +13,64 @@
 #ifdef EARTH_HAVE_HWLOC
 #include <hwloc.h>
 #endif
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* The MPI calls defined here replace MPICH's: export them. */
-#pragma GCC visibility push(default)
+/* ---- per-communicator duplicates ---- */
+
+static int base_key = MPI_KEYVAL_INVALID;
+
+void earth_base_put(earth_base_t *b)
+{
+    if (b && --b->refs == 0) {
+        PMPI_Comm_free(&b->comm);
+        free(b);
+    }
+}
+
+/* The user's communicator is freed (or MPI finalized): drop its
+ * reference; files still open keep theirs. */
+static int base_delete(MPI_Comm comm, int key, void *val, void *extra)
+{
+    (void)comm;
+    (void)key;
+    (void)extra;
+    earth_base_put(val);
+    return MPI_SUCCESS;
+}
+
+earth_base_t *earth_base_find(MPI_Comm comm)
+{
+    earth_base_t *b = NULL;
+    int flag = 0;
+    if (base_key == MPI_KEYVAL_INVALID ||
+        PMPI_Comm_get_attr(comm, base_key, &b, &flag) != MPI_SUCCESS || !flag)
+        return NULL;
+    b->refs++;
+    return b;
+}
+
+earth_base_t *earth_base_attach(MPI_Comm comm, MPI_Comm dup)
+{
+    earth_base_t *b = malloc(sizeof(*b));
+    if (base_key == MPI_KEYVAL_INVALID &&
+        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, base_delete, &base_key,
+                                NULL) != MPI_SUCCESS)
+        base_key = MPI_KEYVAL_INVALID;
+    if (!b || base_key == MPI_KEYVAL_INVALID ||
+        PMPI_Comm_set_attr(comm, base_key, b) != MPI_SUCCESS) {
+        free(b);
+        PMPI_Comm_free(&dup);
+        return NULL;
+    }
+    b->comm = dup;
+    b->refs = 2; /* the attribute's and the caller's */
+    return b;
+}
+
+/* ---- file records ---- */
 
 static earth_file_t *files;
 
@@ -32,20 +82,87 @@ earth_file_t *earth_file_find(MPI_File fh)
     return NULL;
 }
 
-static void file_free(earth_file_t *ef)
+void earth_file_add(earth_file_t *ef)
 {
-    earth_async_free(ef);
-    if (ef->dupreq != MPI_REQUEST_NULL)
-        PMPI_Wait(&ef->dupreq, MPI_STATUS_IGNORE);
+    ef->next = files;
+    files = ef;
+}
+
+void earth_file_remove(earth_file_t *ef)
+{
+    earth_file_t **p = &files;
+    while (*p && *p != ef)
+        p = &(*p)->next;
+    if (*p)
+        *p = ef->next;
+}
+
+void earth_file_free(earth_file_t *ef)
+{
     if (ef->fd >= 0)
         close(ef->fd);
     if (ef->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&ef->comm);
+    earth_base_put(ef->base);
     earth_flat_free(&ef->ftype);
     free(ef->aggr);
     free(ef->path);
     free(ef);
 }
+
+/*
+ * earth_enable=auto: EARTH carries the collective calls only where it can
+ * win, i.e. where there is contention for it to manage: the file's ranks
+ * span more than one node, the contention model is on, or the program
+ * tuned EARTH (an earth_* key) or asked for striping over several servers
+ * (striping_factor > 1).  Otherwise (one node, a local file system) the
+ * calls go to ROMIO: measured on /tmp and /dev/shm (bench/RESULTS.md),
+ * EARTH's extra work per call (the agreement, the segment lists, helper
+ * threads) made it lose there to ROMIO's one aggregator, up to 2.5x on
+ * 1 MiB calls.  `contended` (the node count) is agreed on at open.
+ */
+void earth_file_decide(earth_file_t *ef)
+{
+    if (ef->hints.enable != 2)
+        ef->use_earth = ef->hints.enable;
+    else
+        ef->use_earth =
+            ef->contended || ef->hints.tuned || ef->hints.striping_factor > 1;
+}
+
+earth_file_t *earth_file_new(MPI_File fh, earth_base_t *base, int amode,
+                             const char *path, const earth_hints_t *h,
+                             int contended)
+{
+    earth_file_t *ef = calloc(1, sizeof(*ef));
+    if (!ef || !(ef->path = strdup(path))) {
+        free(ef);
+        earth_base_put(base);
+        return NULL;
+    }
+    ef->fh = fh;
+    ef->base = base;
+    ef->comm = MPI_COMM_NULL;
+    ef->fd = -1;
+    ef->amode = amode;
+    ef->hints = *h;
+    ef->contended = contended;
+    PMPI_Comm_rank(base->comm, &ef->rank);
+    PMPI_Comm_size(base->comm, &ef->nprocs);
+    earth_file_decide(ef);
+    return ef;
+}
+
+int earth_agree(MPI_Comm comm, int rc)
+{
+    int bad = rc != MPI_SUCCESS, any;
+    PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (any && rc == MPI_SUCCESS)
+        rc = MPI_ERR_INFO_VALUE;
+    return rc;
+}
+
+/* ---- what EARTH needs to carry calls ---- */
 
 static int64_t info_int(MPI_Info info, const char *key, int64_t dflt)
 {
@@ -230,51 +347,25 @@ done:
     return rc;
 }
 
-/*
- * earth_enable=auto: EARTH carries the collective calls only where it can
- * win, i.e. where there is contention for it to manage: the file's ranks
- * span more than one node, the contention model is on, or the program
- * tuned EARTH (an earth_* key) or asked for striping over several servers
- * (striping_factor > 1).  Otherwise (one node, a local file system) the
- * calls go to ROMIO: measured on /tmp and /dev/shm (bench/RESULTS.md),
- * EARTH's extra work per call (the agreement, the segment lists, helper
- * threads) made it lose there to ROMIO's one aggregator, up to 2.5x on
- * 1 MiB calls.  Collective: the node count is agreed on.
- */
-static int agree_open(MPI_Comm comm, int rc, int *contended)
+int earth_file_prepare(earth_file_t *ef)
 {
-    /* a hash of the host name: equal on all ranks when they share one
-     * node (no communicator is created, so that an open that goes to ROMIO
-     * costs what ROMIO's does) */
-    char name[MPI_MAX_PROCESSOR_NAME + 1] = "";
-    int len = 0;
-    PMPI_Get_processor_name(name, &len);
-    uint64_t h = 1469598103934665603ull;
-    for (int i = 0; i < len; i++)
-        h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
-    long long v[3] = {rc != MPI_SUCCESS, (long long)(h >> 1),
-                      -(long long)(h >> 1)},
-              m[3];
-    PMPI_Allreduce(v, m, 3, MPI_LONG_LONG, MPI_MAX, comm);
-    struct earth_fsemu_stats fs;
-    earth_fsemu_stats(&fs, 0);
-    *contended = fs.on || m[1] != -m[2];
-    if (m[0] && rc == MPI_SUCCESS)
-        rc = MPI_ERR_INFO_VALUE;
-    return rc;
-}
-
-static void decide(earth_file_t *ef)
-{
-    if (ef->hints.enable != 2)
-        ef->use_earth = ef->hints.enable;
-    else
-        ef->use_earth =
-            ef->contended || ef->hints.tuned || ef->hints.striping_factor > 1;
+    int rc;
+    if (ef->comm == MPI_COMM_NULL &&
+        (rc = PMPI_Comm_dup(ef->base->comm, &ef->comm)) != MPI_SUCCESS)
+        return rc;
+    if ((rc = earth_file_refresh_romio(ef)) != MPI_SUCCESS ||
+        (rc = place_aggregators(ef)) != MPI_SUCCESS)
+        return rc;
+    if (ef->my_aggr >= 0 && ef->fd < 0) {
+        int fl = (ef->amode & MPI_MODE_RDONLY) ? O_RDONLY : O_RDWR;
+        ef->fd = open(earth_strip_prefix(ef->path), fl | O_CLOEXEC);
+        ef->fd_err = ef->fd < 0 ? errno : 0;
+    }
+    return MPI_SUCCESS;
 }
 
 /* ROMIO accepts "prefix:name" to force a file-system driver. */
-static const char *strip_prefix(const char *name)
+const char *earth_strip_prefix(const char *name)
 {
     static const char *pfx[] = {"ufs:",  "nfs:", "testfs:", "lustre:",
                                 "gpfs:", "xfs:", "pvfs2:",  "daos:"};
@@ -282,206 +373,6 @@ static const char *strip_prefix(const char *name)
         if (!strncmp(name, pfx[i], strlen(pfx[i])))
             return name + strlen(pfx[i]);
     return name;
-}
-
-/* Collective: the worst hint error of any rank, so that all return it. */
-static int agree_error(MPI_Comm comm, int rc)
-{
-    int bad = rc != MPI_SUCCESS, any;
-    PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
-    if (any && rc == MPI_SUCCESS)
-        rc = MPI_ERR_INFO_VALUE;
-    return rc;
-}
-
-/* The file's private communicator: a duplicate of the opening one,
- * started without waiting at open (an open that goes to ROMIO should cost
- * what ROMIO's does) and waited for the first time it is needed. */
-static int file_comm(earth_file_t *ef)
-{
-    if (ef->dupreq == MPI_REQUEST_NULL)
-        return ef->comm != MPI_COMM_NULL ? MPI_SUCCESS : MPI_ERR_COMM;
-    return PMPI_Wait(&ef->dupreq, MPI_STATUS_IGNORE);
-}
-
-/* What EARTH needs to carry calls: ROMIO's hints, the aggregators, the
- * progress thread's communicator, an aggregator's own descriptor.
- * Collective. */
-static int file_setup(earth_file_t *ef)
-{
-    int rc;
-    if ((rc = file_comm(ef)) != MPI_SUCCESS ||
-        (rc = earth_file_refresh_romio(ef)) != MPI_SUCCESS ||
-        (rc = place_aggregators(ef)) != MPI_SUCCESS ||
-        (rc = earth_async_setup(ef)) != MPI_SUCCESS)
-        return rc;
-    if (ef->my_aggr >= 0) {
-        int fl = (ef->amode & MPI_MODE_RDONLY) ? O_RDONLY : O_RDWR;
-        ef->fd = open(strip_prefix(ef->path), fl | O_CLOEXEC);
-        ef->fd_err = ef->fd < 0 ? errno : 0;
-    }
-    ef->ready = 1;
-    return MPI_SUCCESS;
-}
-
-/* decide() after set_view / set_info: set up what EARTH needs the first
- * time it is asked for (collective, like both calls) */
-static void redecide(earth_file_t *ef)
-{
-    decide(ef);
-    if (ef->use_earth && !ef->ready && file_setup(ef) != MPI_SUCCESS)
-        ef->hints.enable = ef->use_earth = 0;
-}
-
-/* A bad EARTH_* value fails every open: say so once, on the lowest rank
- * that saw it (collective). */
-static void env_report(MPI_Comm comm, int envrc)
-{
-    int me, mine, first;
-    PMPI_Comm_rank(comm, &me);
-    mine = envrc != MPI_SUCCESS ? me : INT_MAX;
-    PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-    if (first == me)
-        fprintf(stderr, "mpiio-earth: %s (MPI_File_open returns %s)\n",
-                earth_last_error(),
-                envrc == MPI_ERR_ARG ? "MPI_ERR_ARG" : "MPI_ERR_INFO_VALUE");
-}
-
-int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
-                  MPI_File *fh)
-{
-    earth_hints_t h;
-    int rc, inter = 0;
-    earth_hints_defaults(&h);
-    PMPI_Comm_test_inter(comm, &inter);
-    if (inter)
-        return PMPI_File_open(comm, filename, amode, info, fh);
-    int envrc = earth_env_check();
-    if (envrc == MPI_SUCCESS)
-        envrc = earth_hints_env(&h);
-    rc = envrc;
-    if (rc == MPI_SUCCESS)
-        rc = earth_hints_apply(&h, info);
-    /* one allreduce: any rank's hint error, and whether the ranks span
-     * several nodes */
-    int contended = 0;
-    rc = agree_open(comm, rc, &contended);
-    if (rc != MPI_SUCCESS) {
-        env_report(comm, envrc);
-        return PMPI_File_call_errhandler(MPI_FILE_NULL, rc), rc;
-    }
-    rc = PMPI_File_open(comm, filename, amode, info, fh);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    earth_file_t *ef = calloc(1, sizeof(*ef));
-    if (!ef) /* without a record the file is simply ROMIO's */
-        return MPI_SUCCESS;
-    ef->fh = *fh;
-    ef->fd = -1;
-    ef->amode = amode;
-    ef->hints = h;
-    ef->comm = MPI_COMM_NULL;
-    ef->dupreq = MPI_REQUEST_NULL;
-    PMPI_Comm_idup(comm, &ef->comm, &ef->dupreq);
-    PMPI_Comm_rank(comm, &ef->rank);
-    PMPI_Comm_size(comm, &ef->nprocs);
-    ef->path = strdup(filename);
-    ef->contended = contended;
-    decide(ef);
-    /* the rest only when EARTH will carry calls (else when set_info or
-     * set_view first asks for it) */
-    if (!ef->path || (ef->use_earth && file_setup(ef) != MPI_SUCCESS)) {
-        /* every rank reaches the same verdict: the calls are collective
-         * and deterministic */
-        file_free(ef);
-        return MPI_SUCCESS;
-    }
-    ef->next = files;
-    files = ef;
-    earth_log(2, "open %s: %d aggregators, cb_buffer_size %lld, %s", filename,
-              ef->naggr, (long long)ef->cb_buffer_size,
-              ef->use_earth ? "EARTH" : "collective calls to ROMIO");
-    return MPI_SUCCESS;
-}
-
-int MPI_File_close(MPI_File *fh)
-{
-    earth_file_t *ef = fh ? earth_file_find(*fh) : NULL;
-    /* MPI leaves completing the requests to the user; finish what the
-     * progress thread has queued before ROMIO closes the file */
-    if (ef)
-        earth_async_free(ef);
-    int rc = PMPI_File_close(fh);
-    if (ef && rc == MPI_SUCCESS) {
-        earth_file_t **p = &files;
-        while (*p != ef)
-            p = &(*p)->next;
-        *p = ef->next;
-        file_free(ef);
-    }
-    return rc;
-}
-
-/* Validate EARTH keys of info collectively, then let ROMIO run `op`. */
-static int with_hints(earth_file_t *ef, MPI_Info info, earth_hints_t *nh)
-{
-    *nh = ef->hints;
-    int rc = earth_hints_apply(nh, info);
-    if (file_comm(ef) != MPI_SUCCESS)
-        return rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER;
-    return agree_error(ef->comm, rc);
-}
-
-int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
-                      MPI_Datatype filetype, const char *datarep, MPI_Info info)
-{
-    earth_file_t *ef = earth_file_find(fh);
-    earth_hints_t nh;
-    int rc;
-    if (!ef)
-        return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
-    earth_async_drain(ef);
-    if ((rc = with_hints(ef, info, &nh)) != MPI_SUCCESS)
-        return PMPI_File_call_errhandler(fh, rc), rc;
-    rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
-    if (rc == MPI_SUCCESS) {
-        ef->hints = nh;
-        ef->view_valid = 0;
-        earth_flat_free(&ef->ftype);
-        if (ef->ready && earth_file_refresh_romio(ef) != MPI_SUCCESS)
-            ef->hints.enable = 0;
-        redecide(ef);
-    }
-    return rc;
-}
-
-int MPI_File_set_info(MPI_File fh, MPI_Info info)
-{
-    earth_file_t *ef = earth_file_find(fh);
-    earth_hints_t nh;
-    int rc;
-    if (!ef)
-        return PMPI_File_set_info(fh, info);
-    earth_async_drain(ef);
-    if ((rc = with_hints(ef, info, &nh)) != MPI_SUCCESS)
-        return PMPI_File_call_errhandler(fh, rc), rc;
-    rc = PMPI_File_set_info(fh, info);
-    if (rc == MPI_SUCCESS) {
-        ef->hints = nh;
-        if (ef->ready && earth_file_refresh_romio(ef) != MPI_SUCCESS)
-            ef->hints.enable = 0;
-        redecide(ef);
-    }
-    return rc;
-}
-
-int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
-{
-    earth_file_t *ef = earth_file_find(fh);
-    int rc = PMPI_File_get_info(fh, info_used);
-    if (rc == MPI_SUCCESS && ef)
-        rc = earth_hints_report(&ef->hints, *info_used);
-    return rc;
 }
 
 int earth_file_view(earth_file_t *ef)
@@ -509,39 +400,4 @@ int earth_file_view(earth_file_t *ef)
         PMPI_Type_free(&ft);
     ef->view_valid = 1;
     return ef->view_native ? 0 : -ENOTSUP;
-}
-
-int earth_file_stats(MPI_File fh, struct earth_stats *st)
-{
-    earth_file_t *ef = earth_file_find(fh);
-    earth_async_drain(ef);
-    if (!st)
-        return MPI_ERR_ARG;
-    if (!ef)
-        return MPI_ERR_FILE;
-    *st = ef->stats;
-    return MPI_SUCCESS;
-}
-
-int earth_file_stats_reset(MPI_File fh)
-{
-    earth_file_t *ef = earth_file_find(fh);
-    earth_async_drain(ef);
-    if (!ef)
-        return MPI_ERR_FILE;
-    int32_t n = ef->stats.naggr, a = ef->stats.is_aggr;
-    memset(&ef->stats, 0, sizeof(ef->stats));
-    ef->stats.naggr = n;
-    ef->stats.is_aggr = a;
-    return MPI_SUCCESS;
-}
-
-int earth_file_aggregators(MPI_File fh, int *ranks, int n)
-{
-    earth_file_t *ef = earth_file_find(fh);
-    if (!ef)
-        return -MPI_ERR_FILE;
-    for (int i = 0; i < n && i < ef->naggr; i++)
-        ranks[i] = ef->aggr[i];
-    return ef->naggr;
 }

@@ -55,7 +55,7 @@ enum earth_layout { EARTH_LAYOUT_SPREAD = 0, EARTH_LAYOUT_BLOCK = 1 };
 typedef struct {
     int enable;              /* earth_enable: 1 = EARTH path, 0 = ROMIO,
                                 2 = auto (EARTH where it can win: see
-                                earth_file.c, auto_wins) */
+                                earth_file.c, earth_file_decide) */
     int tuned;               /* an earth_* tuning key was given */
     int req;                 /* earth_req: 0 = unlimited (plain two-phase) */
     int steps;               /* earth_steps: pipeline depth, >= 1 */
@@ -78,20 +78,40 @@ EARTH_HIDDEN EARTH_WUR int earth_hints_report(const earth_hints_t *h,
                                               MPI_Info info);
 EARTH_HIDDEN const char *earth_layout_name(int layout);
 
-/* ---- per-file state (earth_file.c) ---- */
+/* ---- per-communicator and per-file state (earth_file.c) ---- */
+
+/*
+ * One private duplicate per user communicator that files are opened on,
+ * cached as an attribute of that communicator and shared by its files:
+ * EARTH's agreements on a file that ROMIO carries run on it, so that an
+ * open costs no communicator of its own.  Freed with the last reference
+ * (the attribute's, dropped when the user communicator is freed, and one
+ * per file).
+ */
+typedef struct earth_base {
+    MPI_Comm comm;
+    int refs;
+} earth_base_t;
+
+/* The base of comm with a reference for the caller, or NULL (local). */
+EARTH_HIDDEN earth_base_t *earth_base_find(MPI_Comm comm);
+/* Cache dup, a duplicate of comm, as comm's base; returns it with a
+ * reference for the caller, or NULL (dup is then freed). */
+EARTH_HIDDEN earth_base_t *earth_base_attach(MPI_Comm comm, MPI_Comm dup);
+EARTH_HIDDEN void earth_base_put(earth_base_t *b);
 
 typedef struct earth_file {
     struct earth_file *next;
     MPI_File fh;
-    MPI_Comm comm;      /* private duplicate of the opening communicator */
-    MPI_Request dupreq; /* its MPI_Comm_idup until file_comm() waited */
+    earth_base_t *base; /* the opening communicator's base (a reference) */
+    MPI_Comm comm;      /* EARTH's duplicate, once it carries calls */
     int rank, nprocs;
     int amode;
     int fd;     /* own descriptor for aggregator accesses, -1 if none */
     int fd_err; /* errno when the descriptor could not be opened */
     earth_hints_t hints;
     int contended; /* several nodes, or the contention model on */
-    int ready;     /* aggregators, progress thread and descriptor set up */
+    int ready;     /* communicator, aggregators and descriptor set up */
     char *path;    /* the file name given to MPI_File_open */
     int use_earth; /* hints.enable resolved for this file (auto decided at
                       open, the same on every rank) */
@@ -120,9 +140,28 @@ typedef struct earth_file {
     struct earth_async *async;
 } earth_file_t;
 
+/* A record for a file ROMIO opened on base's communicator (takes the
+ * reference to base; NULL without memory) and its decision. */
+EARTH_HIDDEN earth_file_t *earth_file_new(MPI_File fh, earth_base_t *base,
+                                          int amode, const char *path,
+                                          const earth_hints_t *h,
+                                          int contended);
+/* Free a record (its progress thread must be gone: earth_async_free). */
+EARTH_HIDDEN void earth_file_free(earth_file_t *ef);
+EARTH_HIDDEN void earth_file_add(earth_file_t *ef);
+EARTH_HIDDEN void earth_file_remove(earth_file_t *ef);
 EARTH_HIDDEN earth_file_t *earth_file_find(MPI_File fh);
+/* Resolve earth_enable (auto: see earth_file.c) into ef->use_earth. */
+EARTH_HIDDEN void earth_file_decide(earth_file_t *ef);
+/* What EARTH needs to carry calls: its communicator, ROMIO's hints, the
+ * aggregators, an aggregator's own descriptor.  Collective. */
+EARTH_HIDDEN EARTH_WUR int earth_file_prepare(earth_file_t *ef);
 EARTH_HIDDEN EARTH_WUR int earth_file_view(earth_file_t *ef);
 EARTH_HIDDEN EARTH_WUR int earth_file_refresh_romio(earth_file_t *ef);
+/* ROMIO's file name without a "driver:" prefix. */
+EARTH_HIDDEN const char *earth_strip_prefix(const char *name);
+/* Collective: rc, or MPI_ERR_INFO_VALUE when another rank failed. */
+EARTH_HIDDEN EARTH_WUR int earth_agree(MPI_Comm comm, int rc);
 
 /* ---- the collective algorithm (earth_coll.c) ---- */
 
