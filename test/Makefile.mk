@@ -28,3 +28,8 @@ test_mpi_hang_LDADD = $(MPI_LIBS)
 test_mpi_hang_LDFLAGS = $(AM_LDFLAGS) -no-install
 TESTS += test/test_mpi_run.sh
 endif
+
+# File sizes and circles among a component's files (tools/check-structure.py).
+EXTRA_DIST += tools/check-structure.py
+dist_check_SCRIPTS += test/test_structure.sh
+TESTS += test/test_structure.sh
