@@ -24,6 +24,11 @@ printf 'void c_top_run(void);\nvoid c_base_log(void);\n#define C_LOG() c_base_lo
 printf '#include "c.h"\nvoid c_base_log(void) { c_top_run(); }\n' >"$tmp/c/src/c_base.c"
 printf '#include "c.h"\nint c_top_n;\nvoid c_top_run(void) { C_LOG(); }\n' >"$tmp/c/src/c_top.c"
 printf '#include "c.h"\nstatic void c_top_run2(void) { C_LOG(); }\n' >"$tmp/c/src/c_leaf.c"
+# d: d_one.c names d_two.c's function; d_two.c has a static function, a
+# parameter and a local of the names d_one.c defines: no circle
+mkdir -p "$tmp/d/src"
+printf 'int d_count;\nvoid d_size(void) {}\nvoid d_two_run(void);\nvoid d_one(void) { d_two_run(); }\n' >"$tmp/d/src/d_one.c"
+printf 'static int d_size(void) { return 1; }\nvoid d_two_run(void) { int d_count = d_size(); (void)d_count; }\nint d_two_f(int d_one) { return d_one; }\n' >"$tmp/d/src/d_two.c"
 
 out=$(python3 "$check" --no-exceptions "$tmp"); rc=$?
 echo "$out"
@@ -44,6 +49,7 @@ reject 'a_ok.c'
 expect '^check-structure: b: circle among 2 files: b/src/b_one.h -> b/src/b_two.h (#include); b/src/b_two.h -> b/src/b_one.h (#include)$'
 expect '^check-structure: c: circle among 2 files: c/src/c_base.c -> c/src/c_top.c (c_top_run); c/src/c_top.c -> c/src/c_base.c (c_base_log)$'
 reject 'c_leaf'
+reject '^check-structure: d:'
 
 # Breaking the circle of c (the base calls back through a pointer) and
 # shortening a_long.c make the made-up tree pass.
