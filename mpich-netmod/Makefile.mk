@@ -29,7 +29,10 @@ mpidelegincludedir = $(includedir)
 mpideleginclude_HEADERS = mpich-netmod/include/mpideleg.h
 mpich_netmod_libmpideleg_la_SOURCES = \
 	mpich-netmod/src/nm_internal.h \
+	mpich-netmod/src/nm_base.h \
 	mpich-netmod/src/nm_init.c \
+	mpich-netmod/src/nm_mpi.c \
+	mpich-netmod/src/nm_errh.c \
 	mpich-netmod/src/nm_client.c \
 	mpich-netmod/src/nm_deleg.c \
 	mpich-netmod/src/nm_p2p.c \
@@ -45,6 +48,8 @@ mpich_netmod_libmpideleg_la_LIBADD = delegation/libdeleg.la $(MPI_LIBS)
 mpich_netmod_libmpideleg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_internal.h mpich-netmod/src/nm_init.c \
+	mpich-netmod/src/nm_base.h mpich-netmod/src/nm_mpi.c \
+	mpich-netmod/src/nm_errh.c \
 	mpich-netmod/src/nm_client.c mpich-netmod/src/nm_deleg.c \
 	mpich-netmod/src/nm_p2p.c mpich-netmod/src/nm_persist.c \
 	mpich-netmod/src/nm_sendrecv.c mpich-netmod/src/nm_coll.c \

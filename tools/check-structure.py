@@ -44,7 +44,6 @@ EXCEPTIONS = {
     "mpich-netmod/src/nm_coll.c": "to split",
     "mpich-netmod/src/nm_deleg.c": "being split where its delegation code "
     "moves to libdeleg",
-    "mpich-netmod/src/nm_init.c": "to split",
     "mpich-netmod/src/nm_p2p.c": "to split",
     "mpiio-earth/src/earth_coll.c": "being split with mpiio-earth's "
     "base/entry split",
@@ -57,7 +56,6 @@ CIRCLE_EXCEPTIONS = {
     "libpip": "pip_init.c <-> pip_registry.c (the root's state) and "
     "pip_spawn.c <-> pip_hooks.c: not split yet",
     "libulp": "ulp_core.c <-> ulp_sched.c: not split yet",
-    "mpich-netmod": "to split",
     "mpiio-earth": "being split with mpiio-earth's base/entry split",
 }
 

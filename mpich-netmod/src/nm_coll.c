@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nm_coll.h"
 #include "nm_internal.h"
 
 int nm_coll_hier;
@@ -677,7 +678,7 @@ static void finish(coll_t *x)
 
 /* Move every running collective (any thread; a busy lock means another
  * thread is at it). */
-void nm_coll_progress(void)
+void nm_coll_run(void)
 {
     if (!atomic_load_explicit(&nrunning, memory_order_relaxed))
         return;
@@ -701,7 +702,7 @@ static void wait_done(coll_t *x)
     unsigned k = 0;
     int counted = 0; /* PiP form: a spinning waiter runs the turns */
     while (!is_done(x)) {
-        nm_coll_progress();
+        nm_coll_run();
         if (!is_done(x)) {
             if (!counted) {
                 nm_wait_enter();
@@ -746,7 +747,7 @@ static int c_cancel(void *extra, int complete)
 static int c_poll(void *extra, MPI_Status *st)
 {
     (void)st;
-    nm_coll_progress();
+    nm_coll_run();
     if (!is_done(extra) && nm_turn() < 0)
         sched_yield();
     return MPI_SUCCESS;
