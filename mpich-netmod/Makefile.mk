@@ -39,6 +39,7 @@ mpich_netmod_libmpideleg_la_SOURCES = \
 	mpich-netmod/src/nm_persist.c \
 	mpich-netmod/src/nm_sendrecv.c \
 	mpich-netmod/src/nm_coll.c \
+	mpich-netmod/src/nm_coll_mpi.c \
 	mpich-netmod/src/nm_pass.c
 NM_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpich-netmod/include \
 	-I$(top_srcdir)/delegation/include
@@ -53,6 +54,7 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_client.c mpich-netmod/src/nm_deleg.c \
 	mpich-netmod/src/nm_p2p.c mpich-netmod/src/nm_persist.c \
 	mpich-netmod/src/nm_sendrecv.c mpich-netmod/src/nm_coll.c \
+	mpich-netmod/src/nm_coll_mpi.c \
 	mpich-netmod/tests/nm_suite.c mpich-netmod/tests/nm_persist.c \
 	mpich-netmod/tests/nm_check.h mpich-netmod/tests/nm_progress.c \
 	mpich-netmod/tests/nm_coll.c mpich-netmod/tests/nm_cma.c \

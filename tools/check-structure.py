@@ -41,7 +41,6 @@ EXCEPTIONS = {
     "libpip/src/pip_loader.c": "to split",
     "libpip/src/pip_spawn.c": "to split",
     "libpip/tools/pips.c": "to split",
-    "mpich-netmod/src/nm_coll.c": "to split",
     "mpich-netmod/src/nm_deleg.c": "being split where its delegation code "
     "moves to libdeleg",
     "mpich-netmod/src/nm_p2p.c": "to split",
