@@ -36,6 +36,9 @@ mpich_netmod_libmpideleg_la_SOURCES = \
 	mpich-netmod/src/nm_client.c \
 	mpich-netmod/src/nm_deleg.c \
 	mpich-netmod/src/nm_p2p.c \
+	mpich-netmod/src/nm_p2p.h \
+	mpich-netmod/src/nm_probe.c \
+	mpich-netmod/src/nm_bsend.c \
 	mpich-netmod/src/nm_persist.c \
 	mpich-netmod/src/nm_sendrecv.c \
 	mpich-netmod/src/nm_coll.c \
@@ -53,6 +56,8 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_errh.c \
 	mpich-netmod/src/nm_client.c mpich-netmod/src/nm_deleg.c \
 	mpich-netmod/src/nm_p2p.c mpich-netmod/src/nm_persist.c \
+	mpich-netmod/src/nm_p2p.h mpich-netmod/src/nm_probe.c \
+	mpich-netmod/src/nm_bsend.c \
 	mpich-netmod/src/nm_sendrecv.c mpich-netmod/src/nm_coll.c \
 	mpich-netmod/src/nm_coll_mpi.c \
 	mpich-netmod/tests/nm_suite.c mpich-netmod/tests/nm_persist.c \

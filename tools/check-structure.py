@@ -43,7 +43,6 @@ EXCEPTIONS = {
     "libpip/tools/pips.c": "to split",
     "mpich-netmod/src/nm_deleg.c": "being split where its delegation code "
     "moves to libdeleg",
-    "mpich-netmod/src/nm_p2p.c": "to split",
     "mpiio-earth/src/earth_coll.c": "being split with mpiio-earth's "
     "base/entry split",
 }
