@@ -14,7 +14,7 @@ EXTRA_DIST += ft-agree/README.md ft-agree/man/ftagree.7.md \
 FORMAT_FILES += ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
 	ft-agree/src/fta_wire.c ft-agree/src/fta_sim.c ft-agree/src/fta_mpi.c \
 	ft-agree/src/fta_ulfm.c ft-agree/src/fta_fd.c ft-agree/src/fta_comm.c \
-	ft-agree/src/fta_req.c ft-agree/src/fta_clone.c
+	ft-agree/src/fta_req.c ft-agree/src/fta_clone.c ft-agree/src/fta_init.c
 
 if BUILD_FT_AGREE
 # The transport-independent core (static, linked into the installed
@@ -31,7 +31,7 @@ ft_agree_libftasim_la_LIBADD = ft-agree/libftacore.la
 
 # The ULFM layer for MPI programs (PMPI interposition).
 lib_LTLIBRARIES += ft-agree/libftagree.la
-ft_agree_libftagree_la_SOURCES = ft-agree/src/fta_mpi.c \
+ft_agree_libftagree_la_SOURCES = ft-agree/src/fta_mpi.c ft-agree/src/fta_init.c \
 	ft-agree/src/fta_ulfm.c ft-agree/src/fta_comm.c ft-agree/src/fta_req.c \
 	ft-agree/src/fta_fd.c ft-agree/src/fta_fd.h \
 	ft-agree/src/fta_mpi_int.h ft-agree/include/mpix_ft.h
@@ -69,7 +69,9 @@ endif
 # runs both on the same schedules.
 check_PROGRAMS += ft-agree/tests/fta-sim-seeded
 ft_agree_tests_fta_sim_seeded_SOURCES = ft-agree/src/fta_simtool.c \
-	ft-agree/src/fta_sim.c ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
+	ft-agree/src/fta_sim.c \
+	ft-agree/src/fta_core.c \
+	ft-agree/src/fta_tree.c \
 	ft-agree/src/fta_wire.c ft-agree/src/fta_clone.c
 ft_agree_tests_fta_sim_seeded_CPPFLAGS = $(FTA_CPPFLAGS) -DFTA_SEEDED_BUG
 ft_agree_tests_fta_sim_seeded_LDADD = -lm

@@ -50,7 +50,6 @@ EXCEPTIONS = {
 # Components whose files may still form a circle, each with the reason.  A
 # component listed here that has no circle any more is an error.
 CIRCLE_EXCEPTIONS = {
-    "ft-agree": "to split",
     "libpip": "pip_init.c <-> pip_registry.c (the root's state) and "
     "pip_spawn.c <-> pip_hooks.c: not split yet",
     "libulp": "ulp_core.c <-> ulp_sched.c: not split yet",
