@@ -14,13 +14,14 @@ EXTRA_DIST += ft-agree/README.md ft-agree/man/ftagree.7.md \
 FORMAT_FILES += ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
 	ft-agree/src/fta_wire.c ft-agree/src/fta_sim.c ft-agree/src/fta_mpi.c \
 	ft-agree/src/fta_ulfm.c ft-agree/src/fta_fd.c ft-agree/src/fta_comm.c \
-	ft-agree/src/fta_req.c ft-agree/src/fta_clone.c ft-agree/src/fta_init.c
+	ft-agree/src/fta_req.c ft-agree/src/fta_clone.c ft-agree/src/fta_init.c \
+	ft-agree/src/fta_node.c
 
 if BUILD_FT_AGREE
 # The transport-independent core (static, linked into the installed
 # library, the tests and the tools) and the simulator.
 noinst_LTLIBRARIES += ft-agree/libftacore.la ft-agree/libftasim.la
-ft_agree_libftacore_la_SOURCES = ft-agree/src/fta_core.c \
+ft_agree_libftacore_la_SOURCES = ft-agree/src/fta_core.c ft-agree/src/fta_node.c \
 	ft-agree/src/fta_tree.c ft-agree/src/fta_wire.c ft-agree/src/fta_clone.c \
 	ft-agree/src/fta_int.h ft-agree/include/fta.h
 ft_agree_libftacore_la_CPPFLAGS = $(FTA_CPPFLAGS)
@@ -70,7 +71,7 @@ endif
 check_PROGRAMS += ft-agree/tests/fta-sim-seeded
 ft_agree_tests_fta_sim_seeded_SOURCES = ft-agree/src/fta_simtool.c \
 	ft-agree/src/fta_sim.c \
-	ft-agree/src/fta_core.c \
+	ft-agree/src/fta_core.c ft-agree/src/fta_node.c \
 	ft-agree/src/fta_tree.c \
 	ft-agree/src/fta_wire.c ft-agree/src/fta_clone.c
 ft_agree_tests_fta_sim_seeded_CPPFLAGS = $(FTA_CPPFLAGS) -DFTA_SEEDED_BUG
