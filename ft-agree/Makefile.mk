@@ -15,7 +15,8 @@ FORMAT_FILES += ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
 	ft-agree/src/fta_wire.c ft-agree/src/fta_sim.c ft-agree/src/fta_mpi.c \
 	ft-agree/src/fta_ulfm.c ft-agree/src/fta_fd.c ft-agree/src/fta_comm.c \
 	ft-agree/src/fta_req.c ft-agree/src/fta_clone.c ft-agree/src/fta_init.c \
-	ft-agree/src/fta_node.c
+	ft-agree/src/fta_node.c ft-agree/src/fta_sim_bench.c \
+	ft-agree/src/fta_sim_int.h
 
 if BUILD_FT_AGREE
 # The transport-independent core (static, linked into the installed
@@ -26,7 +27,8 @@ ft_agree_libftacore_la_SOURCES = ft-agree/src/fta_core.c ft-agree/src/fta_node.c
 	ft-agree/src/fta_int.h ft-agree/include/fta.h
 ft_agree_libftacore_la_CPPFLAGS = $(FTA_CPPFLAGS)
 ft_agree_libftacore_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
-ft_agree_libftasim_la_SOURCES = ft-agree/src/fta_sim.c ft-agree/src/fta_sim.h
+ft_agree_libftasim_la_SOURCES = ft-agree/src/fta_sim.c ft-agree/src/fta_sim.h \
+	ft-agree/src/fta_sim_bench.c ft-agree/src/fta_sim_int.h
 ft_agree_libftasim_la_CPPFLAGS = $(FTA_CPPFLAGS)
 ft_agree_libftasim_la_LIBADD = ft-agree/libftacore.la
 
@@ -70,7 +72,7 @@ endif
 # runs both on the same schedules.
 check_PROGRAMS += ft-agree/tests/fta-sim-seeded
 ft_agree_tests_fta_sim_seeded_SOURCES = ft-agree/src/fta_simtool.c \
-	ft-agree/src/fta_sim.c \
+	ft-agree/src/fta_sim.c ft-agree/src/fta_sim_bench.c \
 	ft-agree/src/fta_core.c ft-agree/src/fta_node.c \
 	ft-agree/src/fta_tree.c \
 	ft-agree/src/fta_wire.c ft-agree/src/fta_clone.c

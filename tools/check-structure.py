@@ -35,7 +35,6 @@ GENERATED_MARK = "edit the generator, not this file"
 # the list only shrinks.
 EXCEPTIONS = {
     "delegation/bench/dlg_bench.c": "to split",
-    "ft-agree/src/fta_sim.c": "to split",
     "libpip/bench/pip_bench_pvas.c": "to split",
     "libpip/src/pip_loader.c": "to split",
     "libpip/src/pip_spawn.c": "to split",
