@@ -316,9 +316,17 @@ PIP_HIDDEN int pip_get_task(int pipid, struct pip_task **tp) PIP_WUR;
 PIP_HIDDEN int pip_task_alive(struct pip_task *t);
 PIP_HIDDEN void *pip_arena_alloc(size_t sz);
 
-/* ---- pip_loader.c ---- */
+/* ---- pip_elfcheck.c ---- */
 PIP_HIDDEN int pip_elf_check(const char *path, const char *func, int verbose,
                              struct pip_elf_info *info) PIP_WUR;
+/* 0 when all len bytes at off were read, else an errno value. */
+PIP_HIDDEN int pip_pread_all(int fd, void *buf, size_t len, off_t off) PIP_WUR;
+/* The unrelocated address of func (NULL: main) in the file's full symbol
+ * table: 0, or ENOEXEC. */
+PIP_HIDDEN int pip_elf_local_start(const char *path, const char *func,
+                                   uint64_t *vaddr) PIP_WUR;
+
+/* ---- pip_loader.c ---- */
 PIP_HIDDEN int pip_load(struct pip_task *t, const char *path,
                         const char *func) PIP_WUR;
 
