@@ -33,6 +33,7 @@ libpip_libpip_la_SOURCES = \
 	libpip/src/pip_elfcheck.c \
 	libpip/src/pip_loader.c \
 	libpip/src/pip_spawn.c \
+	libpip/src/pip_taskend.c \
 	libpip/src/pip_wait.c \
 	libpip/src/pip_export.c \
 	libpip/src/pip_util.c \
