@@ -89,8 +89,8 @@ libpip_pip_check_SOURCES = libpip/tools/pip_check.c $(PIP_ELF_SRC)
 libpip_pip_check_CPPFLAGS = $(PIP_TOOL_CPPF)
 libpip_pip_unpie_SOURCES = libpip/tools/pip_unpie.c $(PIP_ELF_SRC)
 libpip_pip_unpie_CPPFLAGS = $(PIP_TOOL_CPPF)
-libpip_pips_SOURCES = libpip/tools/pips.c \
-	libpip/src/pip_registry.h libpip/tools/pip_tools.h
+libpip_pips_SOURCES = libpip/tools/pips.c libpip/tools/pips_roots.c \
+	libpip/tools/pips.h libpip/src/pip_registry.h libpip/tools/pip_tools.h
 libpip_pips_CPPFLAGS = $(PIP_TOOL_CPPF)
 libpip_pip_mode_SOURCES = libpip/tools/pip_mode.c libpip/tools/pip_tools.h
 libpip_pip_mode_CPPFLAGS = $(PIP_TOOL_CPPF)

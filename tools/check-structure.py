@@ -36,7 +36,6 @@ GENERATED_MARK = "edit the generator, not this file"
 EXCEPTIONS = {
     "delegation/bench/dlg_bench.c": "to split",
     "libpip/bench/pip_bench_pvas.c": "to split",
-    "libpip/tools/pips.c": "to split",
     "mpich-netmod/src/nm_deleg.c": "being split where its delegation code "
     "moves to libdeleg",
     "mpiio-earth/src/earth_coll.c": "being split with mpiio-earth's "
