@@ -220,6 +220,8 @@ bench-pip: libpip/bench/pip_bench_spawn libpip/tests/task_nop libpip/bench/pip_b
 # libpip/bench/.  `make check` runs one tiny, untimed smoke run.
 noinst_PROGRAMS += libpip/bench/pip_bench_pvas libpip/bench/pvas_task
 libpip_bench_pip_bench_pvas_SOURCES = libpip/bench/pip_bench_pvas.c \
+	libpip/bench/pvas_driver.h libpip/bench/pvas_driver.c \
+	libpip/bench/pvas_mpich.c \
 	libpip/bench/pvas_root.c libpip/bench/pvas_root.h \
 	libpip/bench/pvas_report.c libpip/bench/pvas_report.h \
 	libpip/bench/pvas_bench.h

@@ -35,7 +35,6 @@ GENERATED_MARK = "edit the generator, not this file"
 # the list only shrinks.
 EXCEPTIONS = {
     "delegation/bench/dlg_bench.c": "to split",
-    "libpip/bench/pip_bench_pvas.c": "to split",
     "mpich-netmod/src/nm_deleg.c": "being split where its delegation code "
     "moves to libdeleg",
     "mpiio-earth/src/earth_coll.c": "being split with mpiio-earth's "
