@@ -34,7 +34,6 @@ GENERATED_MARK = "edit the generator, not this file"
 # that is no longer needed (file gone or within the limit) is an error, so
 # the list only shrinks.
 EXCEPTIONS = {
-    "delegation/bench/dlg_bench.c": "to split",
     "mpich-netmod/src/nm_deleg.c": "being split where its delegation code "
     "moves to libdeleg",
     "mpiio-earth/src/earth_coll.c": "being split with mpiio-earth's "
