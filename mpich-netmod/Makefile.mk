@@ -33,6 +33,7 @@ mpich_netmod_libmpideleg_la_SOURCES = \
 	mpich-netmod/src/nm_init.c \
 	mpich-netmod/src/nm_mpi.c \
 	mpich-netmod/src/nm_errh.c \
+	mpich-netmod/src/nm_coll.h \
 	mpich-netmod/src/nm_client.c \
 	mpich-netmod/src/nm_deleg.c \
 	mpich-netmod/src/nm_p2p.c \
@@ -53,7 +54,7 @@ mpich_netmod_libmpideleg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_internal.h mpich-netmod/src/nm_init.c \
 	mpich-netmod/src/nm_base.h mpich-netmod/src/nm_mpi.c \
-	mpich-netmod/src/nm_errh.c \
+	mpich-netmod/src/nm_errh.c mpich-netmod/src/nm_coll.h \
 	mpich-netmod/src/nm_client.c mpich-netmod/src/nm_deleg.c \
 	mpich-netmod/src/nm_p2p.c mpich-netmod/src/nm_persist.c \
 	mpich-netmod/src/nm_p2p.h mpich-netmod/src/nm_probe.c \
