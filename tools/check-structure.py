@@ -15,8 +15,13 @@
      in the initialisers of its file-scope variables and in its macro
      bodies, plus the macro and inline-function bodies of the component
      headers it includes.  Prototypes and extern declarations are not
-     references.  Calls through pointers that a file registers at run time
-     are not seen, which is the point of registering them.
+     references, nor are names the file declares itself (static functions
+     and variables, parameters, locals).  Calls through pointers that a
+     file registers at run time are not seen, which is the point of
+     registering them.
+
+Files: those git lists (tracked, or untracked and not ignored), or every
+file under TOP_SRCDIR when it is not a git checkout.
 
 Usage: check-structure.py [--no-exceptions] [TOP_SRCDIR]   (default: $abs_top_srcdir, or the
 directory above this script).  Exit 0 when both rules hold, 1 otherwise,
