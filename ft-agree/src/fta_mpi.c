@@ -2,15 +2,15 @@
 /*
  * fta_mpi.c: the base of the MPI layer: the log, the registry of
  * fault-tolerant communicators and the transport of the protocol messages.
- * It calls no other file of the layer above the core and the failure
- * detector; MPI_Init and MPI_Finalize are in fta_init.c.
+ * Below it are only the core and the failure detector: it calls no other
+ * file of the layer.  MPI_Init and MPI_Finalize are in fta_init.c.
  *
  * Protocol messages travel over MPI itself (a private duplicate of
  * MPI_COMM_WORLD, one tag, small eager sends): under ch4:ucx the surviving
  * ranks keep exchanging messages after a rank is killed, and a send to a
  * dead rank completes locally.  Every pair of ranks exchanges one message
- * at initialisation so that no connection is first set up with a process
- * that is already dead.
+ * at initialisation (fta_init.c) so that no connection is first set up
+ * with a process that is already dead.
  */
 #include <errno.h>
 #include <arpa/inet.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fta_sim_bench.c: large simulator runs for the benchmark (fta-sim
- * --bench): oldest-first delivery, O(1) per event, no exploration.
+ * bench): oldest-first delivery, O(1) per event, no exploration.
  */
 #include <stdlib.h>
 #include <string.h>
