@@ -31,7 +31,10 @@ DLG_TEST_LDADD = delegation/libdeleg.la test/libth.la $(CMOCKA_LIBS) $(HWLOC_LIB
 
 # Tools and benchmarks (not installed).
 noinst_PROGRAMS += delegation/bench/dlg_bench delegation/bench/dlg_ranktab_report
-delegation_bench_dlg_bench_SOURCES = delegation/bench/dlg_bench.c
+delegation_bench_dlg_bench_SOURCES = delegation/bench/dlg_bench.c \
+	delegation/bench/dlg_bench_base.c delegation/bench/dlg_bench_srv.c \
+	delegation/bench/dlg_bench_util.c \
+	delegation/bench/dlg_bench.h
 delegation_bench_dlg_bench_CPPFLAGS = $(DLG_TEST_CPPFLAGS) -I$(top_srcdir)/delegation/tests
 delegation_bench_dlg_bench_LDADD = delegation/libdeleg.la
 delegation_bench_dlg_bench_LDFLAGS = $(AM_LDFLAGS) -no-install

@@ -15,25 +15,28 @@ EXTRA_DIST += ft-agree/README.md ft-agree/man/ftagree.7.md ft-agree/DESIGN.md \
 FORMAT_FILES += ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
 	ft-agree/src/fta_wire.c ft-agree/src/fta_sim.c ft-agree/src/fta_mpi.c \
 	ft-agree/src/fta_ulfm.c ft-agree/src/fta_fd.c ft-agree/src/fta_comm.c \
-	ft-agree/src/fta_req.c ft-agree/src/fta_clone.c
+	ft-agree/src/fta_req.c ft-agree/src/fta_clone.c ft-agree/src/fta_init.c \
+	ft-agree/src/fta_node.c ft-agree/src/fta_sim_bench.c \
+	ft-agree/src/fta_sim_int.h
 
 if BUILD_FT_AGREE
 PVAS_MANS += ft-agree/man/ftagree.7
 # The transport-independent core (static, linked into the installed
 # library, the tests and the tools) and the simulator.
 noinst_LTLIBRARIES += ft-agree/libftacore.la ft-agree/libftasim.la
-ft_agree_libftacore_la_SOURCES = ft-agree/src/fta_core.c \
+ft_agree_libftacore_la_SOURCES = ft-agree/src/fta_core.c ft-agree/src/fta_node.c \
 	ft-agree/src/fta_tree.c ft-agree/src/fta_wire.c ft-agree/src/fta_clone.c \
 	ft-agree/src/fta_int.h ft-agree/include/fta.h
 ft_agree_libftacore_la_CPPFLAGS = $(FTA_CPPFLAGS)
 ft_agree_libftacore_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
-ft_agree_libftasim_la_SOURCES = ft-agree/src/fta_sim.c ft-agree/src/fta_sim.h
+ft_agree_libftasim_la_SOURCES = ft-agree/src/fta_sim.c ft-agree/src/fta_sim.h \
+	ft-agree/src/fta_sim_bench.c ft-agree/src/fta_sim_int.h
 ft_agree_libftasim_la_CPPFLAGS = $(FTA_CPPFLAGS)
 ft_agree_libftasim_la_LIBADD = ft-agree/libftacore.la
 
 # The ULFM layer for MPI programs (PMPI interposition).
 lib_LTLIBRARIES += ft-agree/libftagree.la
-ft_agree_libftagree_la_SOURCES = ft-agree/src/fta_mpi.c \
+ft_agree_libftagree_la_SOURCES = ft-agree/src/fta_mpi.c ft-agree/src/fta_init.c \
 	ft-agree/src/fta_ulfm.c ft-agree/src/fta_comm.c ft-agree/src/fta_req.c \
 	ft-agree/src/fta_fd.c ft-agree/src/fta_fd.h \
 	ft-agree/src/fta_mpi_int.h ft-agree/include/mpix_ft.h
@@ -71,7 +74,9 @@ endif
 # runs both on the same schedules.
 check_PROGRAMS += ft-agree/tests/fta-sim-seeded
 ft_agree_tests_fta_sim_seeded_SOURCES = ft-agree/src/fta_simtool.c \
-	ft-agree/src/fta_sim.c ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
+	ft-agree/src/fta_sim.c ft-agree/src/fta_sim_bench.c \
+	ft-agree/src/fta_core.c ft-agree/src/fta_node.c \
+	ft-agree/src/fta_tree.c \
 	ft-agree/src/fta_wire.c ft-agree/src/fta_clone.c
 ft_agree_tests_fta_sim_seeded_CPPFLAGS = $(FTA_CPPFLAGS) -DFTA_SEEDED_BUG
 ft_agree_tests_fta_sim_seeded_LDADD = -lm

@@ -31,8 +31,10 @@ lib_LTLIBRARIES += libpip/libpip.la
 libpip_libpip_la_SOURCES = \
 	libpip/src/pip_internal.h \
 	libpip/src/pip_init.c \
+	libpip/src/pip_elfcheck.c \
 	libpip/src/pip_loader.c \
 	libpip/src/pip_spawn.c \
+	libpip/src/pip_taskend.c \
 	libpip/src/pip_wait.c \
 	libpip/src/pip_export.c \
 	libpip/src/pip_util.c \
@@ -88,7 +90,8 @@ libpip_pip_check_SOURCES = libpip/tools/pip_check.c $(PIP_ELF_SRC)
 libpip_pip_check_CPPFLAGS = $(PIP_TOOL_CPPF)
 libpip_pip_unpie_SOURCES = libpip/tools/pip_unpie.c $(PIP_ELF_SRC)
 libpip_pip_unpie_CPPFLAGS = $(PIP_TOOL_CPPF)
-libpip_pips_SOURCES = libpip/tools/pips.c libpip/src/pip_registry.h libpip/tools/pip_tools.h
+libpip_pips_SOURCES = libpip/tools/pips.c libpip/tools/pips_roots.c \
+	libpip/tools/pips.h libpip/src/pip_registry.h libpip/tools/pip_tools.h
 libpip_pips_CPPFLAGS = $(PIP_TOOL_CPPF)
 libpip_pip_mode_SOURCES = libpip/tools/pip_mode.c libpip/tools/pip_tools.h
 libpip_pip_mode_CPPFLAGS = $(PIP_TOOL_CPPF)
@@ -218,6 +221,8 @@ bench-pip: libpip/bench/pip_bench_spawn libpip/tests/task_nop libpip/bench/pip_b
 # libpip/bench/.  `make check` runs one tiny, untimed smoke run.
 noinst_PROGRAMS += libpip/bench/pip_bench_pvas libpip/bench/pvas_task
 libpip_bench_pip_bench_pvas_SOURCES = libpip/bench/pip_bench_pvas.c \
+	libpip/bench/pvas_driver.h libpip/bench/pvas_driver.c \
+	libpip/bench/pvas_mpich.c \
 	libpip/bench/pvas_root.c libpip/bench/pvas_root.h \
 	libpip/bench/pvas_report.c libpip/bench/pvas_report.h \
 	libpip/bench/pvas_bench.h

@@ -35,7 +35,11 @@ mpidelegincludedir = $(includedir)
 mpideleginclude_HEADERS = mpich-netmod/include/mpideleg.h
 mpich_netmod_libmpideleg_la_SOURCES = \
 	mpich-netmod/src/nm_internal.h mpich-netmod/src/nm_visibility.h \
+	mpich-netmod/src/nm_base.h \
 	mpich-netmod/src/nm_init.c \
+	mpich-netmod/src/nm_mpi.c \
+	mpich-netmod/src/nm_errh.c \
+	mpich-netmod/src/nm_coll.h \
 	mpich-netmod/src/nm_client.c \
 	mpich-netmod/src/nm_dstate.h \
 	mpich-netmod/src/nm_deleg.c \
@@ -43,9 +47,13 @@ mpich_netmod_libmpideleg_la_SOURCES = \
 	mpich-netmod/src/nm_dpay.c \
 	mpich-netmod/src/nm_dsend.c \
 	mpich-netmod/src/nm_p2p.c \
+	mpich-netmod/src/nm_p2p.h \
+	mpich-netmod/src/nm_probe.c \
+	mpich-netmod/src/nm_bsend.c \
 	mpich-netmod/src/nm_persist.c \
 	mpich-netmod/src/nm_sendrecv.c \
 	mpich-netmod/src/nm_coll.c \
+	mpich-netmod/src/nm_coll_mpi.c \
 	mpich-netmod/src/nm_pass.c
 NM_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpich-netmod/include \
 	-I$(top_srcdir)/delegation/include
@@ -56,11 +64,16 @@ mpich_netmod_libmpideleg_la_LIBADD = common/libpvaslog.la delegation/libdeleg.la
 mpich_netmod_libmpideleg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_internal.h mpich-netmod/src/nm_init.c \
+	mpich-netmod/src/nm_base.h mpich-netmod/src/nm_mpi.c \
+	mpich-netmod/src/nm_errh.c mpich-netmod/src/nm_coll.h \
 	mpich-netmod/src/nm_client.c mpich-netmod/src/nm_deleg.c \
 	mpich-netmod/src/nm_dstate.h mpich-netmod/src/nm_dmatch.c \
 	mpich-netmod/src/nm_dpay.c mpich-netmod/src/nm_dsend.c \
 	mpich-netmod/src/nm_p2p.c mpich-netmod/src/nm_persist.c \
+	mpich-netmod/src/nm_p2p.h mpich-netmod/src/nm_probe.c \
+	mpich-netmod/src/nm_bsend.c \
 	mpich-netmod/src/nm_sendrecv.c mpich-netmod/src/nm_coll.c \
+	mpich-netmod/src/nm_coll_mpi.c \
 	mpich-netmod/tests/nm_suite.c mpich-netmod/tests/nm_persist.c \
 	mpich-netmod/tests/nm_check.h mpich-netmod/tests/nm_progress.c \
 	mpich-netmod/tests/nm_coll.c mpich-netmod/tests/nm_cma.c \

@@ -40,3 +40,7 @@ EXTRA_DIST += libpip/libpip.exports libulp/libulp.exports \
 	delegation/libdeleg.exports mpich-netmod/libmpideleg.exports \
 	ft-agree/libftagree.exports mpiio-earth/libmpiio-earth.exports \
 	spare/libspare.exports storage-win/libmpi-storagewin.exports
+# File sizes and circles among a component's files (tools/check-structure.py).
+EXTRA_DIST += tools/check-structure.py
+dist_check_SCRIPTS += test/test_structure.sh
+TESTS += test/test_structure.sh

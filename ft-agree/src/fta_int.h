@@ -147,8 +147,21 @@ FTA_HIDDEN int fta_dec_equal(const dec_t *a, const dec_t *b, size_t ulen);
 FTA_HIDDEN int fta_agg_merge(const fta_node_t *n, agg_t *dst,
                              const agg_t *src) FTA_WUR;
 
-/* Free an instance and everything it owns (fta_core.c). */
+/* The state machine (fta_core.c). */
+/* Free an instance and everything it owns. */
 FTA_HIDDEN void fta_inst_free(inst_t *I);
+FTA_HIDDEN inst_t *fta_inst_find(const fta_node_t *n, uint64_t id);
+/* A new instance id whose base excludes E. */
+FTA_HIDDEN int fta_inst_create(fta_node_t *n, uint64_t id,
+                               const rset_t *E) FTA_WUR;
+/* Record that r failed; *dirty is set when that changes something. */
+FTA_HIDDEN int fta_note_dead(fta_node_t *n, uint32_t r, int *dirty) FTA_WUR;
+/* Take one protocol message of src. */
+FTA_HIDDEN int fta_handle_msg(fta_node_t *n, uint32_t src, const void *buf,
+                              size_t len, int *dirty) FTA_WUR;
+/* Bring every instance up to date with what the node knows; repeat until
+ * nothing changes. */
+FTA_HIDDEN int fta_settle(fta_node_t *n, int dirty) FTA_WUR;
 /* Deep copy of a node with another callback context (simulator only;
  * fta_clone.c). */
 FTA_HIDDEN int fta_node_clone(const fta_node_t *n, void *ctx,

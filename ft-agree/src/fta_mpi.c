@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * fta_mpi.c: the runtime of the MPI layer: initialisation and finalisation
- * (interposed MPI_Init*, MPI_Finalize), the failure detector's start,
- * the registry of fault-tolerant communicators and the transport of the
- * protocol messages.
+ * fta_mpi.c: the base of the MPI layer: the log, the registry of
+ * fault-tolerant communicators and the transport of the protocol messages.
+ * Below it are only the core and the failure detector: it calls no other
+ * file of the layer.  MPI_Init and MPI_Finalize are in fta_init.c.
  *
  * Protocol messages travel over MPI itself (a private duplicate of
  * MPI_COMM_WORLD, one tag, small eager sends): under ch4:ucx the surviving
  * ranks keep exchanging messages after a rank is killed, and a send to a
  * dead rank completes locally.  Every pair of ranks exchanges one message
- * at initialisation so that no connection is first set up with a process
- * that is already dead.
+ * at initialisation (fta_init.c) so that no connection is first set up
+ * with a process that is already dead.
  */
 #include <errno.h>
 #include <arpa/inet.h>
@@ -57,53 +57,6 @@ void fta_log(const char *fmt, ...)
     va_start(ap, fmt);
     pvas_vlog(PVAS_LOG_FTAGREE, PVAS_LOG_INFO, fmt, ap);
     va_end(ap);
-}
-
-/* The first bad FTA_* setting of this rank: fta_setup prints it on the
- * lowest rank that has one and ends the job (one line, not one per rank). */
-static char env_msg[400];
-
-static void env_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void env_bad(const char *fmt, ...)
-{
-    if (env_msg[0])
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(env_msg, sizeof env_msg, fmt, ap);
-    va_end(ap);
-}
-
-#define FTA_ENV_CLASS " (MPI_ERR_ARG: MPI_Init ends the job with status 2)"
-
-static long env_long(const char *name, long dflt, long min, long max)
-{
-    const char *s = getenv(name);
-    if (!s || !*s)
-        return dflt;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || v < min || v > max) {
-        env_bad("ft-agree: %s='%s' must be an integer %ld..%ld" FTA_ENV_CLASS,
-                name, s, min, max);
-        return dflt;
-    }
-    return v;
-}
-
-/* All ranks learn whether one had a bad setting; the lowest such rank
- * prints its line, then every rank finalizes and exits with status 2. */
-static void env_verdict(void)
-{
-    int mine = env_msg[0] ? fta_rt.world_rank : INT_MAX, first = INT_MAX;
-    PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (first == INT_MAX)
-        return;
-    if (first == fta_rt.world_rank)
-        fprintf(stderr, "%s\n", env_msg);
-    PMPI_Finalize();
-    exit(2);
 }
 
 int fta_world_dead(int w)
@@ -330,6 +283,11 @@ fail:
     return -ENOMEM;
 }
 
+int fta_sends_pending(void)
+{
+    return sends != NULL;
+}
+
 void fta_comm_unregister(MPI_Comm comm)
 {
     for (ftcomm_t **pp = &fta_rt.comms; *pp; pp = &(*pp)->next) {
@@ -343,143 +301,6 @@ void fta_comm_unregister(MPI_Comm comm)
         free(c);
         return;
     }
-}
-
-static void on_usr1(int sig)
-{
-    (void)sig; /* hydra tells survivors about a failure; we know already */
-}
-
-static int fta_setup(void)
-{
-    MPI_Comm w = MPI_COMM_WORLD;
-    PMPI_Comm_rank(w, &fta_rt.world_rank);
-    pvas_log_set_rank(fta_rt.world_rank);
-    PMPI_Comm_size(w, &fta_rt.world_size);
-    (void)env_long("FTA_LOG", 0, 0, 1); /* checked here, read by pvas_log */
-    fta_rt.arity = (uint32_t)env_long("FTA_ARITY", 4, 2, 1024);
-    fta_rt.fault_send = env_long("FTA_FAULT_SEND", 0, 0, 1000000000);
-    fta_rt.fast_max = (int)env_long("FTA_FAST_MAX", 8, 0, 1024);
-    long period = env_long("FTA_FD_PERIOD_MS", 100, 1, 60000);
-    long timeout = env_long("FTA_FD_TIMEOUT_MS", 2000, 2, 3600000);
-    if (timeout <= period)
-        env_bad("ft-agree: FTA_FD_TIMEOUT_MS='%ld' must exceed "
-                "FTA_FD_PERIOD_MS='%ld'" FTA_ENV_CLASS,
-                timeout, period);
-    const char *ip = getenv("FTA_FD_ADDR");
-    struct in_addr in;
-    if (ip && *ip && inet_pton(AF_INET, ip, &in) != 1)
-        env_bad("ft-agree: FTA_FD_ADDR='%s' must be an IPv4 "
-                "address" FTA_ENV_CLASS,
-                ip);
-    env_verdict();
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_usr1;
-    sigaction(SIGUSR1, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    fta_rt.world_dead = calloc((size_t)fta_rt.world_size, sizeof(int));
-    if (!fta_rt.world_dead)
-        return MPI_ERR_NO_MEM;
-    PMPI_Comm_dup(w, &fta_rt.ctl);
-    PMPI_Comm_set_errhandler(fta_rt.ctl, MPI_ERRORS_RETURN);
-    /* Connect every pair while everybody is alive. */
-    int n = fta_rt.world_size;
-    int *sb = calloc((size_t)n, sizeof(int)),
-        *rb = calloc((size_t)n, sizeof(int));
-    if (!sb || !rb) {
-        free(sb);
-        free(rb);
-        return MPI_ERR_NO_MEM;
-    }
-    PMPI_Alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, fta_rt.ctl);
-    free(sb);
-    free(rb);
-    uint64_t nonce = 0;
-    if (fta_rt.world_rank == 0)
-        nonce = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL);
-    PMPI_Bcast(&nonce, 1, MPI_UINT64_T, 0, fta_rt.ctl);
-    fta_fd_addr_t self, *all = calloc((size_t)n, sizeof *all);
-    if (!all)
-        return MPI_ERR_NO_MEM;
-    int rc = fta_fd_create(fta_rt.world_rank, n, nonce, period / 1000.0,
-                           timeout / 1000.0, &fta_rt.fd, &self);
-    if (rc < 0) {
-        fprintf(stderr, "ft-agree: failure detector: %s\n", strerror(-rc));
-        free(all);
-        return MPI_ERR_OTHER;
-    }
-    PMPI_Allgather(&self, sizeof self, MPI_BYTE, all, sizeof self, MPI_BYTE,
-                   fta_rt.ctl);
-    rc = fta_fd_start(fta_rt.fd, all);
-    free(all);
-    if (rc < 0)
-        return MPI_ERR_OTHER;
-    ftcomm_t *fc;
-    if (fta_comm_register(MPI_COMM_WORLD, 1, &fc) < 0)
-        return MPI_ERR_NO_MEM;
-    fta_rt.up = 1;
-    PMPI_Barrier(fta_rt.ctl);
-    fta_log("up: %d ranks, heartbeat %ld ms, timeout %ld ms", n, period,
-            timeout);
-    return MPI_SUCCESS;
-}
-
-FTA_EXPORT int MPI_Init(int *argc, char ***argv)
-{
-    int rc = PMPI_Init(argc, argv);
-    return rc == MPI_SUCCESS ? fta_setup() : rc;
-}
-
-FTA_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required,
-                               int *provided)
-{
-    if (required > MPI_THREAD_SERIALIZED)
-        required = MPI_THREAD_SERIALIZED;
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
-    return rc == MPI_SUCCESS ? fta_setup() : rc;
-}
-
-FTA_EXPORT int MPI_Finalize(void)
-{
-    if (!fta_rt.up)
-        return PMPI_Finalize();
-    /* Everybody alive reaches this point before anybody leaves: a
-     * fault-tolerant barrier over the world. */
-    ftcomm_t *w = fta_comm_find(MPI_COMM_WORLD);
-    /* The barrier also agrees whether any rank gave up a request
-     * (fta_abandon): its traffic is left over in MPI (a collective some
-     * members never joined, a message nobody receives), which
-     * PMPI_Finalize would wait for or report. */
-    int flag = fta_rt.abandoned == 0;
-    fta_decision_t d;
-    if (w) {
-        (void)fta_agree_blocking(w, &flag, &d);
-        fta_decision_release(&d);
-    }
-    /* Let our last messages (decisions for the others) leave. */
-    for (int i = 0; sends && i < 100000; i++) {
-        fta_progress();
-        sched_yield();
-    }
-    int failed = fta_rt.any_failure || !flag || fta_rt.abandoned;
-    fta_fd_stop(fta_rt.fd, 1);
-    fta_rt.fd = NULL;
-    fta_rt.up = 0;
-    while (fta_rt.comms)
-        fta_comm_unregister(fta_rt.comms->comm);
-    if (failed) {
-        /* MPICH's finalisation would wait for the dead or for the
-         * abandoned traffic: skip it. */
-        fta_log("failures or abandoned requests: leaving without "
-                "PMPI_Finalize");
-        fflush(NULL);
-        return MPI_SUCCESS;
-    }
-    PMPI_Comm_free(&fta_rt.ctl);
-    free(fta_rt.world_dead);
-    fta_rt.world_dead = NULL;
-    return PMPI_Finalize();
 }
 
 FTA_EXPORT int FTA_Test_kill_at_send(long n)

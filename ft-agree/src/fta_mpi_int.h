@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* fta_mpi_int.h: shared state of the MPI layer (fta_mpi.c, fta_ulfm.c). */
+/* fta_mpi_int.h: shared state of the MPI layer (fta_mpi.c, fta_init.c,
+ * fta_ulfm.c, fta_comm.c, fta_req.c). */
 #ifndef FTA_MPI_INT_H
 #define FTA_MPI_INT_H
 
@@ -54,6 +55,8 @@ FTA_HIDDEN void fta_comm_unregister(MPI_Comm comm);
 FTA_HIDDEN uint64_t fta_derive_id(ftcomm_t *parent, uint64_t salt);
 /* Poll the detector and the network once; never blocks. */
 FTA_HIDDEN void fta_progress(void);
+/* Whether protocol messages are still on their way out. */
+FTA_HIDDEN int fta_sends_pending(void);
 /* Wait (progressing) until *done or a failure/revocation of fc; yields. */
 FTA_HIDDEN int fta_world_dead(int world_rank);
 /* Kinds of request for fta_abandon. */

@@ -14,65 +14,9 @@
 #include "fta.h"
 #include "fta_sim.h"
 #include "fta_int.h"
+#include "fta_sim_int.h"
 
-enum { EV_START = 1, EV_DELIVER, EV_NOTICE, EV_CRASH, EV_REVOKE, EV_LOSE };
-
-typedef struct ev {
-    uint8_t kind;
-    uint32_t a, b; /* process(es) or counts, by kind */
-    uint64_t seq;  /* message or notice number */
-} ev_t;
-
-typedef struct smsg {
-    uint64_t seq;
-    uint32_t src, dst, depth;
-    size_t len;
-    unsigned char *buf;
-} smsg_t;
-
-typedef struct notice {
-    uint64_t seq;
-    uint32_t q, p; /* q learns that p failed */
-} notice_t;
-
-typedef struct sdec {
-    int started, decided;
-    int32_t value;
-    int rc;
-    uint32_t nF;
-    uint32_t *F;
-} sdec_t;
-
-struct sim;
-typedef struct sproc {
-    struct sim *s;
-    uint32_t p;
-} sproc_t;
-
-typedef struct sim {
-    const fta_sim_cfg_t *cfg;
-    uint32_t P, ninst;
-    fta_node_t **node;
-    sproc_t *proc;
-    uint8_t *alive, *revoked;
-    uint32_t *clock;
-    uint32_t ncrash;
-    int revoke_done;
-    smsg_t *m;
-    size_t nm, capm;
-    notice_t *nt;
-    size_t nnt, capnt;
-    uint64_t seq;
-    sdec_t *dec;  /* P * ninst */
-    uint32_t cur; /* process being stepped (sender of messages) */
-    uint64_t steps;
-    int bad;
-    char why[512];
-} sim_t;
-
-static void fail(sim_t *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void fail(sim_t *s, const char *fmt, ...)
+void fta_sim_fail(sim_t *s, const char *fmt, ...)
 {
     if (s->bad++)
         return;
@@ -80,11 +24,6 @@ static void fail(sim_t *s, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(s->why, sizeof s->why, fmt, ap);
     va_end(ap);
-}
-
-static sdec_t *D(sim_t *s, uint32_t p, uint32_t k)
-{
-    return &s->dec[(size_t)p * s->ninst + (k - 1)];
 }
 
 static int cb_send(void *ctx, uint32_t dest, const void *buf, size_t len)
@@ -97,7 +36,7 @@ static int cb_send(void *ctx, uint32_t dest, const void *buf, size_t len)
         size_t cap = s->capm ? s->capm * 2 : 64;
         smsg_t *v = realloc(s->m, cap * sizeof *v);
         if (!v) {
-            fail(s, "out of memory");
+            fta_sim_fail(s, "out of memory");
             return -ENOMEM;
         }
         s->m = v;
@@ -106,7 +45,7 @@ static int cb_send(void *ctx, uint32_t dest, const void *buf, size_t len)
     smsg_t *m = &s->m[s->nm];
     m->buf = malloc(len ? len : 1);
     if (!m->buf) {
-        fail(s, "out of memory");
+        fta_sim_fail(s, "out of memory");
         return -ENOMEM;
     }
     memcpy(m->buf, buf, len);
@@ -124,18 +63,18 @@ static void cb_decided(void *ctx, uint64_t inst, const fta_decision_t *d)
     sproc_t *pr = ctx;
     sim_t *s = pr->s;
     if (inst < 1 || inst > s->ninst) {
-        fail(s, "p%u decided unknown instance %llu", pr->p,
+        fta_sim_fail(s, "p%u decided unknown instance %llu", pr->p,
              (unsigned long long)inst);
         return;
     }
     sdec_t *x = D(s, pr->p, (uint32_t)inst);
     if (x->decided) {
-        fail(s, "p%u decided instance %llu twice", pr->p,
+        fta_sim_fail(s, "p%u decided instance %llu twice", pr->p,
              (unsigned long long)inst);
         return;
     }
     if (!x->started)
-        fail(s, "p%u decided instance %llu before starting it", pr->p,
+        fta_sim_fail(s, "p%u decided instance %llu before starting it", pr->p,
              (unsigned long long)inst);
     x->decided = 1;
     x->value = d->value;
@@ -160,14 +99,14 @@ static void cb_dropped(void *ctx, uint32_t src, uint64_t inst)
     sim_t *s = pr->s;
     if (inst >= 1 && inst <= s->ninst && s->alive[src] &&
         !D(s, src, (uint32_t)inst)->decided)
-        fail(s, "p%u collected instance %llu that undecided p%u still needs",
+        fta_sim_fail(s, "p%u collected instance %llu that undecided p%u still needs",
              pr->p, (unsigned long long)inst, src);
 }
 
 static const fta_ops_t sim_ops = {cb_send, cb_decided, cb_revoked, NULL,
                                   cb_dropped};
 
-static void sim_free(sim_t *s)
+void fta_sim_free(sim_t *s)
 {
     for (uint32_t p = 0; s->node && p < s->P; p++)
         fta_node_destroy(s->node[p]);
@@ -186,7 +125,7 @@ static void sim_free(sim_t *s)
     memset(s, 0, sizeof *s);
 }
 
-static int sim_init(sim_t *s, const fta_sim_cfg_t *cfg)
+int fta_sim_init(sim_t *s, const fta_sim_cfg_t *cfg)
 {
     memset(s, 0, sizeof *s);
     s->cfg = cfg;
@@ -267,7 +206,7 @@ static sim_t *sim_clone(const sim_t *s)
     }
     return c;
 fail:
-    sim_free(c);
+    fta_sim_free(c);
     free(c);
     return NULL;
 }
@@ -357,10 +296,10 @@ static int ev_same(const ev_t *x, const ev_t *y)
            x->seq == y->seq;
 }
 
-static void node_rc(sim_t *s, uint32_t p, int rc, const char *what)
+void fta_sim_node_rc(sim_t *s, uint32_t p, int rc, const char *what)
 {
     if (rc < 0)
-        fail(s, "p%u: %s: %s", p, what, fta_strerror(rc));
+        fta_sim_fail(s, "p%u: %s: %s", p, what, fta_strerror(rc));
 }
 
 static void do_crash(sim_t *s, uint32_t p)
@@ -388,7 +327,7 @@ static void do_crash(sim_t *s, uint32_t p)
             size_t cap = s->capnt ? s->capnt * 2 : 16;
             notice_t *v = realloc(s->nt, cap * sizeof *v);
             if (!v) {
-                fail(s, "out of memory");
+                fta_sim_fail(s, "out of memory");
                 return;
             }
             s->nt = v;
@@ -398,7 +337,7 @@ static void do_crash(sim_t *s, uint32_t p)
     }
 }
 
-static void apply(sim_t *s, const ev_t *e)
+void fta_sim_apply(sim_t *s, const ev_t *e)
 {
     s->steps++;
     switch (e->kind) {
@@ -413,18 +352,18 @@ static void apply(sim_t *s, const ev_t *e)
             nacked = D(s, p, k - 1)->nF;
         }
         x->started = 1;
-        node_rc(s, p,
+        fta_sim_node_rc(s, p,
                 fta_agree_start(s->node[p], input_of(p), NULL, acked, nacked,
                                 &inst),
                 "agree_start");
         if (inst != k)
-            fail(s, "p%u started instance %llu, expected %u", p,
+            fta_sim_fail(s, "p%u started instance %llu, expected %u", p,
                  (unsigned long long)inst, k);
         break;
     }
     case EV_REVOKE:
         s->revoke_done = 1;
-        node_rc(s, e->a, fta_revoke(s->node[e->a]), "revoke");
+        fta_sim_node_rc(s, e->a, fta_revoke(s->node[e->a]), "revoke");
         break;
     case EV_DELIVER:
     case EV_LOSE:
@@ -440,12 +379,12 @@ static void apply(sim_t *s, const ev_t *e)
             }
             if (m.depth > s->clock[m.dst])
                 s->clock[m.dst] = m.depth;
-            node_rc(s, m.dst,
+            fta_sim_node_rc(s, m.dst,
                     fta_node_recv(s->node[m.dst], m.src, m.buf, m.len), "recv");
             free(m.buf);
             return;
         }
-        fail(s, "replay lost message %llu", (unsigned long long)e->seq);
+        fta_sim_fail(s, "replay lost message %llu", (unsigned long long)e->seq);
         break;
     case EV_NOTICE:
         for (size_t i = 0; i < s->nnt; i++) {
@@ -454,10 +393,10 @@ static void apply(sim_t *s, const ev_t *e)
             notice_t t = s->nt[i];
             memmove(&s->nt[i], &s->nt[i + 1], (s->nnt - i - 1) * sizeof t);
             s->nnt--;
-            node_rc(s, t.q, fta_node_failed(s->node[t.q], t.p), "failed");
+            fta_sim_node_rc(s, t.q, fta_node_failed(s->node[t.q], t.p), "failed");
             return;
         }
-        fail(s, "replay lost notice %llu", (unsigned long long)e->seq);
+        fta_sim_fail(s, "replay lost notice %llu", (unsigned long long)e->seq);
         break;
     case EV_CRASH:
         do_crash(s, e->a);
@@ -483,7 +422,7 @@ static void check_final(sim_t *s)
                 continue;
             sdec_t *x = D(s, p, k);
             if (!x->decided) {
-                fail(s, "termination: survivor p%u did not decide #%u", p, k);
+                fta_sim_fail(s, "termination: survivor p%u did not decide #%u", p, k);
                 return;
             }
             if (!ref) {
@@ -493,7 +432,7 @@ static void check_final(sim_t *s)
             if (x->value != ref->value || x->rc != ref->rc ||
                 x->nF != ref->nF ||
                 (x->nF && memcmp(x->F, ref->F, x->nF * sizeof *x->F))) {
-                fail(s, "agreement: survivors differ on #%u", k);
+                fta_sim_fail(s, "agreement: survivors differ on #%u", k);
                 return;
             }
         }
@@ -504,13 +443,13 @@ static void check_final(sim_t *s)
         for (uint32_t p = 0; p < s->P; p++) {
             int contributed = !(ref->value & (1 << (p % 31)));
             if (s->alive[p] && !contributed)
-                fail(s, "validity: survivor p%u missing from #%u", p, k);
+                fta_sim_fail(s, "validity: survivor p%u missing from #%u", p, k);
             if (contributed && !D(s, p, k)->started)
-                fail(s, "validity: p%u counted in #%u without starting", p, k);
+                fta_sim_fail(s, "validity: p%u counted in #%u without starting", p, k);
         }
         for (uint32_t i = 0; i < ref->nF; i++)
             if (ref->F[i] >= s->P || s->alive[ref->F[i]])
-                fail(s, "failed set of #%u names live p%u", k, ref->F[i]);
+                fta_sim_fail(s, "failed set of #%u names live p%u", k, ref->F[i]);
         if (k > 1) {
             /* Every survivor acknowledged the failures of #k-1. */
             sdec_t *prev = NULL;
@@ -519,11 +458,11 @@ static void check_final(sim_t *s)
                     prev = D(s, p, k - 1);
             for (uint32_t i = 0; prev && i < prev->nF; i++)
                 if (!in_set(ref->F, ref->nF, prev->F[i]))
-                    fail(s, "failed set of #%u lost a failure of #%u", k,
+                    fta_sim_fail(s, "failed set of #%u lost a failure of #%u", k,
                          k - 1);
         }
         if (k == 1 && (ref->rc == 0) != (ref->nF == 0))
-            fail(s, "return code of #1 is %d with %u failures", ref->rc,
+            fta_sim_fail(s, "return code of #1 is %d with %u failures", ref->rc,
                  ref->nF);
     }
     /* Decided processes that crashed later may not contradict either. */
@@ -531,7 +470,7 @@ static void check_final(sim_t *s)
         fta_stats_t st;
         fta_node_get_stats(s->node[p], &st);
         if (st.conflicts)
-            fail(s, "p%u received a decision different from its own", p);
+            fta_sim_fail(s, "p%u received a decision different from its own", p);
     }
     if (s->cfg->revoke) {
         int any = 0, all = 1;
@@ -542,7 +481,7 @@ static void check_final(sim_t *s)
             all &= s->revoked[p];
         }
         if (any && !all)
-            fail(s, "revoke reached some survivors but not all");
+            fta_sim_fail(s, "revoke reached some survivors but not all");
     }
 }
 
@@ -638,7 +577,7 @@ static void dfs(explorer_t *x, sim_t *s, size_t depth, const ev_t *sleep,
             if (independent(&evs[j], &evs[i]))
                 child[nchild++] = evs[j];
         x->prefix[depth] = evs[i];
-        apply(c, &evs[i]);
+        fta_sim_apply(c, &evs[i]);
         dfs(x, c, depth + 1, child, nchild);
         if (c == s)
             s = NULL;
@@ -647,7 +586,7 @@ static void dfs(explorer_t *x, sim_t *s, size_t depth, const ev_t *sleep,
 out:
     if (s) {
         r->steps += s->steps;
-        sim_free(s);
+        fta_sim_free(s);
         free(s);
     }
 }
@@ -665,190 +604,14 @@ int fta_sim_explore(const fta_sim_cfg_t *cfg, fta_sim_result_t *res)
         free(s);
         return -ENOMEM;
     }
-    int rc = sim_init(s, cfg);
+    int rc = fta_sim_init(s, cfg);
     if (rc == 0) {
         dfs(&x, s, 0, NULL, 0);
         rc = x.err;
     } else {
-        sim_free(s);
+        fta_sim_free(s);
         free(s);
     }
     free(x.prefix);
-    return rc;
-}
-
-/* ---- Large runs for the benchmark: oldest-first, O(1) per event. ---- */
-
-static uint32_t min_alive(const sim_t *s)
-{
-    for (uint32_t p = 0; p < s->P; p++)
-        if (s->alive[p])
-            return p;
-    return 0;
-}
-
-static void bench_crash(sim_t *s, uint32_t v)
-{
-    /* Messages to the victim vanish when delivered (alive check); its own
-     * messages in flight are kept. */
-    s->alive[v] = 0;
-    s->ncrash++;
-    for (uint32_t q = 0; q < s->P; q++) {
-        if (!s->alive[q])
-            continue;
-        if (s->nnt == s->capnt) {
-            size_t cap = s->capnt ? s->capnt * 2 : 1024;
-            notice_t *nv = realloc(s->nt, cap * sizeof *nv);
-            if (!nv) {
-                fail(s, "out of memory");
-                return;
-            }
-            s->nt = nv;
-            s->capnt = cap;
-        }
-        s->nt[s->nnt++] = (notice_t){s->seq++, q, v};
-    }
-}
-
-static uint64_t rng_next(uint64_t *x)
-{
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    return *x;
-}
-
-/* Run events oldest first until nothing is left; crash victims as the
- * delivery count passes the thresholds. */
-static void bench_drain(sim_t *s, const uint64_t *at, const uint32_t *who,
-                        uint32_t nat, uint64_t *delivered)
-{
-    size_t mh = 0, nh = 0;
-    uint32_t next = 0;
-    while (!s->bad && (mh < s->nm || nh < s->nnt)) {
-        while (next < nat && *delivered >= at[next]) {
-            uint32_t v = who[next] == UINT32_MAX ? min_alive(s) : who[next];
-            if (s->alive[v] && s->ncrash + 1 < s->P)
-                bench_crash(s, v);
-            next++;
-        }
-        int take_msg =
-            mh < s->nm && (nh >= s->nnt || s->m[mh].seq < s->nt[nh].seq);
-        if (take_msg) {
-            smsg_t m = s->m[mh++];
-            (*delivered)++;
-            if (s->alive[m.dst]) {
-                if (m.depth > s->clock[m.dst])
-                    s->clock[m.dst] = m.depth;
-                node_rc(s, m.dst,
-                        fta_node_recv(s->node[m.dst], m.src, m.buf, m.len),
-                        "recv");
-            }
-            free(m.buf);
-            s->m[mh - 1].buf = NULL;
-        } else {
-            notice_t t = s->nt[nh++];
-            if (s->alive[t.q])
-                node_rc(s, t.q, fta_node_failed(s->node[t.q], t.p), "failed");
-        }
-        if (mh > 4096 && mh * 2 > s->nm) {
-            memmove(s->m, s->m + mh, (s->nm - mh) * sizeof *s->m);
-            s->nm -= mh;
-            mh = 0;
-        }
-        if (nh > 4096 && nh * 2 > s->nnt) {
-            memmove(s->nt, s->nt + nh, (s->nnt - nh) * sizeof *s->nt);
-            s->nnt -= nh;
-            nh = 0;
-        }
-    }
-    s->nm = s->nnt = 0;
-}
-
-int fta_sim_bench_run(fta_sim_bench_t *b)
-{
-    if (!b || b->P < 1 || b->nfail >= b->P)
-        return -EINVAL;
-    fta_sim_cfg_t cfg = {b->P, b->arity, 1, b->nfail, 0, 0, 0, NULL, 0};
-    sim_t *s = calloc(1, sizeof *s);
-    uint64_t *at = calloc(b->nfail + 1, sizeof *at);
-    uint32_t *who = calloc(b->nfail + 1, sizeof *who);
-    int rc = -ENOMEM;
-    if (!s || !at || !who)
-        goto out;
-    if ((rc = sim_init(s, &cfg)) < 0)
-        goto out;
-    uint64_t x = b->seed ? b->seed : 0x9e3779b97f4a7c15ull;
-    for (uint32_t i = 0; i < b->nfail; i++) {
-        if (b->random) {
-            at[i] = rng_next(&x) % (2ull * b->P);
-            who[i] = (uint32_t)(rng_next(&x) % b->P);
-        } else {
-            /* The root, during the UP phase, one after the other. */
-            at[i] = (uint64_t)(i + 1) * (b->P - 1) / (b->nfail + 1);
-            who[i] = UINT32_MAX;
-        }
-    }
-    for (uint32_t i = 1; b->random && i < b->nfail; i++)
-        for (uint32_t j = i; j > 0 && at[j] < at[j - 1]; j--) {
-            uint64_t t = at[j];
-            at[j] = at[j - 1];
-            at[j - 1] = t;
-        }
-    for (uint32_t p = 0; p < b->P; p++)
-        apply(s, &(ev_t){EV_START, p, 1, 0});
-    uint64_t delivered = 0;
-    bench_drain(s, at, who, b->nfail, &delivered);
-    b->msgs = 0;
-    b->rounds = 0;
-    b->ok = !s->bad;
-    sdec_t *ref = NULL;
-    for (uint32_t p = 0; p < b->P; p++) {
-        fta_stats_t st;
-        fta_node_get_stats(s->node[p], &st);
-        b->msgs += st.msgs_sent;
-        if (!s->alive[p])
-            continue;
-        sdec_t *d = D(s, p, 1);
-        if (!d->decided || (ref && d->value != ref->value))
-            b->ok = 0;
-        ref = d;
-        if (s->clock[p] > b->rounds)
-            b->rounds = s->clock[p];
-    }
-    /* One revoke by the highest live member. */
-    uint32_t r = b->P - 1;
-    while (r > 0 && !s->alive[r])
-        r--;
-    for (uint32_t p = 0; p < b->P; p++)
-        s->clock[p] = 0;
-    uint64_t before = 0, after = 0;
-    for (uint32_t p = 0; p < b->P; p++) {
-        fta_stats_t st;
-        fta_node_get_stats(s->node[p], &st);
-        before += st.msgs_sent;
-    }
-    apply(s, &(ev_t){EV_REVOKE, r, 0, 0});
-    bench_drain(s, NULL, NULL, 0, &delivered);
-    b->revoke_rounds = 0;
-    for (uint32_t p = 0; p < b->P; p++) {
-        fta_stats_t st;
-        fta_node_get_stats(s->node[p], &st);
-        after += st.msgs_sent;
-        if (s->alive[p] && !s->revoked[p])
-            b->ok = 0;
-        if (s->alive[p] && s->clock[p] > b->revoke_rounds)
-            b->revoke_rounds = s->clock[p];
-    }
-    b->revoke_msgs = after - before;
-    b->ok &= !s->bad;
-    rc = 0;
-out:
-    if (s) {
-        sim_free(s);
-        free(s);
-    }
-    free(at);
-    free(who);
     return rc;
 }

@@ -359,9 +359,17 @@ PIP_HIDDEN int pip_get_task(int pipid, struct pip_task **tp) PIP_WUR;
 PIP_HIDDEN int pip_task_alive(struct pip_task *t);
 PIP_HIDDEN void *pip_arena_alloc(size_t sz);
 
-/* ---- pip_loader.c ---- */
+/* ---- pip_elfcheck.c ---- */
 PIP_HIDDEN int pip_elf_check(const char *path, const char *func, int verbose,
                              struct pip_elf_info *info) PIP_WUR;
+/* 0 when all len bytes at off were read, else an errno value. */
+PIP_HIDDEN int pip_pread_all(int fd, void *buf, size_t len, off_t off) PIP_WUR;
+/* The unrelocated address of func (NULL: main) in the file's full symbol
+ * table: 0, or ENOEXEC. */
+PIP_HIDDEN int pip_elf_local_start(const char *path, const char *func,
+                                   uint64_t *vaddr) PIP_WUR;
+
+/* ---- pip_loader.c ---- */
 PIP_HIDDEN int pip_load(struct pip_task *t, const char *path,
                         const char *func) PIP_WUR;
 
@@ -370,23 +378,31 @@ PIP_HIDDEN void pip_image_release(struct pip_task *t);
 
 /* ---- pip_spawn.c ---- */
 PIP_HIDDEN void pip_task_cleanup(struct pip_task *t);
+/* A task program's pthread_create (see pip_loader.c). */
+PIP_HIDDEN int pip_task_pthread_create(pthread_t *th, const pthread_attr_t *attr,
+                                       void *(*fn)(void *), void *arg);
+
+/* ---- pip_taskend.c ---- */
 /* Thread mode: the signal that ends a task as if killed by a signal. */
 #define PIP_SIG_TASKEND (SIGRTMAX - 3)
 PIP_HIDDEN int pip_thread_signals_init(void) PIP_WUR;
 PIP_HIDDEN int pip_thread_kill(struct pip_task *t, int sig);
 PIP_HIDDEN void pip_ns_setup_exit(struct pip_ns *ns);
-/* A task program's pthread_create (see pip_loader.c). */
-PIP_HIDDEN int pip_task_pthread_create(pthread_t *th, const pthread_attr_t *attr,
-                                       void *(*fn)(void *), void *arg);
 
 /* ---- pip_hooks.c ---- */
 PIP_HIDDEN void pip_hooks_install(struct pip_image *img);
 PIP_HIDDEN void pip_getopt_release(struct pip_task *t);
 PIP_HIDDEN int pip_ns_getopt_init(struct pip_ns *ns);
-/* pip_spawn.c: the task whose main thread this is, or NULL. */
+/* pip_taskend.c: the task whose main thread this is, or NULL. */
 PIP_HIDDEN struct pip_task *pip_cur_task(void);
-/* pip_spawn.c: the task of this thread (main or created by its program). */
+/* pip_taskend.c: the task of this thread (main or created by its program). */
 PIP_HIDDEN struct pip_task *pip_thread_task(void);
+/* pip_taskend.c: the variables behind the two above, set by pip_spawn.c as
+ * a task's threads start. */
+PIP_HIDDEN extern __thread struct pip_task *pip_cur_task_;
+PIP_HIDDEN extern __thread struct pip_task *pip_sig_task_;
+/* pip_taskend.c: the exit handler each task registers (on_exit). */
+PIP_HIDDEN void pip_exit_handler(int status, void *arg);
 PIP_HIDDEN void pip_vtimer_delete(struct pip_task *t);
 
 /* ---- pip_wait.c ---- */

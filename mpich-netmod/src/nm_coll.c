@@ -31,58 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nm_coll.h"
 #include "nm_internal.h"
 
 int nm_coll_hier;
-
-enum { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_ALLGATHER, K_ALLTOALL };
-
-/* Per delegated communicator (under hier). */
-typedef struct ccomm {
-    int size, rank;
-    int nb;      /* boards among the members */
-    int myb;     /* my board (index in 0..nb-1, by lowest member) */
-    int *board;  /* comm rank -> board index */
-    int *nmem;   /* board -> member count */
-    int **mem;   /* board -> its members' comm ranks, ascending */
-    int brank;   /* my rank on my board communicators */
-    MPI_Comm b1; /* phase 1 */
-    MPI_Comm b3; /* phase 3 */
-    MPI_Comm alias;
-    uint32_t seq;                /* collectives started */
-    uint32_t p3_issued, p3_done; /* phase-3 order */
-    int refs;                    /* the communicator + running operations */
-} ccomm_t;
-
-typedef struct coll {
-    int kind;
-    ccomm_t *cc;
-    MPI_Comm comm; /* the application's handle (errors) */
-    int tag;
-    int phase;
-    int p3; /* position in the phase-3 order, -1: no phase 3 */
-    MPI_Request r1, r3;
-    MPI_Request *ir; /* phase 2 */
-    int nir;
-    int err, leak;
-    atomic_int done;
-    /* arguments */
-    const void *sbuf;
-    void *rbuf;
-    int scount, rcount, root;
-    MPI_Datatype stype, rtype;
-    int own_stype, own_rtype;
-    MPI_Op op;
-    /* work space */
-    char *tmp; /* reductions: nb partials of `bytes`; alltoall: copy */
-    size_t bytes;
-    int *cnt, *dsp;      /* board-collective counts and displacements */
-    MPI_Datatype *btype; /* allgather: each board's blocks in rbuf */
-    int nb;
-    MPI_Request greq;
-    int is_greq;
-    struct coll *next;
-} coll_t;
 
 /* Running operations, the phase-3 counters and reference counts: any
  * thread; progress is taken with trylock, so a thread that finds it busy
@@ -224,33 +176,6 @@ void nm_coll_finalize(void)
     nm_log("collectives: %lu hierarchical", (unsigned long)n_hier);
 }
 
-/* The hierarchical state of comm, or NULL: MPICH's collective then. */
-static ccomm_t *hier_of(MPI_Comm comm)
-{
-    if (!nm_coll_hier || !nm_active)
-        return NULL;
-    nm_comm_t *c = nm_comm_find(comm);
-    return c && c->delegated ? c->coll : NULL;
-}
-
-/* Reductions the leaders can combine with MPI_Reduce_local: predefined
- * operations on predefined datatypes.  Both are the same on every member
- * (MPI), so all members take the same path. */
-static int reducible(MPI_Datatype dt, MPI_Op op, int count)
-{
-    static const MPI_Op ops[] = {MPI_MAX,  MPI_MIN,  MPI_SUM,    MPI_PROD,
-                                 MPI_LAND, MPI_BAND, MPI_LOR,    MPI_BOR,
-                                 MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC};
-    int ok = 0, ni, na, nd, comb;
-    for (unsigned i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        ok |= op == ops[i];
-    if (!ok || count < 0 || dt == MPI_DATATYPE_NULL)
-        return 0;
-    if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS)
-        return 0;
-    return comb == MPI_COMBINER_NAMED;
-}
-
 /* ------------------------------------------------------------------ */
 /* Operations                                                          */
 /* ------------------------------------------------------------------ */
@@ -273,7 +198,7 @@ static int keep_type(MPI_Datatype *dt)
     return PMPI_Type_dup(*dt, dt) == MPI_SUCCESS;
 }
 
-static coll_t *coll_new(ccomm_t *cc, MPI_Comm comm, int kind)
+coll_t *nm_coll_new(ccomm_t *cc, MPI_Comm comm, int kind)
 {
     coll_t *x = calloc(1, sizeof *x);
     if (!x)
@@ -676,7 +601,7 @@ static void finish(coll_t *x)
 
 /* Move every running collective (any thread; a busy lock means another
  * thread is at it). */
-void nm_coll_progress(void)
+void nm_coll_run(void)
 {
     if (!atomic_load_explicit(&nrunning, memory_order_relaxed))
         return;
@@ -700,7 +625,7 @@ static void wait_done(coll_t *x)
     unsigned k = 0;
     int counted = 0; /* PiP form: a spinning waiter runs the turns */
     while (!is_done(x)) {
-        nm_coll_progress();
+        nm_coll_run();
         if (!is_done(x)) {
             if (!counted) {
                 nm_wait_enter();
@@ -745,7 +670,7 @@ static int c_cancel(void *extra, int complete)
 static int c_poll(void *extra, MPI_Status *st)
 {
     (void)st;
-    nm_coll_progress();
+    nm_coll_run();
     if (!is_done(extra))
         nm_poll_round(0, 0);
     return MPI_SUCCESS;
@@ -762,7 +687,7 @@ static int c_wait(int count, void **states, double timeout, MPI_Status *st)
 
 /* Start x (blocking when req is NULL); the error goes through comm's
  * handler. */
-static int run(coll_t *x, MPI_Request *req)
+int nm_coll_start(coll_t *x, MPI_Request *req)
 {
     int rc = MPI_SUCCESS;
     if (req) {
@@ -805,175 +730,4 @@ static int run(coll_t *x, MPI_Request *req)
     rc = x->err;
     coll_free(x);
     return nm_error(comm, rc);
-}
-
-/* ------------------------------------------------------------------ */
-/* Bindings                                                            */
-/* ------------------------------------------------------------------ */
-
-static int barrier(MPI_Comm comm, MPI_Request *req)
-{
-    ccomm_t *cc = hier_of(comm);
-    if (!cc)
-        return req ? PMPI_Ibarrier(nm_xl(comm), req)
-                   : PMPI_Barrier(nm_xl(comm));
-    coll_t *x = coll_new(cc, comm, K_BARRIER);
-    return x ? run(x, req) : nm_error(comm, MPI_ERR_NO_MEM);
-}
-
-int MPI_Barrier(MPI_Comm comm)
-{
-    return barrier(comm, NULL);
-}
-
-int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
-{
-    return barrier(comm, req);
-}
-
-static int bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-                 MPI_Request *req)
-{
-    ccomm_t *cc = hier_of(comm);
-    if (cc &&
-        (count < 0 || dt == MPI_DATATYPE_NULL || root < 0 || root >= cc->size))
-        cc = NULL; /* MPICH reports the error */
-    if (!cc)
-        return req ? PMPI_Ibcast(buf, count, dt, root, nm_xl(comm), req)
-                   : PMPI_Bcast(buf, count, dt, root, nm_xl(comm));
-    coll_t *x = coll_new(cc, comm, K_BCAST);
-    if (!x)
-        return nm_error(comm, MPI_ERR_NO_MEM);
-    x->rbuf = buf;
-    x->rcount = count;
-    x->rtype = dt;
-    x->root = root;
-    return run(x, req);
-}
-
-int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
-{
-    return bcast(buf, count, dt, root, comm, NULL);
-}
-
-int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-               MPI_Request *req)
-{
-    return bcast(buf, count, dt, root, comm, req);
-}
-
-static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                  MPI_Op op, int root, MPI_Comm comm, MPI_Request *req)
-{
-    ccomm_t *cc = hier_of(comm);
-    int all = root < 0;
-    if (cc && (!reducible(dt, op, count) || (!all && root >= cc->size)))
-        cc = NULL;
-    if (!cc) {
-        MPI_Comm c = nm_xl(comm);
-        if (all)
-            return req ? PMPI_Iallreduce(sbuf, rbuf, count, dt, op, c, req)
-                       : PMPI_Allreduce(sbuf, rbuf, count, dt, op, c);
-        return req ? PMPI_Ireduce(sbuf, rbuf, count, dt, op, root, c, req)
-                   : PMPI_Reduce(sbuf, rbuf, count, dt, op, root, c);
-    }
-    coll_t *x = coll_new(cc, comm, all ? K_ALLREDUCE : K_REDUCE);
-    if (!x)
-        return nm_error(comm, MPI_ERR_NO_MEM);
-    x->sbuf = sbuf;
-    x->rbuf = rbuf;
-    x->rcount = count;
-    x->rtype = dt;
-    x->op = op;
-    x->root = all ? 0 : root;
-    return run(x, req);
-}
-
-int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-               MPI_Op op, int root, MPI_Comm comm)
-{
-    if (root < 0) /* MPICH reports it */
-        return PMPI_Reduce(sbuf, rbuf, count, dt, op, root, nm_xl(comm));
-    return reduce(sbuf, rbuf, count, dt, op, root, comm, NULL);
-}
-
-int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                MPI_Op op, int root, MPI_Comm comm, MPI_Request *req)
-{
-    if (root < 0)
-        return PMPI_Ireduce(sbuf, rbuf, count, dt, op, root, nm_xl(comm), req);
-    return reduce(sbuf, rbuf, count, dt, op, root, comm, req);
-}
-
-int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                  MPI_Op op, MPI_Comm comm)
-{
-    return reduce(sbuf, rbuf, count, dt, op, -1, comm, NULL);
-}
-
-int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                   MPI_Op op, MPI_Comm comm, MPI_Request *req)
-{
-    return reduce(sbuf, rbuf, count, dt, op, -1, comm, req);
-}
-
-static int gather_all(int kind, const void *sbuf, int scount,
-                      MPI_Datatype stype, void *rbuf, int rcount,
-                      MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
-{
-    ccomm_t *cc = hier_of(comm);
-    if (cc && (scount < 0 || rcount < 0 || rtype == MPI_DATATYPE_NULL ||
-               (sbuf != MPI_IN_PLACE && stype == MPI_DATATYPE_NULL)))
-        cc = NULL;
-    if (!cc) {
-        MPI_Comm c = nm_xl(comm);
-        if (kind == K_ALLGATHER)
-            return req ? PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount,
-                                         rtype, c, req)
-                       : PMPI_Allgather(sbuf, scount, stype, rbuf, rcount,
-                                        rtype, c);
-        return req ? PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, c,
-                                    req)
-                   : PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, c);
-    }
-    coll_t *x = coll_new(cc, comm, kind);
-    if (!x)
-        return nm_error(comm, MPI_ERR_NO_MEM);
-    x->sbuf = sbuf;
-    x->scount = scount;
-    x->stype = sbuf == MPI_IN_PLACE ? MPI_DATATYPE_NULL : stype;
-    x->rbuf = rbuf;
-    x->rcount = rcount;
-    x->rtype = rtype;
-    return run(x, req);
-}
-
-int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                  int rcount, MPI_Datatype rtype, MPI_Comm comm)
-{
-    return gather_all(K_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype,
-                      comm, NULL);
-}
-
-int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                   int rcount, MPI_Datatype rtype, MPI_Comm comm,
-                   MPI_Request *req)
-{
-    return gather_all(K_ALLGATHER, sbuf, scount, stype, rbuf, rcount, rtype,
-                      comm, req);
-}
-
-int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                 int rcount, MPI_Datatype rtype, MPI_Comm comm)
-{
-    return gather_all(K_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype,
-                      comm, NULL);
-}
-
-int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                  int rcount, MPI_Datatype rtype, MPI_Comm comm,
-                  MPI_Request *req)
-{
-    return gather_all(K_ALLTOALL, sbuf, scount, stype, rbuf, rcount, rtype,
-                      comm, req);
 }

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * nm_init.c: layout from the environment, MPI_Init/MPI_Finalize, the
- * communicator table and error translation of libmpideleg.
+ * nm_init.c: the base of libmpideleg: log, layout from the environment,
+ * error translation, the communicator table and MPICH's progress.  It
+ * calls no other file of the library: what the other parts do when a
+ * communicator comes or goes, or when collectives must move, they register
+ * here (nm_base.h); the MPI entry points are in nm_mpi.c and nm_errh.c.
  */
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "mpideleg.h"
+#include "nm_base.h"
 #include "nm_internal.h"
 #include "pvas_log.h"
 
@@ -29,7 +29,9 @@ static nm_comm_t *comms;
 static uint32_t next_ctx = 1;
 static uint32_t *claimed;
 static int nclaimed, capclaimed;
-static MPI_Comm setup_comm = MPI_COMM_NULL;
+/* What the other parts do when a delegated communicator comes or goes. */
+static nm_comm_events_t comm_events;
+MPI_Comm nm_setup_comm = MPI_COMM_NULL;
 
 /* MPI's progress rule: a client that waits for a delegated operation must
  * keep MPICH's own operations moving (nonblocking collectives, direct
@@ -39,15 +41,33 @@ static MPI_Comm setup_comm = MPI_COMM_NULL;
  * so the probe goes to the setup communicator (the whole real world, two
  * ranks at least), on a tag nobody sends: it never matches, and an
  * unmatched MPI_Iprobe runs one pass of MPICH's progress engine. */
-#define NM_TAG_PROGRESS 8 /* setup_comm: 7 carries the region spec */
+#define NM_TAG_PROGRESS 8 /* nm_setup_comm: 7 carries the region spec */
 
 void nm_mpi_progress(void)
 {
-    if (setup_comm == MPI_COMM_NULL)
+    if (nm_setup_comm == MPI_COMM_NULL)
         return;
     int flag;
-    PMPI_Iprobe(MPI_ANY_SOURCE, NM_TAG_PROGRESS, setup_comm, &flag,
+    PMPI_Iprobe(MPI_ANY_SOURCE, NM_TAG_PROGRESS, nm_setup_comm, &flag,
                 MPI_STATUS_IGNORE);
+}
+
+/* The progress of the shim's own nonblocking collectives, which nm_coll.c
+ * registers at MPI_Init: every wait of the library calls nm_coll_progress
+ * without depending on that file. */
+static _Atomic(nm_progress_fn *) coll_progress_fn;
+
+void nm_coll_progress_set(nm_progress_fn *fn)
+{
+    atomic_store_explicit(&coll_progress_fn, fn, memory_order_release);
+}
+
+void nm_coll_progress(void)
+{
+    nm_progress_fn *fn =
+        atomic_load_explicit(&coll_progress_fn, memory_order_acquire);
+    if (fn)
+        fn();
 }
 
 void nm_log(const char *fmt, ...)
@@ -93,6 +113,11 @@ int nm_board_of(int w)
  * rank that has one: one line for the job, not one per rank. */
 static char env_msg[512];
 
+const char *nm_env_message(void)
+{
+    return env_msg;
+}
+
 void nm_env_bad(const char *fmt, ...)
 {
     if (env_msg[0])
@@ -121,7 +146,7 @@ static int env_count(const char *name, int dflt)
     return (int)v;
 }
 
-static int env_policy(const char *name, dlg_policy_t dflt, dlg_policy_t *out)
+int nm_env_policy(const char *name, dlg_policy_t dflt, dlg_policy_t *out)
 {
     const char *s = getenv(name);
     *out = dflt;
@@ -235,7 +260,7 @@ static int env_flags(void)
     return env_word("MPIDELEG_DELEGATEE_IDLE", idle, 2) < 0 ? -1 : 0;
 }
 
-static int read_layout(void)
+int nm_layout_read(int (*parts_env)(void))
 {
     if (env_flags() < 0)
         return -1;
@@ -243,12 +268,7 @@ static int read_layout(void)
     nm_lay.boards_per_deleg = env_count("MPIDELEG_BOARDS_PER_DELEGATEE", 1);
     if (nm_lay.board_size < 0 || nm_lay.boards_per_deleg < 0)
         return -1;
-    if (env_policy("MPIDELEG_POLICY_BLOCKING", DLG_POLICY_POLL,
-                   &nm_policy_blocking) ||
-        env_policy("MPIDELEG_POLICY_NONBLOCKING", DLG_POLICY_ADAPTIVE,
-                   &nm_policy_nonblocking))
-        return -1;
-    if (nm_coll_env() < 0)
+    if (parts_env && parts_env() < 0)
         return -1;
     nm_lay.group = nm_lay.board_size * nm_lay.boards_per_deleg + 1;
     if (nm_lay.world_size < 2 || nm_lay.world_size % nm_lay.group == 1) {
@@ -271,10 +291,10 @@ static int read_layout(void)
     return how < 0 ? -1 : place(how);
 }
 
-static int disabled(void)
+int nm_disabled(void)
 {
     const char *s = getenv("MPIDELEG_DISABLE");
-    return s && strcmp(s, "1") == 0; /* other values: read_layout refuses */
+    return s && strcmp(s, "1") == 0; /* other values: nm_layout_read refuses */
 }
 
 /* ------------------------------------------------------------------ */
@@ -305,137 +325,24 @@ int nm_error(MPI_Comm comm, int code)
     return code;
 }
 
-/* MPICH raises the errors of a completion call on a generalized request
- * (every delegated request) through the handler of the real
- * MPI_COMM_WORLD, which the application cannot reach: its MPI_COMM_WORLD
- * is the client communicator.  The two keep the same handler, as they are
- * one communicator without the shim. */
-static int set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
-{
-    int rc = PMPI_Comm_set_errhandler(nm_xl(comm), eh);
-    if (rc == MPI_SUCCESS && nm_active && comm == MPI_COMM_WORLD)
-        rc = PMPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
-    return rc;
-}
-
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
-{
-    return set_errhandler(comm, eh);
-}
-
-int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler eh)
-{
-    return set_errhandler(comm, eh);
-}
-
-/* The user's communicator error handlers run through eh_tramp: MPICH
- * calls them with the handle it raised the error on, which for the
- * application's MPI_COMM_WORLD is the clients' communicator; the handler
- * must see MPI_COMM_WORLD.  The handler to call is the one attached to that
- * communicator (MPICH invokes exactly that one); the table maps its handle
- * to the user's function.  Handles MPICH reuses after a free are entered
- * again by the create that reuses them. */
-typedef struct {
-    MPI_Errhandler eh;
-    MPI_Comm_errhandler_function *fn;
-} nm_ehfn_t;
-static pthread_mutex_t eh_lock = PTHREAD_MUTEX_INITIALIZER;
-static nm_ehfn_t *ehfns;
-static int nehfns, capehfns;
-
-static MPI_Comm_errhandler_function *eh_lookup(MPI_Errhandler eh)
-{
-    MPI_Comm_errhandler_function *fn = NULL;
-    pthread_mutex_lock(&eh_lock);
-    for (int i = 0; i < nehfns && !fn; i++)
-        if (ehfns[i].eh == eh)
-            fn = ehfns[i].fn;
-    pthread_mutex_unlock(&eh_lock);
-    return fn;
-}
-
-static int eh_enter(MPI_Errhandler eh, MPI_Comm_errhandler_function *fn)
-{
-    int rc = MPI_SUCCESS;
-    pthread_mutex_lock(&eh_lock);
-    int i = 0;
-    while (i < nehfns && ehfns[i].eh != eh)
-        i++;
-    if (i == nehfns && nehfns == capehfns) {
-        int cap = capehfns ? 2 * capehfns : 16;
-        nm_ehfn_t *n = realloc(ehfns, sizeof *n * (size_t)cap);
-        if (n) {
-            ehfns = n;
-            capehfns = cap;
-        } else {
-            rc = MPI_ERR_NO_MEM;
-        }
-    }
-    if (rc == MPI_SUCCESS) {
-        ehfns[i] = (nm_ehfn_t){.eh = eh, .fn = fn};
-        if (i == nehfns)
-            nehfns++;
-    }
-    pthread_mutex_unlock(&eh_lock);
-    return rc;
-}
-
-static void eh_tramp(MPI_Comm *comm, int *code, ...)
+/* Completion calls the shim makes for itself (freed requests, the halves
+ * of an Isendrecv) must not raise errors through the application's world
+ * handler: the error belongs to a freed request, or is raised once by the
+ * request the application waits for. */
+MPI_Errhandler nm_quiet_begin(void)
 {
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-    MPI_Comm_errhandler_function *fn = NULL;
-    if (PMPI_Comm_get_errhandler(*comm, &eh) == MPI_SUCCESS) {
-        fn = eh_lookup(eh);
-        PMPI_Errhandler_free(&eh);
-    }
-    if (!fn) /* cannot happen: only our table's handlers lead here */
+    PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh);
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    return eh;
+}
+
+void nm_quiet_end(MPI_Errhandler eh)
+{
+    if (eh == MPI_ERRHANDLER_NULL)
         return;
-    MPI_Comm c = *comm;
-    if (nm_active && c == nm_app_world)
-        c = MPI_COMM_WORLD;
-    fn(&c, code);
-}
-
-static int create_errhandler(MPI_Comm_errhandler_function *fn,
-                             MPI_Errhandler *eh)
-{
-    if (!fn || disabled())
-        return PMPI_Comm_create_errhandler(fn, eh);
-    int rc = PMPI_Comm_create_errhandler(eh_tramp, eh);
-    if (rc == MPI_SUCCESS && (rc = eh_enter(*eh, fn)) != MPI_SUCCESS)
-        PMPI_Errhandler_free(eh);
-    return rc;
-}
-
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
-                               MPI_Errhandler *eh)
-{
-    return create_errhandler(fn, eh);
-}
-
-int MPI_Errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *eh)
-{
-    return create_errhandler(fn, eh);
-}
-
-/* MPI Sessions would need their communicators split and delegated like
- * the world's, which the shim does not do: refused at once (a session
- * program would otherwise run its hidden delegatee ranks as application
- * ranks and wait forever for them). */
-int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler,
-                     MPI_Session *session)
-{
-    if (disabled())
-        return PMPI_Session_init(info, errhandler, session);
-    fprintf(stderr, "mpideleg: MPI_Session_init: MPI Sessions are not "
-                    "supported under libmpideleg "
-                    "(MPI_ERR_UNSUPPORTED_OPERATION; MPIDELEG_DISABLE=1 runs "
-                    "without it)\n");
-    if (session)
-        *session = MPI_SESSION_NULL;
-    if (errhandler == MPI_ERRORS_ARE_FATAL || errhandler == MPI_ERRORS_ABORT)
-        exit(2);
-    return MPI_ERR_UNSUPPORTED_OPERATION;
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+    PMPI_Errhandler_free(&eh);
 }
 
 /* MPICH 4.0 garbles the strings of error codes added to predefined classes
@@ -614,7 +521,8 @@ int nm_comm_register(MPI_Comm nc)
     pthread_mutex_unlock(&comm_lock);
     nm_log("communicator %#x: %d ranks, %s, ctx %u", (unsigned)nc, p->size,
            p->delegated ? "delegated" : "direct", p->ctx);
-    return p->delegated ? nm_coll_register(p) : MPI_SUCCESS;
+    return p->delegated && comm_events.created ? comm_events.created(p)
+                                                : MPI_SUCCESS;
 }
 
 /* Partitioned messages of a delegated communicator must match only
@@ -684,264 +592,25 @@ void nm_comm_forget(MPI_Comm c)
     }
     pthread_mutex_unlock(&comm_lock);
     if (p) {
-        nm_coll_forget(p);
+        if (comm_events.forgotten)
+            comm_events.forgotten(p);
         free(p->world);
         free(p);
     }
 }
 
-/* ------------------------------------------------------------------ */
-/* Init / Finalize                                                     */
-/* ------------------------------------------------------------------ */
-
-static int pip_form(void);
-
-/* One line on rank 0 (always a client): what the application will see,
- * so that "Process 0 of 1" from mpiexec -n 2 is not a surprise.
- * MPIDELEG_QUIET=1 silences it. */
-static void banner(void)
+void nm_comm_events_set(const nm_comm_events_t *ev)
 {
-    const char *q = getenv("MPIDELEG_QUIET");
-    if (nm_lay.world_rank != 0 || (q && strcmp(q, "1") == 0))
-        return;
-    int ngroups = (nm_lay.world_size + nm_lay.group - 1) / nm_lay.group;
-    int clients = nm_lay.world_size - ngroups;
-    char list[128];
-    size_t k = 0;
-    for (int g = 0; g < ngroups && k < sizeof list - 8; g++)
-        k += (size_t)snprintf(list + k, sizeof list - k, "%s%d", g ? "," : "",
-                              nm_deleg_of(g * nm_lay.group));
-    if (ngroups > 0 && k >= sizeof list - 8)
-        snprintf(list + k, sizeof list - k, ",...");
-    fprintf(stderr,
-            "mpideleg: %d processes: %d application ranks on boards of %d, "
-            "%d delegatee%s (world ranks %s)%s; MPIDELEG_QUIET=1 silences "
-            "this line\n",
-            nm_lay.world_size, clients, nm_lay.board_size, ngroups,
-            ngroups == 1 ? "" : "s", list, pip_form() ? ", PiP form" : "");
+    comm_events = *ev;
 }
 
-static int nm_setup(void)
+/* MPI_Finalize: forget every communicator and every claimed context id. */
+void nm_comm_table_clear(void)
 {
-    PMPI_Comm_size(MPI_COMM_WORLD, &nm_lay.world_size);
-    PMPI_Comm_rank(MPI_COMM_WORLD, &nm_lay.world_rank);
-    pvas_log_set_rank(nm_lay.world_rank);
-    if (disabled())
-        return MPI_SUCCESS;
-    /* Every rank learns whether any rank failed (the reason is printed by
-     * the ranks that did); then all end with status 2 through
-     * MPI_Finalize: an abort would race the launcher's forwarding of that
-     * line, and a rank left alone in the next collective would hang. */
-    int bad = read_layout() < 0;
-    int mine = bad ? nm_lay.world_rank : INT_MAX, first = INT_MAX;
-    int rc = PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS || first != INT_MAX) {
-        if (first == nm_lay.world_rank && env_msg[0])
-            fputs(env_msg, stderr);
-        PMPI_Finalize();
-        exit(2);
-    }
-    /* Do the ranks of this node outnumber its CPUs (all ranks take part:
-     * the split is collective)? */
-    MPI_Comm node;
-    int nlocal = 1, ncpu = 1;
-    if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
-                             MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-        PMPI_Comm_size(node, &nlocal);
-        PMPI_Comm_free(&node);
-    }
-    cpu_set_t cpus;
-    if (sched_getaffinity(0, sizeof cpus, &cpus) == 0)
-        ncpu = CPU_COUNT(&cpus);
-    if (nm_lay.oversub == 2)
-        nm_lay.oversub = nlocal > ncpu;
-    rc = PMPI_Comm_dup(MPI_COMM_WORLD, &setup_comm);
-    MPI_Comm part;
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Comm_split(MPI_COMM_WORLD, nm_lay.is_deleg, nm_lay.world_rank,
-                             &part);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    banner();
-    if (nm_lay.is_deleg)
-        nm_delegatee_main(setup_comm, part); /* never returns */
-    nm_app_world = part;
-    nm_active = 1;
-    rc = nm_client_start(setup_comm);
-    if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "mpideleg: rank %d cannot reach its delegatee\n",
-                nm_lay.world_rank);
-        PMPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    PMPI_Comm_set_errhandler(nm_app_world, MPI_ERRORS_ARE_FATAL);
-    /* the application's MPI_COMM_WORLD keeps its predefined name */
-    PMPI_Comm_set_name(nm_app_world, "MPI_COMM_WORLD");
-    /* nm_mpi_progress() ignores what its probe returns (a dead delegatee
-     * is the client's own check) */
-    PMPI_Comm_set_errhandler(setup_comm, MPI_ERRORS_RETURN);
-    return nm_comm_register(nm_app_world);
+    while (comms)
+        nm_comm_forget(comms->handle);
+    free(claimed);
+    claimed = NULL;
+    nclaimed = capclaimed = 0;
 }
 
-/* The PiP form (mpideleg-pip sets MPIDELEG_PIP): a delegatee's MPICH is
- * also driven by client threads of its process (one at a time, under the
- * turn lock), so every rank asks for at least MPI_THREAD_SERIALIZED. */
-static int pip_form(void)
-{
-    const char *s = getenv("MPIDELEG_PIP");
-    return s && strcmp(s, "1") == 0 && !disabled();
-}
-
-int MPI_Init(int *argc, char ***argv)
-{
-    int provided;
-    int rc = pip_form() ? PMPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED,
-                                           &provided)
-                        : PMPI_Init(argc, argv);
-    return rc == MPI_SUCCESS ? nm_setup() : rc;
-}
-
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
-{
-    if (pip_form() && required < MPI_THREAD_SERIALIZED)
-        required = MPI_THREAD_SERIALIZED;
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
-    return rc == MPI_SUCCESS ? nm_setup() : rc;
-}
-
-int MPI_Finalize(void)
-{
-    if (nm_active) {
-        nm_pers_finalize();
-        nm_coll_finalize();
-        nm_client_stop();
-        nm_active = 0;
-        while (comms)
-            nm_comm_forget(comms->handle);
-        free(claimed);
-        claimed = NULL;
-        nclaimed = capclaimed = 0;
-        PMPI_Comm_free(&nm_app_world);
-        nm_app_world = MPI_COMM_WORLD;
-        PMPI_Comm_free(&setup_comm);
-    }
-    return PMPI_Finalize();
-}
-
-/* ------------------------------------------------------------------ */
-/* Communicator constructors: register the result                      */
-/* ------------------------------------------------------------------ */
-
-#define NM_REG(call, out)                                                      \
-    do {                                                                       \
-        int rc_ = (call);                                                      \
-        if (rc_ != MPI_SUCCESS)                                                \
-            return rc_;                                                        \
-        return nm_comm_register(*(out));                                       \
-    } while (0)
-
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
-{
-    NM_REG(PMPI_Comm_dup(nm_xl(comm), newcomm), newcomm);
-}
-
-int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
-{
-    NM_REG(PMPI_Comm_dup_with_info(nm_xl(comm), info, newcomm), newcomm);
-}
-
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
-{
-    NM_REG(PMPI_Comm_split(nm_xl(comm), color, key, newcomm), newcomm);
-}
-
-int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
-                        MPI_Comm *newcomm)
-{
-    NM_REG(PMPI_Comm_split_type(nm_xl(comm), split_type, key, info, newcomm),
-           newcomm);
-}
-
-int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
-{
-    NM_REG(PMPI_Comm_create(nm_xl(comm), group, newcomm), newcomm);
-}
-
-int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
-                          MPI_Comm *newcomm)
-{
-    NM_REG(PMPI_Comm_create_group(nm_xl(comm), group, tag, newcomm), newcomm);
-}
-
-int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[],
-                    const int periods[], int reorder, MPI_Comm *comm_cart)
-{
-    NM_REG(
-        PMPI_Cart_create(nm_xl(comm), ndims, dims, periods, reorder, comm_cart),
-        comm_cart);
-}
-
-int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
-{
-    NM_REG(PMPI_Cart_sub(nm_xl(comm), remain_dims, newcomm), newcomm);
-}
-
-int MPI_Graph_create(MPI_Comm comm, int nnodes, const int indx[],
-                     const int edges[], int reorder, MPI_Comm *comm_graph)
-{
-    NM_REG(PMPI_Graph_create(nm_xl(comm), nnodes, indx, edges, reorder,
-                             comm_graph),
-           comm_graph);
-}
-
-int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
-                          const int degrees[], const int destinations[],
-                          const int weights[], MPI_Info info, int reorder,
-                          MPI_Comm *comm_dist_graph)
-{
-    NM_REG(PMPI_Dist_graph_create(nm_xl(comm), n, sources, degrees,
-                                  destinations, weights, info, reorder,
-                                  comm_dist_graph),
-           comm_dist_graph);
-}
-
-int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree,
-                                   const int sources[],
-                                   const int sourceweights[], int outdegree,
-                                   const int destinations[],
-                                   const int destweights[], MPI_Info info,
-                                   int reorder, MPI_Comm *comm_dist_graph)
-{
-    NM_REG(PMPI_Dist_graph_create_adjacent(
-               nm_xl(comm), indegree, sources, sourceweights, outdegree,
-               destinations, destweights, info, reorder, comm_dist_graph),
-           comm_dist_graph);
-}
-
-/* Non-blocking duplication cannot run the registration's collective: the
- * new communicator is left direct (MPICH), which is always correct. */
-int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
-{
-    return PMPI_Comm_idup(nm_xl(comm), newcomm, request);
-}
-
-int MPI_Comm_free(MPI_Comm *comm)
-{
-    if (comm && *comm != MPI_COMM_WORLD)
-        nm_comm_forget(*comm);
-    return PMPI_Comm_free(comm);
-}
-
-int MPI_Comm_disconnect(MPI_Comm *comm)
-{
-    if (comm && *comm != MPI_COMM_WORLD)
-        nm_comm_forget(*comm);
-    return PMPI_Comm_disconnect(comm);
-}
-
-int mpideleg_comm_delegated(MPI_Comm comm, int *flag)
-{
-    if (!flag)
-        return MPI_ERR_ARG;
-    *flag = nm_comm_delegated(comm);
-    return MPI_SUCCESS;
-}

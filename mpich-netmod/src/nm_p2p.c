@@ -15,60 +15,13 @@
 #include <string.h>
 
 #include "nm_internal.h"
+#include "nm_p2p.h"
 
-typedef struct nm_op {
-    nm_rec_t *rec;
-    nm_comm_t *c;
-    int is_recv;
-    void *ubuf;
-    int ucount;
-    MPI_Datatype udt;
-    int usize;
-    int contig;
-    int own_type; /* udt is our duplicate */
-    void *tmp;    /* packed send data / receive staging */
-    int finished;
-    MPI_Request greq;
-    int err;
-    int src, tag, cancelled;
-    MPI_Count count;
-    long bs_need;          /* attached-buffer bytes held (buffered send) */
-    struct nm_op *bs_next; /* list of ops holding buffer space */
-    int on_stack;          /* a blocking call's: not freed by op_free */
-} nm_op_t;
-
-/* Client-side table of messages taken by MPI_Mprobe/MPI_Improbe. */
-#define NM_MSG_BASE 0x00100000
-#define NM_MSG_MAX  1024
-static struct {
-    int used;
-    uint64_t id;
-    nm_comm_t *c;
-} msgs[NM_MSG_MAX];
-
-/* Tables of this file (Mprobe messages, request handles): any thread. */
+/* The table of request handles: any thread. */
 static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int nm_msg_ours(MPI_Message m)
-{
-    int v = (int)m;
-    if (v < NM_MSG_BASE || v >= NM_MSG_BASE + NM_MSG_MAX)
-        return 0;
-    pthread_mutex_lock(&tab_lock);
-    int used = msgs[v - NM_MSG_BASE].used == 1;
-    pthread_mutex_unlock(&tab_lock);
-    return used;
-}
-
-static void msg_release(int slot)
-{
-    pthread_mutex_lock(&tab_lock);
-    msgs[slot].used = 0;
-    pthread_mutex_unlock(&tab_lock);
-}
-
 /* Largest tag on c: a shadow record's tags are the shim's own */
-static int tag_max(const nm_comm_t *c)
+int nm_tag_max(const nm_comm_t *c)
 {
     return c && (c->ctx & NM_CTX_PART) ? INT_MAX : nm_tag_ub();
 }
@@ -157,121 +110,11 @@ static int unpack_any(const void *in, int n, void *buf, int count,
                          nm_self_comm(), MPI_STATUS_IGNORE);
 }
 
-/* ---------------- buffered sends ---------------- */
-
-/* A buffered send on a delegated communicator holds space of the attached
- * buffer (its packed size + MPI_BSEND_OVERHEAD) until the delegatee holds
- * the data, so that it fails with MPI_ERR_BUFFER exactly when the buffer is
- * missing or too small, and MPI_Buffer_detach waits for those sends. */
-static pthread_mutex_t bs_lock = PTHREAD_MUTEX_INITIALIZER;
-static long bs_size = -1; /* attached bytes, -1: none */
-static long bs_used;
-static nm_op_t *bs_ops;
-
-static int bs_reserve(nm_op_t *op, size_t len)
-{
-    long need = (long)len + MPI_BSEND_OVERHEAD;
-    pthread_mutex_lock(&bs_lock);
-    int ok = bs_size >= 0 && (size_t)len < (size_t)LONG_MAX / 2 &&
-             bs_used + need <= bs_size;
-    if (ok) {
-        bs_used += need;
-        op->bs_need = need;
-        op->bs_next = bs_ops;
-        bs_ops = op;
-    }
-    pthread_mutex_unlock(&bs_lock);
-    return ok ? MPI_SUCCESS : MPI_ERR_BUFFER;
-}
-
-/* bs_lock held */
-static void bs_unlink(nm_op_t *op)
-{
-    for (nm_op_t **pp = &bs_ops; *pp; pp = &(*pp)->bs_next)
-        if (*pp == op) {
-            *pp = op->bs_next;
-            bs_used -= op->bs_need;
-            op->bs_need = 0;
-            return;
-        }
-}
-
-static void bs_release(nm_op_t *op)
-{
-    if (!op->bs_need)
-        return;
-    pthread_mutex_lock(&bs_lock);
-    if (op->bs_need)
-        bs_unlink(op);
-    pthread_mutex_unlock(&bs_lock);
-}
-
-static int bs_attach(long size)
-{
-    pthread_mutex_lock(&bs_lock);
-    bs_size = size;
-    bs_used = 0;
-    pthread_mutex_unlock(&bs_lock);
-    return MPI_SUCCESS;
-}
-
-/* Wait until every delegated buffered send has left the client. */
-static void bs_drain(void)
-{
-    unsigned k = 0;
-    for (;;) {
-        pthread_mutex_lock(&bs_lock);
-        for (nm_op_t **pp = &bs_ops; *pp;) {
-            nm_op_t *op = *pp;
-            if (dlg_flag_done(&op->rec->fl))
-                bs_unlink(op); /* unlinks *pp */
-            else
-                pp = &op->bs_next;
-        }
-        int busy = bs_ops != NULL;
-        pthread_mutex_unlock(&bs_lock);
-        if (!busy)
-            return;
-        nm_mpi_progress();
-        nm_poll_round(++k, 16);
-    }
-}
-
-int MPI_Buffer_attach(void *buffer, int size)
-{
-    int rc = PMPI_Buffer_attach(buffer, size);
-    return rc == MPI_SUCCESS ? bs_attach(size) : rc;
-}
-
-int MPI_Buffer_attach_c(void *buffer, MPI_Count size)
-{
-    int rc = PMPI_Buffer_attach_c(buffer, size);
-    return rc == MPI_SUCCESS ? bs_attach((long)size) : rc;
-}
-
-int MPI_Buffer_detach(void *buffer_addr, int *size)
-{
-    bs_drain();
-    int rc = PMPI_Buffer_detach(buffer_addr, size);
-    if (rc == MPI_SUCCESS)
-        bs_attach(-1);
-    return rc;
-}
-
-int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
-{
-    bs_drain();
-    int rc = PMPI_Buffer_detach_c(buffer_addr, size);
-    if (rc == MPI_SUCCESS)
-        bs_attach(-1);
-    return rc;
-}
-
-static void op_free(nm_op_t *op)
+void nm_op_free(nm_op_t *op)
 {
     if (!op)
         return;
-    bs_release(op);
+    nm_bs_release(op);
     if (op->rec && (op->finished || dlg_flag_done(&op->rec->fl)))
         nm_rec_put(op->rec);
     /* else: the delegatee may still write the record: leave it alone. */
@@ -332,7 +175,7 @@ enum { NM_SEND_STD = 0, NM_SEND_SYNC = 1, NM_SEND_BUFFERED = 2 };
 static int send_start(const void *buf, int count, MPI_Datatype dt, int dest,
                       int tag, nm_comm_t *c, int mode, nm_op_t **out)
 {
-    if (tag < 0 || tag > tag_max(c))
+    if (tag < 0 || tag > nm_tag_max(c))
         return MPI_ERR_TAG;
     if (dest < 0 || dest >= c->size)
         return MPI_ERR_RANK;
@@ -348,19 +191,19 @@ static int send_start(const void *buf, int count, MPI_Datatype dt, int dest,
         PMPI_Pack_size(count, dt, MPI_COMM_SELF, &psz);
         op->tmp = malloc((size_t)psz + 1);
         if (!op->tmp) {
-            op_free(op);
+            nm_op_free(op);
             return MPI_ERR_NO_MEM;
         }
         rc = pack_any(buf, count, dt, op->tmp, psz, &pos);
         if (rc != MPI_SUCCESS) {
-            op_free(op);
+            nm_op_free(op);
             return MPI_ERR_TYPE;
         }
         src = op->tmp;
         len = (size_t)pos;
     }
-    if (mode == NM_SEND_BUFFERED && (rc = bs_reserve(op, len)) != MPI_SUCCESS) {
-        op_free(op);
+    if (mode == NM_SEND_BUFFERED && (rc = nm_bs_reserve(op, len)) != MPI_SUCCESS) {
+        nm_op_free(op);
         return rc;
     }
     r->ctx = c->ctx;
@@ -380,7 +223,7 @@ static int send_start(const void *buf, int count, MPI_Datatype dt, int dest,
     r->flags |= spin_flag(op);
     rc = nm_post_async(NM_OP_SEND, r);
     if (rc != MPI_SUCCESS) {
-        op_free(op);
+        nm_op_free(op);
         return rc;
     }
     *out = op;
@@ -388,12 +231,12 @@ static int send_start(const void *buf, int count, MPI_Datatype dt, int dest,
 }
 
 /* msgid != 0: receive the message taken by MPI_Mprobe (MRECV). */
-static int recv_start(void *buf, int count, MPI_Datatype dt, int source,
+int nm_recv_start(void *buf, int count, MPI_Datatype dt, int source,
                       int tag, nm_comm_t *c, uint64_t msgid, int staged,
                       nm_op_t **out)
 {
     if (!msgid) {
-        if (tag != MPI_ANY_TAG && (tag < 0 || tag > tag_max(c)))
+        if (tag != MPI_ANY_TAG && (tag < 0 || tag > nm_tag_max(c)))
             return MPI_ERR_TAG;
         if (source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
             return MPI_ERR_RANK;
@@ -407,7 +250,7 @@ static int recv_start(void *buf, int count, MPI_Datatype dt, int source,
         /* The application may free the type before the receive ends. */
         if (PMPI_Type_dup(dt, &op->udt) != MPI_SUCCESS) {
             op->udt = MPI_DATATYPE_NULL;
-            op_free(op);
+            nm_op_free(op);
             return MPI_ERR_TYPE;
         }
         op->own_type = 1;
@@ -418,7 +261,7 @@ static int recv_start(void *buf, int count, MPI_Datatype dt, int source,
     if ((!op->contig || staged) && cap > NM_INLINE) {
         op->tmp = malloc(cap);
         if (!op->tmp) {
-            op_free(op);
+            nm_op_free(op);
             return MPI_ERR_NO_MEM;
         }
         dst = op->tmp;
@@ -435,7 +278,7 @@ static int recv_start(void *buf, int count, MPI_Datatype dt, int source,
     r->flags |= spin_flag(op);
     rc = msgid ? nm_post(NM_OP_MRECV, r) : nm_post_async(NM_OP_RECV, r);
     if (rc != MPI_SUCCESS) {
-        op_free(op);
+        nm_op_free(op);
         return rc;
     }
     *out = op;
@@ -447,7 +290,7 @@ static void op_finish(nm_op_t *op)
 {
     if (op->finished)
         return;
-    bs_release(op);
+    nm_bs_release(op);
     nm_rec_t *r = op->rec;
     op->err = r->err;
     op->cancelled = r->cancelled;
@@ -480,7 +323,7 @@ static void op_finish(nm_op_t *op)
     op->rec = NULL;
 }
 
-static void op_status(const nm_op_t *op, MPI_Status *st)
+void nm_op_status(const nm_op_t *op, MPI_Status *st)
 {
     if (st == MPI_STATUS_IGNORE)
         return;
@@ -495,7 +338,7 @@ static void op_status(const nm_op_t *op, MPI_Status *st)
     PMPI_Status_set_cancelled(st, op->cancelled);
 }
 
-static int op_wait(nm_op_t *op, dlg_policy_t pol)
+int nm_op_wait(nm_op_t *op, dlg_policy_t pol)
 {
     int rc = nm_rec_wait(op->rec, pol, 63);
     if (rc != MPI_SUCCESS)
@@ -509,7 +352,7 @@ static int op_wait(nm_op_t *op, dlg_policy_t pol)
 static int g_query(void *extra, MPI_Status *st)
 {
     nm_op_t *op = extra;
-    op_status(op, st);
+    nm_op_status(op, st);
     return op->err;
 }
 
@@ -518,7 +361,7 @@ static void rq_del(nm_op_t *op);
 static int g_free(void *extra)
 {
     rq_del(extra);
-    op_free(extra);
+    nm_op_free(extra);
     return MPI_SUCCESS;
 }
 
@@ -702,12 +545,12 @@ static int g_cancel(void *extra, int complete)
     return rc;
 }
 
-static int to_greq(nm_op_t *op, MPI_Request *req)
+int nm_op_to_greq(nm_op_t *op, MPI_Request *req)
 {
     int rc =
         MPIX_Grequest_start(g_query, g_free, g_cancel, g_poll, g_wait, op, req);
     if (rc != MPI_SUCCESS) {
-        op_free(op);
+        nm_op_free(op);
         return rc;
     }
     op->greq = *req;
@@ -723,10 +566,10 @@ static int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest,
     nm_op_t st = {0}, *op = &st;
     int rc = send_start(buf, count, dt, dest, tag, c, mode, &op);
     if (rc == MPI_SUCCESS) {
-        rc = op_wait(op, nm_policy_blocking);
+        rc = nm_op_wait(op, nm_policy_blocking);
         if (rc == MPI_SUCCESS)
             rc = op->err;
-        op_free(op);
+        nm_op_free(op);
     }
     return nm_error(comm, rc);
 }
@@ -738,13 +581,13 @@ static int send_nonblocking(const void *buf, int count, MPI_Datatype dt,
     nm_op_t *op = NULL;
     int rc = send_start(buf, count, dt, dest, tag, c, mode, &op);
     if (rc == MPI_SUCCESS)
-        rc = to_greq(op, req);
+        rc = nm_op_to_greq(op, req);
     return nm_error(comm, rc);
 }
 
 /* the communicator's record when the call to peer is delegated, else NULL
  * (one lookup for the test and the call) */
-static nm_comm_t *deleg_comm(MPI_Comm comm, int peer)
+nm_comm_t *nm_deleg_comm(MPI_Comm comm, int peer)
 {
     if (peer == MPI_PROC_NULL)
         return NULL;
@@ -755,7 +598,7 @@ static nm_comm_t *deleg_comm(MPI_Comm comm, int peer)
 int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
              MPI_Comm comm)
 {
-    nm_comm_t *c = deleg_comm(comm, dest);
+    nm_comm_t *c = nm_deleg_comm(comm, dest);
     if (!c)
         return PMPI_Send(buf, count, dt, dest, tag, nm_xl(comm));
     return send_blocking(buf, count, dt, dest, tag, c, comm, 0);
@@ -766,7 +609,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
               MPI_Comm comm)
 {
-    nm_comm_t *c = deleg_comm(comm, dest);
+    nm_comm_t *c = nm_deleg_comm(comm, dest);
     if (!c)
         return PMPI_Rsend(buf, count, dt, dest, tag, nm_xl(comm));
     return send_blocking(buf, count, dt, dest, tag, c, comm, 0);
@@ -775,7 +618,7 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
               MPI_Comm comm)
 {
-    nm_comm_t *c = deleg_comm(comm, dest);
+    nm_comm_t *c = nm_deleg_comm(comm, dest);
     if (!c)
         return PMPI_Bsend(buf, count, dt, dest, tag, nm_xl(comm));
     return send_blocking(buf, count, dt, dest, tag, c, comm, NM_SEND_BUFFERED);
@@ -784,7 +627,7 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
               MPI_Comm comm)
 {
-    nm_comm_t *c = deleg_comm(comm, dest);
+    nm_comm_t *c = nm_deleg_comm(comm, dest);
     if (!c)
         return PMPI_Ssend(buf, count, dt, dest, tag, nm_xl(comm));
     return send_blocking(buf, count, dt, dest, tag, c, comm, NM_SEND_SYNC);
@@ -793,7 +636,7 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
               MPI_Comm comm, MPI_Request *req)
 {
-    nm_comm_t *c = deleg_comm(comm, dest);
+    nm_comm_t *c = nm_deleg_comm(comm, dest);
     if (!c)
         return PMPI_Isend(buf, count, dt, dest, tag, nm_xl(comm), req);
     return send_nonblocking(buf, count, dt, dest, tag, c, comm, 0, req);
@@ -802,7 +645,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                MPI_Comm comm, MPI_Request *req)
 {
-    nm_comm_t *c = deleg_comm(comm, dest);
+    nm_comm_t *c = nm_deleg_comm(comm, dest);
     if (!c)
         return PMPI_Irsend(buf, count, dt, dest, tag, nm_xl(comm), req);
     return send_nonblocking(buf, count, dt, dest, tag, c, comm, 0, req);
@@ -811,7 +654,7 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                MPI_Comm comm, MPI_Request *req)
 {
-    nm_comm_t *c = deleg_comm(comm, dest);
+    nm_comm_t *c = nm_deleg_comm(comm, dest);
     if (!c)
         return PMPI_Ibsend(buf, count, dt, dest, tag, nm_xl(comm), req);
     return send_nonblocking(buf, count, dt, dest, tag, c, comm,
@@ -821,7 +664,7 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                MPI_Comm comm, MPI_Request *req)
 {
-    nm_comm_t *c = deleg_comm(comm, dest);
+    nm_comm_t *c = nm_deleg_comm(comm, dest);
     if (!c)
         return PMPI_Issend(buf, count, dt, dest, tag, nm_xl(comm), req);
     return send_nonblocking(buf, count, dt, dest, tag, c, comm, NM_SEND_SYNC,
@@ -833,18 +676,18 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
              MPI_Comm comm, MPI_Status *status)
 {
-    nm_comm_t *c = deleg_comm(comm, source);
+    nm_comm_t *c = nm_deleg_comm(comm, source);
     if (!c)
         return PMPI_Recv(buf, count, dt, source, tag, nm_xl(comm), status);
     nm_op_t st = {0}, *op = &st;
-    int rc = recv_start(buf, count, dt, source, tag, c, 0, 0, &op);
+    int rc = nm_recv_start(buf, count, dt, source, tag, c, 0, 0, &op);
     if (rc == MPI_SUCCESS) {
-        rc = op_wait(op, nm_policy_blocking);
+        rc = nm_op_wait(op, nm_policy_blocking);
         if (rc == MPI_SUCCESS) {
-            op_status(op, status);
+            nm_op_status(op, status);
             rc = op->err;
         }
-        op_free(op);
+        nm_op_free(op);
     }
     return nm_error(comm, rc);
 }
@@ -852,13 +695,13 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
 int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
               MPI_Comm comm, MPI_Request *req)
 {
-    nm_comm_t *c = deleg_comm(comm, source);
+    nm_comm_t *c = nm_deleg_comm(comm, source);
     if (!c)
         return PMPI_Irecv(buf, count, dt, source, tag, nm_xl(comm), req);
     nm_op_t *op = NULL;
-    int rc = recv_start(buf, count, dt, source, tag, c, 0, 0, &op);
+    int rc = nm_recv_start(buf, count, dt, source, tag, c, 0, 0, &op);
     if (rc == MPI_SUCCESS)
-        rc = to_greq(op, req);
+        rc = nm_op_to_greq(op, req);
     return nm_error(comm, rc);
 }
 
@@ -902,16 +745,16 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
     nm_op_t *r = NULL, *s = NULL;
     int rc = MPI_SUCCESS;
     if (source != MPI_PROC_NULL)
-        rc = recv_start(buf, count, dt, source, recvtag, c, 0, 1, &r);
+        rc = nm_recv_start(buf, count, dt, source, recvtag, c, 0, 1, &r);
     if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL)
         rc = send_start(buf, count, dt, dest, sendtag, c, 0, &s);
     if (rc == MPI_SUCCESS && s)
-        rc = op_wait(s, nm_policy_blocking);
+        rc = nm_op_wait(s, nm_policy_blocking);
     if (rc == MPI_SUCCESS && r) {
         /* The send has left the buffer; now the staged data may land. */
-        rc = op_wait(r, nm_policy_blocking);
+        rc = nm_op_wait(r, nm_policy_blocking);
         if (rc == MPI_SUCCESS) {
-            op_status(r, status);
+            nm_op_status(r, status);
             rc = r->err;
         }
     } else if (rc == MPI_SUCCESS && status != MPI_STATUS_IGNORE) {
@@ -919,161 +762,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
     }
     if (rc == MPI_SUCCESS && s)
         rc = s->err;
-    op_free(s);
-    op_free(r);
+    nm_op_free(s);
+    nm_op_free(r);
     return nm_error(comm, rc);
-}
-
-/* ---------------- probes ---------------- */
-
-static int probe_once(nm_comm_t *c, int source, int tag, int take, int *flag,
-                      MPI_Message *msg, MPI_Status *status)
-{
-    if (tag != MPI_ANY_TAG && (tag < 0 || tag > tag_max(c)))
-        return MPI_ERR_TAG;
-    if (source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
-        return MPI_ERR_RANK;
-    int slot = -1;
-    if (take) {
-        pthread_mutex_lock(&tab_lock);
-        for (int i = 0; i < NM_MSG_MAX; i++)
-            if (!msgs[i].used) {
-                slot = i;
-                msgs[i].used = 2; /* reserved until the probe says */
-                break;
-            }
-        pthread_mutex_unlock(&tab_lock);
-        if (slot < 0)
-            return MPI_ERR_NO_MEM;
-    }
-    nm_rec_t *r = nm_rec_get();
-    if (!r) {
-        if (take)
-            msg_release(slot);
-        return MPI_ERR_NO_MEM;
-    }
-    r->ctx = c->ctx;
-    r->peer = source == MPI_ANY_SOURCE ? -1 : c->world[source];
-    r->tag = tag == MPI_ANY_TAG ? -1 : tag;
-    int rc = nm_post(take ? NM_OP_IMPROBE : NM_OP_IPROBE, r);
-    *flag = rc == MPI_SUCCESS && r->found;
-    if (*flag) {
-        if (status != MPI_STATUS_IGNORE) {
-            status->MPI_SOURCE = nm_comm_rank_of_world(c, r->st_src);
-            status->MPI_TAG = r->st_tag;
-            PMPI_Status_set_elements_x(status, MPI_BYTE,
-                                       (MPI_Count)r->st_count);
-            PMPI_Status_set_cancelled(status, 0);
-        }
-        if (take) {
-            pthread_mutex_lock(&tab_lock);
-            msgs[slot].used = 1;
-            msgs[slot].id = r->arg;
-            msgs[slot].c = c;
-            pthread_mutex_unlock(&tab_lock);
-            *msg = (MPI_Message)(NM_MSG_BASE + slot);
-        }
-    } else if (take) {
-        msg_release(slot);
-    }
-    nm_rec_put(r);
-    return rc;
-}
-
-static int probe_loop(MPI_Comm comm, nm_comm_t *c, int source, int tag,
-                      int take, MPI_Message *msg, MPI_Status *status)
-{
-    unsigned k = 0;
-    nm_wait_enter();
-    for (;;) {
-        int flag = 0;
-        int rc = probe_once(c, source, tag, take, &flag, msg, status);
-        if (rc != MPI_SUCCESS || flag) {
-            nm_wait_leave();
-            return nm_error(comm, rc);
-        }
-        nm_mpi_progress();
-        nm_poll_round(++k, 4);
-    }
-}
-
-int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
-               MPI_Status *status)
-{
-    nm_comm_t *c = deleg_comm(comm, source);
-    if (!c)
-        return PMPI_Iprobe(source, tag, nm_xl(comm), flag, status);
-    return nm_error(comm, probe_once(c, source, tag, 0, flag, NULL, status));
-}
-
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
-    nm_comm_t *c = deleg_comm(comm, source);
-    if (!c)
-        return PMPI_Probe(source, tag, nm_xl(comm), status);
-    return probe_loop(comm, c, source, tag, 0, NULL, status);
-}
-
-int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
-                MPI_Message *message, MPI_Status *status)
-{
-    nm_comm_t *c = deleg_comm(comm, source);
-    if (!c)
-        return PMPI_Improbe(source, tag, nm_xl(comm), flag, message, status);
-    return nm_error(comm, probe_once(c, source, tag, 1, flag, message, status));
-}
-
-int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
-               MPI_Status *status)
-{
-    nm_comm_t *c = deleg_comm(comm, source);
-    if (!c)
-        return PMPI_Mprobe(source, tag, nm_xl(comm), message, status);
-    return probe_loop(comm, c, source, tag, 1, message, status);
-}
-
-static int mrecv_start(void *buf, int count, MPI_Datatype dt,
-                       MPI_Message *message, nm_op_t **op)
-{
-    int slot = (int)*message - NM_MSG_BASE;
-    pthread_mutex_lock(&tab_lock);
-    nm_comm_t *c = msgs[slot].c;
-    uint64_t id = msgs[slot].id;
-    pthread_mutex_unlock(&tab_lock);
-    int rc = recv_start(buf, count, dt, 0, 0, c, id, 0, op);
-    if (rc == MPI_SUCCESS) {
-        msg_release(slot);
-        *message = MPI_MESSAGE_NULL;
-    }
-    return rc;
-}
-
-int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
-              MPI_Status *status)
-{
-    if (!message || !nm_msg_ours(*message))
-        return PMPI_Mrecv(buf, count, dt, message, status);
-    nm_op_t st = {0}, *op = &st;
-    int rc = mrecv_start(buf, count, dt, message, &op);
-    if (rc == MPI_SUCCESS) {
-        rc = op_wait(op, nm_policy_blocking);
-        if (rc == MPI_SUCCESS) {
-            op_status(op, status);
-            rc = op->err;
-        }
-        op_free(op);
-    }
-    return nm_error(MPI_COMM_WORLD, rc);
-}
-
-int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
-               MPI_Request *req)
-{
-    if (!message || !nm_msg_ours(*message))
-        return PMPI_Imrecv(buf, count, dt, message, req);
-    nm_op_t *op = NULL;
-    int rc = mrecv_start(buf, count, dt, message, &op);
-    if (rc == MPI_SUCCESS)
-        rc = to_greq(op, req);
-    return nm_error(MPI_COMM_WORLD, rc);
 }

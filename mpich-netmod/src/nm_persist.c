@@ -105,26 +105,6 @@ static void pdestroy(nm_pers_t *e)
     pers_live--;
 }
 
-/* Completion calls the shim makes for itself (freed requests, the halves
- * of an Isendrecv) must not raise errors through the application's world
- * handler: the error belongs to a freed request, or is raised once by the
- * request the application waits for. */
-MPI_Errhandler nm_quiet_begin(void)
-{
-    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-    PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh);
-    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    return eh;
-}
-
-void nm_quiet_end(MPI_Errhandler eh)
-{
-    if (eh == MPI_ERRHANDLER_NULL)
-        return;
-    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
-    PMPI_Errhandler_free(&eh);
-}
-
 /* Freed active requests whose operation has ended go away. */
 static void sweep(void)
 {

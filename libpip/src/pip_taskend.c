@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * pip_taskend.c: how a task ends: the exit handler every task registers
+ * with its namespace's libc (destructors, the "after" hook, the status,
+ * the way back to the task's start frame), and, in thread mode, signals
+ * that end only the task they are sent to (pip_kill).  How a task starts
+ * is in pip_spawn.c.
+ */
+#include "pip_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void pip_nop_fini(void)
+{
+}
+
+/*
+ * The task running on this thread: set on a task's main thread before any
+ * of its code runs (this is the root's copy of libpip, whose thread-local
+ * block every thread has).
+ */
+__thread struct pip_task *pip_cur_task_;
+/* The task of this thread: its main thread or one its program created. */
+__thread struct pip_task *pip_sig_task_;
+
+struct pip_task *pip_cur_task(void)
+{
+    return pip_cur_task_;
+}
+
+struct pip_task *pip_thread_task(void)
+{
+    return pip_sig_task_;
+}
+
+/* The program's destructors (DT_FINI_ARRAY as loaded, in reverse, DT_FINI).
+ */
+static void pip_run_fini(struct pip_task *t)
+{
+    struct pip_image *img = t->img;
+    if (img != NULL && img->fini_saved != NULL) {
+        for (size_t i = img->nfini; i-- > 0;) {
+            void (*f)(void) = img->fini_saved[i];
+            if (f != NULL && f != (void (*)(void))(intptr_t)-1 &&
+                f != pip_nop_fini)
+                f();
+        }
+        /*
+         * The root's exit runs _dl_fini over every namespace: make sure the
+         * destructors do not run again there (the image keeps its saved
+         * copy for the next task that reuses it).
+         */
+        void (**fa)(void) =
+            (void (**)(void))(img->l_addr + img->elf.fini_array);
+        if (fa[0] != pip_nop_fini) {
+            uintptr_t lo = (uintptr_t)fa & ~(uintptr_t)4095;
+            uintptr_t hi =
+                ((uintptr_t)(fa + img->nfini) + 4095) & ~(uintptr_t)4095;
+            if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0) {
+                for (size_t i = 0; i < img->nfini; i++)
+                    fa[i] = pip_nop_fini;
+                (void)mprotect((void *)lo, hi - lo, PROT_READ);
+            }
+        }
+    }
+    if (img != NULL && img->elf.fini != 0) {
+        void (*f)(void) = (void (*)(void))(img->l_addr + img->elf.fini);
+        f();
+    }
+}
+
+static void pip_notify_end(struct pip_task *t)
+{
+    struct pip_root *r = pip_root_;
+    t->ended = 1;
+    __atomic_add_fetch(&t->exp_seq, 1, __ATOMIC_SEQ_CST);
+    pip_futex_wake(&t->exp_seq, INT32_MAX, 0);
+    __atomic_add_fetch(&r->end_seq, 1, __ATOMIC_SEQ_CST);
+    pip_futex_wake(&r->end_seq, INT32_MAX, 0);
+}
+
+/* Threads in this process, a zombie leader included. */
+static int pip_live_threads(void)
+{
+    long fd = pip_raw_syscall(SYS_openat, AT_FDCWD, (long)"/proc/self/status",
+                              O_RDONLY | O_CLOEXEC, 0, 0, 0);
+    if (fd < 0)
+        return -1;
+    char buf[4096];
+    long n = pip_raw_syscall(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0, 0, 0);
+    (void)pip_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *p = strstr(buf, "\nThreads:");
+    if (p == NULL)
+        return -1;
+    p += sizeof("\nThreads:") - 1;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    int cnt = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        cnt = cnt * 10 + (*p - '0');
+    return cnt;
+}
+
+/*
+ * The exit handler.  Every task registers one with its namespace's libc
+ * (on_exit) as it starts, and each namespace has one more at the bottom of
+ * its list (`arg` is then the namespace).  Handlers of one namespace are
+ * interchangeable: whichever runs works out which task is exiting.  It
+ * never returns for a task's exit, so the list never runs empty (glibc
+ * would then refuse further registrations in that namespace).
+ *
+ * Runs after the atexit handlers registered above it: the program's
+ * destructors, the "after" hook, flushes the namespace's stdio, records the
+ * status and returns to the task's start frame, so that the task's thread
+ * ends through its libc (thread resources freed).  exit() from another
+ * thread of a process-mode task ends that process (exit_group).
+ */
+void pip_exit_handler(int status, void *arg)
+{
+    struct pip_ns *bottom = arg;
+    struct pip_root *r = pip_root_;
+    struct pip_task *t = pip_cur_task_;
+    if (r == NULL)
+        return;
+    /*
+     * A process fork()ed by a task (a copy of the task's process, or of the
+     * whole root in thread mode): its exit() is an ordinary one, without
+     * task bookkeeping.
+     */
+    pid_t pid = (pid_t)pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+    if (r->mode == PIP_MODE_PTHREAD ? pid != r->pid
+                                    : (t != NULL && pid != t->pid))
+        return;
+    if (t == NULL && r->mode == PIP_MODE_PROCESS) {
+        for (int i = 0; i < r->ntasks; i++)
+            if (r->tasks[i].state == PIP_TASK_RUNNING &&
+                r->tasks[i].pid == pid && pid != r->pid)
+                t = &r->tasks[i];
+    }
+    if (t == NULL || t->exiting)
+        return; /* not a task's (thread mode: exit() ends the process) */
+    t->exiting = 1;
+    pip_getopt_release(t); /* exit() inside its option loop (--help) */
+    pip_vtimer_delete(t);
+
+    pip_run_fini(t);
+    if (t->hook.after != NULL) {
+        int rv = t->hook.after(t->hook.hookarg);
+        if (rv != 0 && status == 0)
+            status = rv;
+    }
+    t->ns->fflush(NULL);
+    t->status = W_EXITCODE(status & 0xff, 0);
+    /* After the hook: it may move the task back to its own kernel thread
+     * (libulp couples a user-level process there). */
+    pid_t tid = (pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
+    int main_thread = t->exit_jmp_ok && tid == t->tid;
+    /* Process mode: the clone child, our group's leader, is a zombie. */
+    int nthreads = t->mode == PIP_MODE_PROCESS ? pip_live_threads() - 1 : 1;
+    pip_dbg("task %d exits with status %d (%s thread%s)", t->pipid, status,
+            main_thread ? "main" : "another",
+            nthreads != 1 ? ", other threads alive" : "");
+    if (!main_thread && t->mode == PIP_MODE_PTHREAD) {
+        t->exiting = 0;
+        return; /* thread mode, another thread: exit() ends the process */
+    }
+    /*
+     * This handler does not return from here on: keep a bottom entry for
+     * the next task of the namespace.  Only here: were exit() to go on, it
+     * would run the new entry, and this handler again, for ever.
+     */
+    if (bottom != NULL)
+        (void)bottom->on_exit(pip_exit_handler, bottom);
+    if (t->mode == PIP_MODE_PROCESS && (!main_thread || nthreads != 1)) {
+        pip_notify_end(t);
+        t->ns->_exit(status); /* the whole task process */
+    }
+    t->clean_end = 1;
+    pip_notify_end(t);
+    longjmp(t->exit_jmp, 1);
+}
+
+/*
+ * Thread mode: a signal whose default action ends the process, sent by
+ * pip_kill() to a task, ends only that task.  pip_kill() records it and
+ * sends PIP_SIG_TASKEND to the task's main thread instead; this handler
+ * (the root's libpip, installed at pip_init) then ends the task thread as
+ * the signal would end a process: no atexit handlers, destructors, hook or
+ * stdio flush, and pip_wait() reports WIFSIGNALED with that signal.
+ */
+static void pip_taskend_handler(int signo, siginfo_t *si, void *uc)
+{
+    struct pip_task *t = pip_cur_task_;
+    (void)signo;
+    (void)si;
+    (void)uc;
+    if (pip_root_ == NULL || t == NULL || t->exiting || !t->exit_jmp_ok ||
+        t->kill_sig <= 0)
+        return;
+    if ((pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0) != t->tid)
+        return;
+    t->exiting = 1;
+    t->status = t->kill_sig & 0x7f; /* waitpid's "killed by signal" */
+    pip_notify_end(t);
+    longjmp(t->exit_jmp, 2);
+}
+
+int pip_thread_signals_init(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = pip_taskend_handler;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigfillset(&sa.sa_mask);
+    return sigaction(PIP_SIG_TASKEND, &sa, NULL) == 0 ? 0 : errno;
+}
+
+/* Does the default action of `sig` end the process? */
+static int pip_sig_terminates(int sig)
+{
+    switch (sig) {
+    case SIGCHLD:
+    case SIGCONT:
+    case SIGSTOP:
+    case SIGTSTP:
+    case SIGTTIN:
+    case SIGTTOU:
+    case SIGURG:
+    case SIGWINCH:
+        return 0;
+    default:
+        /* glibc's own signals lie between 32 and SIGRTMIN */
+        return sig > 0 && sig < NSIG && (sig < 32 || sig >= SIGRTMIN) &&
+               sig != PIP_SIG_TASKEND;
+    }
+}
+
+/*
+ * Read /proc/self/task/TID/NAME into buf (NUL-terminated): 0, or -1 when
+ * it cannot be read.
+ */
+static int pip_read_task_file(pid_t tid, const char *name, char *buf,
+                              size_t size)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/self/task/%d/%s", (int)tid, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    return 0;
+}
+
+/* Is `sig` blocked by thread `tid` of this process?  -1: cannot tell. */
+static int pip_thread_blocks(pid_t tid, int sig)
+{
+    char buf[2048];
+    if (pip_read_task_file(tid, "status", buf, sizeof(buf)) != 0)
+        return -1;
+    const char *p = strstr(buf, "\nSigBlk:");
+    if (p == NULL)
+        return -1;
+    unsigned long long mask = strtoull(p + sizeof("\nSigBlk:") - 1, NULL, 16);
+    return (mask >> (sig - 1)) & 1ULL ? 1 : 0;
+}
+
+/*
+ * Is thread `tid` in sigwait() & co. (rt_sigtimedwait)?  Its blocked mask
+ * then lacks the signals it waits for, which it wants delivered.
+ */
+static int pip_thread_in_sigwait(pid_t tid)
+{
+    char buf[64];
+    if (pip_read_task_file(tid, "syscall", buf, sizeof(buf)) != 0)
+        return -1;
+    return buf[0] >= '0' && buf[0] <= '9' &&
+           strtol(buf, NULL, 10) == SYS_rt_sigtimedwait;
+}
+
+/*
+ * Thread mode, a live task: send `sig` so that, if it would end the
+ * process, it ends only the task (see pip_taskend_handler).  The signal
+ * itself is sent when the process has a handler for it (or ignores it),
+ * or when the task blocks it (it stays pending, as for a process) or waits
+ * for signals in sigwait().
+ */
+int pip_thread_kill(struct pip_task *t, int sig)
+{
+    struct pip_root *r = pip_root_;
+    struct sigaction cur;
+    int send = sig;
+    /*
+     * A task still starting has every signal blocked (as any new thread):
+     * PIP_SIG_TASKEND stays pending, and pip_task_main sends it again once
+     * the task can be ended.
+     */
+    int started = t->exit_jmp_ok;
+    if (sig != 0 && pip_sig_terminates(sig) &&
+        sigaction(sig, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
+        cur.sa_handler == SIG_DFL &&
+        (!started || (pip_thread_blocks(t->tid, sig) == 0 &&
+                      pip_thread_blocks(t->tid, PIP_SIG_TASKEND) == 0 &&
+                      pip_thread_in_sigwait(t->tid) == 0))) {
+        t->kill_sig = sig;
+        send = PIP_SIG_TASKEND;
+    }
+    long rc = pip_raw_syscall(SYS_tgkill, r->pid, t->tid, send, 0, 0, 0);
+    return rc < 0 ? (int)-rc : 0;
+}
+
+void pip_ns_setup_exit(struct pip_ns *ns)
+{
+    (void)ns->on_exit(pip_exit_handler, ns);
+}
