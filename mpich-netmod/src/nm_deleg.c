@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "nm_dstate.h"
+#include "pvas_log.h"
 
 nm_dstate_t nm_d;
 
@@ -44,6 +45,7 @@ void nmd_fatal(const char *what, int err)
 {
     fprintf(stderr, "mpideleg: delegatee (world rank %d): %s: %s\n",
             nm_lay.world_rank, what, strerror(err));
+    pvas_log_drain(); /* the launcher has the line before the abort */
     PMPI_Abort(MPI_COMM_WORLD, 3);
     _exit(3);
 }
@@ -328,6 +330,7 @@ static void on_dead(dlg_delegatee_t *dg, int client, pid_t pid, void *ctx)
             "mpideleg: delegatee (world rank %d): client %d (pid %d) "
             "died; aborting the job\n",
             nm_lay.world_rank, client, (int)pid);
+    pvas_log_drain(); /* the launcher has the line before the abort */
     PMPI_Abort(MPI_COMM_WORLD, 4);
 }
 

@@ -108,6 +108,7 @@ static int nm_setup(void)
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "mpideleg: rank %d cannot reach its delegatee\n",
                 nm_lay.world_rank);
+        pvas_log_drain(); /* the launcher has the line before the abort */
         PMPI_Abort(MPI_COMM_WORLD, 2);
     }
     PMPI_Comm_set_errhandler(nm_app_world, MPI_ERRORS_ARE_FATAL);
