@@ -57,8 +57,8 @@ static void *srv_main(void *arg)
  * with idle policy `pol`.  0 when the delegatee runs; -1 (with nothing left
  * behind) when the region or the delegatee cannot be set up.
  */
-int srv_start(struct srv *s, pthread_t *th, dlg_policy_t pol,
-              const char *name, unsigned flags)
+int srv_start(struct srv *s, pthread_t *th, dlg_policy_t pol, const char *name,
+              unsigned flags)
 {
     memset(s, 0, sizeof(*s));
     s->pol = pol;

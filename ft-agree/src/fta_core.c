@@ -503,7 +503,7 @@ out:
 }
 
 int fta_handle_msg(fta_node_t *n, uint32_t src, const void *buf, size_t len,
-                      int *dirty)
+                   int *dirty)
 {
     rbuf_t r = {buf, len, 0, 0};
     uint32_t tw = rb_u32(&r), b = rb_u32(&r);

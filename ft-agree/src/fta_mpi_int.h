@@ -35,7 +35,7 @@ typedef struct fta_rt {
     long abandoned; /* requests given up (fta_abandon) */
     ftcomm_t *comms;
     uint32_t arity;
-    int fast_max; /* FTA_FAST_MAX: fast path for groups up to this size */
+    int fast_max;    /* FTA_FAST_MAX: fast path for groups up to this size */
     long fault_send; /* FTA_FAULT_SEND: SIGKILL self at this send */
 } fta_rt_t;
 

@@ -64,18 +64,18 @@ static void cb_decided(void *ctx, uint64_t inst, const fta_decision_t *d)
     sim_t *s = pr->s;
     if (inst < 1 || inst > s->ninst) {
         fta_sim_fail(s, "p%u decided unknown instance %llu", pr->p,
-             (unsigned long long)inst);
+                     (unsigned long long)inst);
         return;
     }
     sdec_t *x = D(s, pr->p, (uint32_t)inst);
     if (x->decided) {
         fta_sim_fail(s, "p%u decided instance %llu twice", pr->p,
-             (unsigned long long)inst);
+                     (unsigned long long)inst);
         return;
     }
     if (!x->started)
         fta_sim_fail(s, "p%u decided instance %llu before starting it", pr->p,
-             (unsigned long long)inst);
+                     (unsigned long long)inst);
     x->decided = 1;
     x->value = d->value;
     x->rc = d->rc;
@@ -99,8 +99,9 @@ static void cb_dropped(void *ctx, uint32_t src, uint64_t inst)
     sim_t *s = pr->s;
     if (inst >= 1 && inst <= s->ninst && s->alive[src] &&
         !D(s, src, (uint32_t)inst)->decided)
-        fta_sim_fail(s, "p%u collected instance %llu that undecided p%u still needs",
-             pr->p, (unsigned long long)inst, src);
+        fta_sim_fail(
+            s, "p%u collected instance %llu that undecided p%u still needs",
+            pr->p, (unsigned long long)inst, src);
 }
 
 static const fta_ops_t sim_ops = {cb_send, cb_decided, cb_revoked, NULL,
@@ -353,12 +354,12 @@ void fta_sim_apply(sim_t *s, const ev_t *e)
         }
         x->started = 1;
         fta_sim_node_rc(s, p,
-                fta_agree_start(s->node[p], input_of(p), NULL, acked, nacked,
-                                &inst),
-                "agree_start");
+                        fta_agree_start(s->node[p], input_of(p), NULL, acked,
+                                        nacked, &inst),
+                        "agree_start");
         if (inst != k)
             fta_sim_fail(s, "p%u started instance %llu, expected %u", p,
-                 (unsigned long long)inst, k);
+                         (unsigned long long)inst, k);
         break;
     }
     case EV_REVOKE:
@@ -380,7 +381,8 @@ void fta_sim_apply(sim_t *s, const ev_t *e)
             if (m.depth > s->clock[m.dst])
                 s->clock[m.dst] = m.depth;
             fta_sim_node_rc(s, m.dst,
-                    fta_node_recv(s->node[m.dst], m.src, m.buf, m.len), "recv");
+                            fta_node_recv(s->node[m.dst], m.src, m.buf, m.len),
+                            "recv");
             free(m.buf);
             return;
         }
@@ -393,7 +395,8 @@ void fta_sim_apply(sim_t *s, const ev_t *e)
             notice_t t = s->nt[i];
             memmove(&s->nt[i], &s->nt[i + 1], (s->nnt - i - 1) * sizeof t);
             s->nnt--;
-            fta_sim_node_rc(s, t.q, fta_node_failed(s->node[t.q], t.p), "failed");
+            fta_sim_node_rc(s, t.q, fta_node_failed(s->node[t.q], t.p),
+                            "failed");
             return;
         }
         fta_sim_fail(s, "replay lost notice %llu", (unsigned long long)e->seq);
@@ -422,7 +425,8 @@ static void check_final(sim_t *s)
                 continue;
             sdec_t *x = D(s, p, k);
             if (!x->decided) {
-                fta_sim_fail(s, "termination: survivor p%u did not decide #%u", p, k);
+                fta_sim_fail(s, "termination: survivor p%u did not decide #%u",
+                             p, k);
                 return;
             }
             if (!ref) {
@@ -443,13 +447,16 @@ static void check_final(sim_t *s)
         for (uint32_t p = 0; p < s->P; p++) {
             int contributed = !(ref->value & (1 << (p % 31)));
             if (s->alive[p] && !contributed)
-                fta_sim_fail(s, "validity: survivor p%u missing from #%u", p, k);
+                fta_sim_fail(s, "validity: survivor p%u missing from #%u", p,
+                             k);
             if (contributed && !D(s, p, k)->started)
-                fta_sim_fail(s, "validity: p%u counted in #%u without starting", p, k);
+                fta_sim_fail(s, "validity: p%u counted in #%u without starting",
+                             p, k);
         }
         for (uint32_t i = 0; i < ref->nF; i++)
             if (ref->F[i] >= s->P || s->alive[ref->F[i]])
-                fta_sim_fail(s, "failed set of #%u names live p%u", k, ref->F[i]);
+                fta_sim_fail(s, "failed set of #%u names live p%u", k,
+                             ref->F[i]);
         if (k > 1) {
             /* Every survivor acknowledged the failures of #k-1. */
             sdec_t *prev = NULL;
@@ -458,19 +465,20 @@ static void check_final(sim_t *s)
                     prev = D(s, p, k - 1);
             for (uint32_t i = 0; prev && i < prev->nF; i++)
                 if (!in_set(ref->F, ref->nF, prev->F[i]))
-                    fta_sim_fail(s, "failed set of #%u lost a failure of #%u", k,
-                         k - 1);
+                    fta_sim_fail(s, "failed set of #%u lost a failure of #%u",
+                                 k, k - 1);
         }
         if (k == 1 && (ref->rc == 0) != (ref->nF == 0))
             fta_sim_fail(s, "return code of #1 is %d with %u failures", ref->rc,
-                 ref->nF);
+                         ref->nF);
     }
     /* Decided processes that crashed later may not contradict either. */
     for (uint32_t p = 0; p < s->P; p++) {
         fta_stats_t st;
         fta_node_get_stats(s->node[p], &st);
         if (st.conflicts)
-            fta_sim_fail(s, "p%u received a decision different from its own", p);
+            fta_sim_fail(s, "p%u received a decision different from its own",
+                         p);
     }
     if (s->cfg->revoke) {
         int any = 0, all = 1;

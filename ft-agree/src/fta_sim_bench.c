@@ -73,16 +73,17 @@ static void bench_drain(sim_t *s, const uint64_t *at, const uint32_t *who,
             if (s->alive[m.dst]) {
                 if (m.depth > s->clock[m.dst])
                     s->clock[m.dst] = m.depth;
-                fta_sim_node_rc(s, m.dst,
-                        fta_node_recv(s->node[m.dst], m.src, m.buf, m.len),
-                        "recv");
+                fta_sim_node_rc(
+                    s, m.dst,
+                    fta_node_recv(s->node[m.dst], m.src, m.buf, m.len), "recv");
             }
             free(m.buf);
             s->m[mh - 1].buf = NULL;
         } else {
             notice_t t = s->nt[nh++];
             if (s->alive[t.q])
-                fta_sim_node_rc(s, t.q, fta_node_failed(s->node[t.q], t.p), "failed");
+                fta_sim_node_rc(s, t.q, fta_node_failed(s->node[t.q], t.p),
+                                "failed");
         }
         if (mh > 4096 && mh * 2 > s->nm) {
             memmove(s->m, s->m + mh, (s->nm - mh) * sizeof *s->m);

@@ -126,8 +126,7 @@ out:
  * without -rdynamic, is not in the dynamic symbol table.  0 and *vaddr its
  * unrelocated address, or ENOEXEC.
  */
-int pip_elf_local_start(const char *path, const char *func,
-                        uint64_t *vaddr)
+int pip_elf_local_start(const char *path, const char *func, uint64_t *vaddr)
 {
     Elf64_Ehdr eh;
     struct stat st;

@@ -65,7 +65,7 @@ static inline intptr_t pip_tls_block_offset(uint64_t memsz, uint64_t align)
     return -(intptr_t)((memsz + align - 1) & ~(align - 1));
 #endif
 }
-#define PIP_WUR    __attribute__((warn_unused_result))
+#define PIP_WUR __attribute__((warn_unused_result))
 
 #define PIP_ROOT_MAGIC 0x50695052 /* "PiPR" */
 
@@ -119,8 +119,8 @@ struct pip_ns {
     int (*setitimer)(int, const struct itimerval *, struct itimerval *);
     int (*getitimer)(int, struct itimerval *);
     int (*getopt)(int, char *const *, const char *);
-    int (*getopt_long)(int, char *const *, const char *,
-                       const struct option *, int *);
+    int (*getopt_long)(int, char *const *, const char *, const struct option *,
+                       int *);
     int (*getopt_long_only)(int, char *const *, const char *,
                             const struct option *, int *);
     void *std[3]; /* the libc's stdin, stdout, stderr FILE objects */
@@ -230,11 +230,11 @@ struct pip_task {
     size_t stack_size;
     void *cstack; /* process mode: the clone child's stack */
     size_t cstack_size;
-    volatile int clone_tid; /* clone child: CLONE_CHILD_CLEARTID word */
+    volatile int clone_tid;   /* clone child: CLONE_CHILD_CLEARTID word */
     volatile int leader_free; /* clone child: done with the root's thread
                                  block (it stays, asleep, as the leader) */
-    volatile int start_err; /* clone child: pthread_create result */
-    sigset_t start_mask;    /* signal mask the task starts with */
+    volatile int start_err;   /* clone child: pthread_create result */
+    sigset_t start_mask;      /* signal mask the task starts with */
 
     jmp_buf exit_jmp; /* exit() of the task's main thread returns here */
     volatile int exit_jmp_ok;
@@ -247,8 +247,8 @@ struct pip_task {
     struct sigaction vsig[5];
     int vtimer_ok;
     timer_t vtimer;
-    int opt_ints[3];        /* its optind, opterr, optopt if the program */
-    char *opt_arg;          /* has no copy of them (pip_hooks.c) */
+    int opt_ints[3]; /* its optind, opterr, optopt if the program */
+    char *opt_arg;   /* has no copy of them (pip_hooks.c) */
 };
 
 struct pip_root {
@@ -343,8 +343,7 @@ PIP_HIDDEN int pip_parse_namespaces(int ntasks, int *nnsp) PIP_WUR;
 PIP_HIDDEN int pip_find_tid_offset(size_t *offp) PIP_WUR;
 PIP_HIDDEN int pip_core_to_cpuset(uint32_t coreno, cpu_set_t *set,
                                   int *bind) PIP_WUR;
-PIP_HIDDEN int pip_root_tls_info(size_t *reserve, size_t *memsz,
-                                 size_t *align);
+PIP_HIDDEN int pip_root_tls_info(size_t *reserve, size_t *memsz, size_t *align);
 PIP_HIDDEN int pip_tls_fits(const struct pip_root *r, uint64_t memsz,
                             uint64_t align);
 PIP_HIDDEN void *pip_thread_pointer(void);
@@ -379,7 +378,8 @@ PIP_HIDDEN void pip_image_release(struct pip_task *t);
 /* ---- pip_spawn.c ---- */
 PIP_HIDDEN void pip_task_cleanup(struct pip_task *t);
 /* A task program's pthread_create (see pip_loader.c). */
-PIP_HIDDEN int pip_task_pthread_create(pthread_t *th, const pthread_attr_t *attr,
+PIP_HIDDEN int pip_task_pthread_create(pthread_t *th,
+                                       const pthread_attr_t *attr,
                                        void *(*fn)(void *), void *arg);
 
 /* ---- pip_taskend.c ---- */

@@ -18,13 +18,13 @@
  * task's exit() (its namespace's libc) ends the child process with an
  * ordinary status for waitpid().
  *
- * Task end (pip_taskend.c): main's return value goes to the namespace's exit(), which runs
- * the task's atexit handlers, then two on_exit handlers libpip registered
- * first: one runs the program's destructors (DT_FINI_ARRAY, DT_FINI: a
- * secondary namespace's exit() does not), the last one runs the "after"
- * hook and, in thread mode, flushes the namespace's stdio, records the
- * status and longjmp()s back to the task's start frame, so that exit() ends
- * only the task thread.
+ * Task end (pip_taskend.c): main's return value goes to the namespace's exit(),
+ * which runs the task's atexit handlers, then two on_exit handlers libpip
+ * registered first: one runs the program's destructors (DT_FINI_ARRAY, DT_FINI:
+ * a secondary namespace's exit() does not), the last one runs the "after" hook
+ * and, in thread mode, flushes the namespace's stdio, records the status and
+ * longjmp()s back to the task's start frame, so that exit() ends only the task
+ * thread.
  */
 #include "pip_internal.h"
 
@@ -87,8 +87,9 @@ static void *pip_thread_start(void *a)
     return s.fn(s.arg);
 }
 
-__attribute__((visibility("hidden"))) int pip_task_pthread_create(pthread_t *th, const pthread_attr_t *attr,
-                            void *(*fn)(void *), void *arg)
+__attribute__((visibility("hidden"))) int
+pip_task_pthread_create(pthread_t *th, const pthread_attr_t *attr,
+                        void *(*fn)(void *), void *arg)
 {
     /* The calling image: the one whose code called (its l_addr). */
     Dl_info di;

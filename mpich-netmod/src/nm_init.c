@@ -522,7 +522,7 @@ int nm_comm_register(MPI_Comm nc)
     nm_log("communicator %#x: %d ranks, %s, ctx %u", (unsigned)nc, p->size,
            p->delegated ? "delegated" : "direct", p->ctx);
     return p->delegated && comm_events.created ? comm_events.created(p)
-                                                : MPI_SUCCESS;
+                                               : MPI_SUCCESS;
 }
 
 /* Partitioned messages of a delegated communicator must match only
@@ -613,4 +613,3 @@ void nm_comm_table_clear(void)
     claimed = NULL;
     nclaimed = capclaimed = 0;
 }
-

@@ -181,7 +181,6 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler,
     return MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
-
 /* ------------------------------------------------------------------ */
 /* Communicator constructors: register the result                      */
 /* ------------------------------------------------------------------ */

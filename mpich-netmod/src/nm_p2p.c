@@ -202,7 +202,8 @@ static int send_start(const void *buf, int count, MPI_Datatype dt, int dest,
         src = op->tmp;
         len = (size_t)pos;
     }
-    if (mode == NM_SEND_BUFFERED && (rc = nm_bs_reserve(op, len)) != MPI_SUCCESS) {
+    if (mode == NM_SEND_BUFFERED &&
+        (rc = nm_bs_reserve(op, len)) != MPI_SUCCESS) {
         nm_op_free(op);
         return rc;
     }
@@ -231,9 +232,8 @@ static int send_start(const void *buf, int count, MPI_Datatype dt, int dest,
 }
 
 /* msgid != 0: receive the message taken by MPI_Mprobe (MRECV). */
-int nm_recv_start(void *buf, int count, MPI_Datatype dt, int source,
-                      int tag, nm_comm_t *c, uint64_t msgid, int staged,
-                      nm_op_t **out)
+int nm_recv_start(void *buf, int count, MPI_Datatype dt, int source, int tag,
+                  nm_comm_t *c, uint64_t msgid, int staged, nm_op_t **out)
 {
     if (!msgid) {
         if (tag != MPI_ANY_TAG && (tag < 0 || tag > nm_tag_max(c)))
