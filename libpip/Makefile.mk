@@ -30,6 +30,7 @@ PIP_CPPFLAGS = -I$(top_srcdir)/libpip/include -I$(top_builddir)/libpip/include
 lib_LTLIBRARIES += libpip/libpip.la
 libpip_libpip_la_SOURCES = \
 	libpip/src/pip_internal.h \
+	libpip/src/pip_base.c \
 	libpip/src/pip_init.c \
 	libpip/src/pip_elfcheck.c \
 	libpip/src/pip_loader.c \

@@ -44,9 +44,6 @@ EXCEPTIONS = {
 # Components whose files may still form a circle, each with the reason.  A
 # component listed here that has no circle any more is an error.
 CIRCLE_EXCEPTIONS = {
-    "libpip": "pip_init.c holds the root's state that every file uses and "
-    "calls pip_registry.c and pip_taskend.c; pip_spawn.c, pip_hooks.c and "
-    "pip_taskend.c call each other: not split yet",
     "libulp": "ulp_core.c <-> ulp_sched.c: not split yet",
     "mpich-netmod": "the delegatee's state (nm_d) and its fatal-error and "
     "completion helpers live in nm_deleg.c, which the matching, payload and "

@@ -38,6 +38,21 @@ static struct pip_named *pip_find_named(struct pip_task *t, const char *name)
     return NULL;
 }
 
+/* Bump allocation from the root's export arena (mapped by pip_init). */
+static void *pip_arena_alloc(size_t sz)
+{
+    struct pip_root *r = pip_root_;
+    void *p = NULL;
+    sz = (sz + 15) & ~(size_t)15;
+    pip_lock(&r->lock);
+    if (r->arena_used + sz <= r->arena_size) {
+        p = r->arena + r->arena_used;
+        r->arena_used += sz;
+    }
+    pip_unlock(&r->lock);
+    return p;
+}
+
 static struct pip_task *pip_self_task(void)
 {
     return pip_self() != NULL ? pip_self() : pip_root_task();

@@ -6,7 +6,7 @@
  * libraries' calls are not touched.
  *
  *   pthread_create  the new thread starts with the program's initial TLS
- *                   (see pip_spawn.c) and belongs to the task
+ *                   (see pip_tls_fill) and belongs to the task
  *   fclose          of stdin, stdout or stderr: flushes, but leaves the
  *                   stream (and its descriptor) open for the other tasks of
  *                   the namespace, which share the stream
@@ -46,6 +46,58 @@ static struct pip_image *pip_caller_image(void *ra)
                 return img;
     struct pip_task *t = pip_cur_task();
     return t != NULL ? t->img : NULL;
+}
+
+/* ---- pthread_create ---- */
+
+/*
+ * Threads a task creates.  ld.so fills a new thread's static TLS with the
+ * root executable's initial image, where the task program's TLS lives (see
+ * pip_tls_fill).  A task program's pthread_create (its PLT/GOT slot)
+ * comes here: the thread starts in pip_thread_start, which puts the
+ * program's initial image in place before the thread's function runs.
+ */
+struct pip_thread_start {
+    void *(*fn)(void *);
+    void *arg;
+    const struct pip_image *img;
+    struct pip_task *task;
+};
+
+static void *pip_thread_start(void *a)
+{
+    struct pip_thread_start s = *(struct pip_thread_start *)a;
+    (void)munmap(a, sizeof(s));
+    pip_tls_fill(s.img);
+    pip_sig_task_ = s.task;
+    return s.fn(s.arg);
+}
+
+static int pip_task_pthread_create(pthread_t *th, const pthread_attr_t *attr,
+                                   void *(*fn)(void *), void *arg)
+{
+    /* The calling image: the one whose code called (its l_addr). */
+    Dl_info di;
+    const struct pip_image *img = NULL;
+    struct pip_root *r = pip_root_;
+    if (dladdr(__builtin_return_address(0), &di) != 0 && r != NULL)
+        for (img = r->images; img != NULL; img = img->next)
+            if ((uintptr_t)di.dli_fbase == img->l_addr)
+                break;
+    if (img == NULL) /* cannot happen: only images call here */
+        return EAGAIN;
+    struct pip_thread_start *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (s == MAP_FAILED)
+        return EAGAIN;
+    s->fn = fn;
+    s->arg = arg;
+    s->img = img;
+    s->task = pip_sig_task_;
+    int rc = img->ns->pthread_create(th, attr, pip_thread_start, s);
+    if (rc != 0)
+        (void)munmap(s, sizeof(*s));
+    return rc;
 }
 
 /* ---- fclose ---- */
@@ -292,8 +344,7 @@ int pip_ns_getopt_init(struct pip_ns *ns)
 
 /* ---- signals and ITIMER_REAL, thread mode ---- */
 
-static const int pip_vsigs[5] = {SIGALRM, SIGVTALRM, SIGPROF, SIGUSR1,
-                                 SIGUSR2};
+static const int pip_vsigs[5] = {SIGALRM, SIGVTALRM, SIGPROF, SIGUSR1, SIGUSR2};
 
 static int pip_vsig_index(int sig)
 {
@@ -326,8 +377,8 @@ static void pip_vsig_dispatch(int sig, siginfo_t *info, void *ctx)
         /* The default action ends the task, as it would a process. */
         struct pip_root *r = pip_root_;
         t->kill_sig = sig;
-        (void)pip_raw_syscall(SYS_tgkill, r->pid, t->tid, PIP_SIG_TASKEND, 0,
-                              0, 0);
+        (void)pip_raw_syscall(SYS_tgkill, r->pid, t->tid, PIP_SIG_TASKEND, 0, 0,
+                              0);
         return;
     }
     if (a->sa_flags & SA_SIGINFO) {
@@ -349,8 +400,7 @@ static int pip_task_sigaction(int sig, const struct sigaction *act,
     struct pip_task *t = pip_vsig_task();
     int i = pip_vsig_index(sig);
     if (t == NULL || i < 0) {
-        struct pip_image *img =
-            pip_caller_image(__builtin_return_address(0));
+        struct pip_image *img = pip_caller_image(__builtin_return_address(0));
         return img != NULL ? img->ns->sigaction(sig, act, old)
                            : sigaction(sig, act, old);
     }
@@ -374,8 +424,7 @@ static void (*pip_task_signal(int sig, void (*h)(int)))(int)
 {
     struct pip_task *t = pip_vsig_task();
     if (t == NULL || pip_vsig_index(sig) < 0) {
-        struct pip_image *img =
-            pip_caller_image(__builtin_return_address(0));
+        struct pip_image *img = pip_caller_image(__builtin_return_address(0));
         return img != NULL ? img->ns->signal(sig, h) : signal(sig, h);
     }
     struct sigaction a, old;
@@ -458,8 +507,7 @@ static int pip_task_setitimer(int which, const struct itimerval *nv,
 {
     struct pip_task *t = pip_vsig_task();
     if (t == NULL || which != ITIMER_REAL || t != pip_cur_task()) {
-        struct pip_image *img =
-            pip_caller_image(__builtin_return_address(0));
+        struct pip_image *img = pip_caller_image(__builtin_return_address(0));
         return img != NULL ? img->ns->setitimer(which, nv, ov)
                            : setitimer(which, nv, ov);
     }
@@ -474,8 +522,7 @@ static int pip_task_getitimer(int which, struct itimerval *ov)
 {
     struct pip_task *t = pip_vsig_task();
     if (t == NULL || which != ITIMER_REAL || t != pip_cur_task()) {
-        struct pip_image *img =
-            pip_caller_image(__builtin_return_address(0));
+        struct pip_image *img = pip_caller_image(__builtin_return_address(0));
         return img != NULL ? img->ns->getitimer(which, ov)
                            : getitimer(which, ov);
     }
@@ -486,8 +533,7 @@ static unsigned pip_task_alarm(unsigned sec)
 {
     struct pip_task *t = pip_vsig_task();
     if (t == NULL || t != pip_cur_task()) {
-        struct pip_image *img =
-            pip_caller_image(__builtin_return_address(0));
+        struct pip_image *img = pip_caller_image(__builtin_return_address(0));
         return img != NULL ? img->ns->alarm(sec) : alarm(sec);
     }
     struct itimerval nv, ov;
@@ -497,8 +543,7 @@ static unsigned pip_task_alarm(unsigned sec)
         return 0;
     /* As alarm(2): the seconds left, rounded, at least 1 if any. */
     unsigned left = (unsigned)ov.it_value.tv_sec;
-    if (ov.it_value.tv_usec >= 500000 ||
-        (left == 0 && ov.it_value.tv_usec > 0))
+    if (ov.it_value.tv_usec >= 500000 || (left == 0 && ov.it_value.tv_usec > 0))
         left++;
     return left;
 }

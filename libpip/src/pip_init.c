@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * pip_init.c: pip_init / pip_fin, the root's state, task lookup and the
- * query functions.
+ * pip_init.c: pip_init / pip_fin (the root's state is created and
+ * destroyed here; it lives in pip_base.c) and the query functions.
  */
 #include "pip_internal.h"
 
@@ -14,120 +14,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-struct pip_root *pip_root_;
-
-/*
- * Filled in by the root (found with dlsym in the task's namespace) before the
- * task runs: tells this copy of libpip whose state to use and who it is.
- * Exported so that dlsym can find it; not part of the API.
- */
-__attribute__((visibility("default"))) struct pip_ns_link pip_ns_link_;
-
 #define PIP_ARENA_SIZE                                                         \
     (4UL << 20) /* named exports: reserved, touched lazily                     \
                  */
-
-/*
- * In a task namespace's copy: the task of the calling thread, set by the
- * root's start code on each task's main thread (tasks may share a
- * namespace, and so this copy).
- */
-static __thread struct pip_task *pip_self_tls_;
-
-__attribute__((visibility("default"))) void pip_ns_enter_(void *task)
-{
-    pip_self_tls_ = task;
-}
-
-static struct pip_root *pip_get_root(void)
-{
-    if (pip_root_ == NULL && pip_ns_link_.root != NULL)
-        pip_root_ = pip_ns_link_.root;
-    return pip_root_;
-}
-
-struct pip_task *pip_self(void)
-{
-    if (!pip_is_task_copy())
-        return NULL;
-    struct pip_task *t = pip_self_tls_;
-    if (t != NULL)
-        return t;
-    /* A thread the task created: the namespace's only task, or by PID. */
-    struct pip_ns *ns = pip_ns_link_.ns;
-    if (ns != NULL && (t = ns->single) != NULL)
-        return t;
-    struct pip_root *r = pip_get_root();
-    if (r != NULL && r->mode == PIP_MODE_PROCESS) {
-        pid_t pid = (pid_t)pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
-        for (int i = 0; i < r->ntasks; i++)
-            if (r->tasks[i].state == PIP_TASK_RUNNING && r->tasks[i].pid == pid)
-                return &r->tasks[i];
-    }
-    return NULL;
-}
-
-int pip_check_init(void)
-{
-    struct pip_root *r = pip_get_root();
-    if (r == NULL || r->magic != PIP_ROOT_MAGIC || r->finalized)
-        return EPERM;
-    /*
-     * A thread of a task that shares its namespace with others and that
-     * libpip cannot attribute (thread mode, created by the task).
-     */
-    if (pip_is_task_copy() && pip_self() == NULL)
-        return EPERM;
-    return 0;
-}
-
-int pip_check_root(void)
-{
-    if (pip_check_init() != 0 || pip_is_task_copy())
-        return EPERM;
-    return 0;
-}
-
-struct pip_task *pip_root_task(void)
-{
-    return &pip_root_->tasks[pip_root_->ntasks];
-}
-
-/* Resolve pipid (ROOT, MYSELF or 0..ntasks-1) to its slot. */
-int pip_get_task(int pipid, struct pip_task **tp)
-{
-    struct pip_root *r = pip_root_;
-    if (pipid == PIP_PIPID_ROOT) {
-        *tp = pip_root_task();
-        return 0;
-    }
-    if (pipid == PIP_PIPID_MYSELF) {
-        struct pip_task *self = pip_self();
-        *tp = self != NULL ? self : pip_root_task();
-        return 0;
-    }
-    /* PiP's pipid check: ANY and NULL name no task; others out of range. */
-    if (pipid == PIP_PIPID_ANY || pipid == PIP_PIPID_NULL)
-        return EINVAL;
-    if (pipid < 0 || pipid >= r->ntasks)
-        return ERANGE;
-    *tp = &r->tasks[pipid];
-    return 0;
-}
-
-void *pip_arena_alloc(size_t sz)
-{
-    struct pip_root *r = pip_root_;
-    void *p = NULL;
-    sz = (sz + 15) & ~(size_t)15;
-    pip_lock(&r->lock);
-    if (r->arena_used + sz <= r->arena_size) {
-        p = r->arena + r->arena_used;
-        r->arena_used += sz;
-    }
-    pip_unlock(&r->lock);
-    return p;
-}
 
 int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
 {

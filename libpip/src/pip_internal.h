@@ -7,6 +7,18 @@
  * Every task that links libpip gets its own copy of libpip in its namespace;
  * the root fills that copy's `pip_ns_link_` (found with dlsym) so that the
  * copy knows the root's state and which task it serves.
+ *
+ * Files are layered: each calls only files of the rows below its own
+ * (tools/check-structure.py checks that no circle remains).
+ *   pip_init.c, pip_export.c, pip_compat.c  the rest of the API
+ *   pip_wait.c                              reaping, pip_kill
+ *   pip_spawn.c                             how a task starts
+ *   pip_loader.c                            loading a program
+ *   pip_taskend.c                           how a task ends
+ *   pip_hooks.c, pip_elfcheck.c, pip_registry.c
+ *   pip_util.c                              messages, locks, environment
+ *   pip_base.c                              the root's state, the calling
+ *                                           task, raw system calls
  */
 #ifndef PIP_INTERNAL_H
 #define PIP_INTERNAL_H
@@ -303,8 +315,10 @@ struct pip_ns_link {
     struct pip_ns *ns;
 };
 
-/* ---- globals of this copy of libpip ---- */
+/* ---- pip_base.c: the globals of this copy of libpip ---- */
 PIP_HIDDEN extern struct pip_root *pip_root_; /* root state (root and tasks) */
+/* pip_root_, taken from pip_ns_link_ in a task namespace's copy. */
+PIP_HIDDEN struct pip_root *pip_get_root(void);
 /* The calling task, NULL in the root (and in a task thread libpip cannot
  * attribute: see pip_check_init). */
 PIP_HIDDEN struct pip_task *pip_self(void);
@@ -315,6 +329,22 @@ __attribute__((visibility("default"))) void pip_ns_enter_(void *task);
 #define pip_is_task_copy() (pip_ns_link_.root != NULL)
 extern __attribute__((
     visibility("default"))) struct pip_ns_link pip_ns_link_; /* for dlsym */
+PIP_HIDDEN int
+pip_check_root(void) PIP_WUR; /* 0 if caller is the initialised root */
+PIP_HIDDEN int
+pip_check_init(void) PIP_WUR; /* 0 if initialised (root or task) */
+PIP_HIDDEN struct pip_task *pip_root_task(void);
+PIP_HIDDEN int pip_get_task(int pipid, struct pip_task **tp) PIP_WUR;
+/* The task whose main thread this is, or NULL. */
+PIP_HIDDEN struct pip_task *pip_cur_task(void);
+/* The task of this thread (main or created by its program). */
+PIP_HIDDEN struct pip_task *pip_thread_task(void);
+/* The variables behind the two above, set by pip_spawn.c and pip_hooks.c
+ * as a task's threads start. */
+PIP_HIDDEN extern __thread struct pip_task *pip_cur_task_;
+PIP_HIDDEN extern __thread struct pip_task *pip_sig_task_;
+PIP_HIDDEN long pip_raw_syscall(long n, long a1, long a2, long a3, long a4,
+                                long a5, long a6);
 
 /* ---- pip_util.c ---- */
 PIP_HIDDEN int pip_debug_enabled(void);
@@ -328,8 +358,6 @@ PIP_HIDDEN void pip_env_error(const char *fmt, ...)
 /* For pip-exec (not part of the API): what pip_init's EINVAL was about,
  * "NAME='value' is ...", or NULL. */
 __attribute__((visibility("default"))) const char *pip_env_error_(void);
-PIP_HIDDEN long pip_raw_syscall(long n, long a1, long a2, long a3, long a4,
-                                long a5, long a6);
 PIP_HIDDEN void pip_futex_wait(volatile void *addr, int val, long timeout_ms,
                                int shared);
 PIP_HIDDEN void pip_futex_wake(volatile void *addr, int n, int shared);
@@ -347,16 +375,9 @@ PIP_HIDDEN int pip_root_tls_info(size_t *reserve, size_t *memsz, size_t *align);
 PIP_HIDDEN int pip_tls_fits(const struct pip_root *r, uint64_t memsz,
                             uint64_t align);
 PIP_HIDDEN void *pip_thread_pointer(void);
-
-/* ---- pip_init.c ---- */
-PIP_HIDDEN int
-pip_check_root(void) PIP_WUR; /* 0 if caller is the initialised root */
-PIP_HIDDEN int
-pip_check_init(void) PIP_WUR; /* 0 if initialised (root or task) */
-PIP_HIDDEN struct pip_task *pip_root_task(void);
-PIP_HIDDEN int pip_get_task(int pipid, struct pip_task **tp) PIP_WUR;
-PIP_HIDDEN int pip_task_alive(struct pip_task *t);
-PIP_HIDDEN void *pip_arena_alloc(size_t sz);
+/* Put the image's initial TLS where its local-exec code finds it, in the
+ * calling thread. */
+PIP_HIDDEN void pip_tls_fill(const struct pip_image *img);
 
 /* ---- pip_elfcheck.c ---- */
 PIP_HIDDEN int pip_elf_check(const char *path, const char *func, int verbose,
@@ -368,6 +389,12 @@ PIP_HIDDEN int pip_pread_all(int fd, void *buf, size_t len, off_t off) PIP_WUR;
 PIP_HIDDEN int pip_elf_local_start(const char *path, const char *func,
                                    uint64_t *vaddr) PIP_WUR;
 
+/* ---- pip_hooks.c ---- */
+PIP_HIDDEN void pip_hooks_install(struct pip_image *img);
+PIP_HIDDEN void pip_getopt_release(struct pip_task *t);
+PIP_HIDDEN int pip_ns_getopt_init(struct pip_ns *ns);
+PIP_HIDDEN void pip_vtimer_delete(struct pip_task *t);
+
 /* ---- pip_loader.c ---- */
 PIP_HIDDEN int pip_load(struct pip_task *t, const char *path,
                         const char *func) PIP_WUR;
@@ -377,10 +404,6 @@ PIP_HIDDEN void pip_image_release(struct pip_task *t);
 
 /* ---- pip_spawn.c ---- */
 PIP_HIDDEN void pip_task_cleanup(struct pip_task *t);
-/* A task program's pthread_create (see pip_loader.c). */
-PIP_HIDDEN int pip_task_pthread_create(pthread_t *th,
-                                       const pthread_attr_t *attr,
-                                       void *(*fn)(void *), void *arg);
 
 /* ---- pip_taskend.c ---- */
 /* Thread mode: the signal that ends a task as if killed by a signal. */
@@ -388,25 +411,12 @@ PIP_HIDDEN int pip_task_pthread_create(pthread_t *th,
 PIP_HIDDEN int pip_thread_signals_init(void) PIP_WUR;
 PIP_HIDDEN int pip_thread_kill(struct pip_task *t, int sig);
 PIP_HIDDEN void pip_ns_setup_exit(struct pip_ns *ns);
-
-/* ---- pip_hooks.c ---- */
-PIP_HIDDEN void pip_hooks_install(struct pip_image *img);
-PIP_HIDDEN void pip_getopt_release(struct pip_task *t);
-PIP_HIDDEN int pip_ns_getopt_init(struct pip_ns *ns);
-/* pip_taskend.c: the task whose main thread this is, or NULL. */
-PIP_HIDDEN struct pip_task *pip_cur_task(void);
-/* pip_taskend.c: the task of this thread (main or created by its program). */
-PIP_HIDDEN struct pip_task *pip_thread_task(void);
-/* pip_taskend.c: the variables behind the two above, set by pip_spawn.c as
- * a task's threads start. */
-PIP_HIDDEN extern __thread struct pip_task *pip_cur_task_;
-PIP_HIDDEN extern __thread struct pip_task *pip_sig_task_;
-/* pip_taskend.c: the exit handler each task registers (on_exit). */
+/* The exit handler each task registers (on_exit). */
 PIP_HIDDEN void pip_exit_handler(int status, void *arg);
-PIP_HIDDEN void pip_vtimer_delete(struct pip_task *t);
 
 /* ---- pip_wait.c ---- */
 PIP_HIDDEN int pip_task_ended(struct pip_task *t);
+PIP_HIDDEN int pip_task_alive(struct pip_task *t);
 
 /* ---- pip_registry.c: the table pips reads (best effort, root only) ---- */
 PIP_HIDDEN void pip_registry_init(void); /* after the root state exists */

@@ -23,25 +23,6 @@ static void pip_nop_fini(void)
 {
 }
 
-/*
- * The task running on this thread: set on a task's main thread before any
- * of its code runs (this is the root's copy of libpip, whose thread-local
- * block every thread has).
- */
-__thread struct pip_task *pip_cur_task_;
-/* The task of this thread: its main thread or one its program created. */
-__thread struct pip_task *pip_sig_task_;
-
-struct pip_task *pip_cur_task(void)
-{
-    return pip_cur_task_;
-}
-
-struct pip_task *pip_thread_task(void)
-{
-    return pip_sig_task_;
-}
-
 /* The program's destructors (DT_FINI_ARRAY as loaded, in reverse, DT_FINI).
  */
 static void pip_run_fini(struct pip_task *t)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * pip_util.c: debug output, raw system calls, futex locks, environment
- * parsing (PIP_MODE, PIP_STACKSZ, PIP_STOP_ON_START), core numbers, and
- * small probes of the running glibc.
+ * pip_util.c: debug output, futex locks, environment parsing (PIP_MODE,
+ * PIP_STACKSZ, PIP_STOP_ON_START), core numbers, small probes of the
+ * running glibc, and a task program's TLS.  Calls only pip_base.c.
  */
 #include "pip_internal.h"
 #include "pvas_log.h"
@@ -64,43 +64,6 @@ void pip_msg(int verbose, const char *fmt, ...)
     va_start(ap, fmt);
     pip_vmsg(fmt, ap);
     va_end(ap);
-}
-
-/*
- * A system call that never touches errno (thread-local): used while the
- * root's thread block is borrowed by a clone child.
- */
-long pip_raw_syscall(long n, long a1, long a2, long a3, long a4, long a5,
-                     long a6)
-{
-#if defined(__aarch64__)
-    register long x8 __asm__("x8") = n;
-    register long x0 __asm__("x0") = a1;
-    register long x1 __asm__("x1") = a2;
-    register long x2 __asm__("x2") = a3;
-    register long x3 __asm__("x3") = a4;
-    register long x4 __asm__("x4") = a5;
-    register long x5 __asm__("x5") = a6;
-    __asm__ __volatile__("svc #0"
-                         : "+r"(x0)
-                         : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-                         : "memory");
-    return x0;
-#elif defined(__x86_64__)
-    long ret;
-    register long r10 __asm__("r10") = a4;
-    register long r8 __asm__("r8") = a5;
-    register long r9 __asm__("r9") = a6;
-    __asm__ __volatile__("syscall"
-                         : "=a"(ret)
-                         : "0"(n), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8),
-                           "r"(r9)
-                         : "rcx", "r11", "memory");
-    return ret;
-#else
-    long r = syscall(n, a1, a2, a3, a4, a5, a6);
-    return r < 0 ? -errno : r;
-#endif
 }
 
 void pip_futex_wait(volatile void *addr, int val, long timeout_ms, int shared)
@@ -174,8 +137,8 @@ int pip_parse_mode(uint32_t opts, int *modep)
         else if (strcasecmp(env, PIP_ENV_MODE_PROCESS_PIPCLONE) == 0)
             envmode = PIP_MODE_PROCESS_PIPCLONE;
         else {
-            pip_env_error("PIP_MODE='%s' is not one of thread, pthread, process",
-                    env);
+            pip_env_error(
+                "PIP_MODE='%s' is not one of thread, pthread, process", env);
             return EPERM;
         }
     }
@@ -317,7 +280,7 @@ int pip_parse_namespaces(int ntasks, int *nnsp)
         long l = strtol(v, &end, 10);
         if (errno != 0 || *end != '\0' || l < 1 || l > PIP_NAMESPACES_MAX) {
             pip_env_error("PIP_NAMESPACES='%s' is not a number from 1 to %d", v,
-                    PIP_NAMESPACES_MAX);
+                          PIP_NAMESPACES_MAX);
             return EINVAL;
         }
         n = (int)l;
@@ -496,6 +459,24 @@ void *pip_thread_pointer(void)
 #else
     return __builtin_thread_pointer();
 #endif
+}
+
+/*
+ * Local-exec TLS of a PIE program addresses its block at a fixed offset
+ * from tp (pip_tls_block_offset: below tp on x86-64, after the TCB on
+ * aarch64): that is inside the root executable's own TLS block (checked at
+ * spawn, pip_tls_fits); fill the calling thread's with the image's
+ * initial TLS.
+ */
+void pip_tls_fill(const struct pip_image *img)
+{
+    const struct pip_elf_info *e = &img->elf;
+    if (e->has_tls && e->tls_memsz > 0) {
+        char *blk = (char *)pip_thread_pointer() +
+                    pip_tls_block_offset(e->tls_memsz, e->tls_align);
+        memcpy(blk, (char *)img->l_addr + e->tls_vaddr, e->tls_filesz);
+        memset(blk + e->tls_filesz, 0, e->tls_memsz - e->tls_filesz);
+    }
 }
 
 /* ---- cores ---- */
