@@ -10,6 +10,7 @@
 # Writes OUTDIR/results/nm_bench.csv (every value), nm_summary.csv (medians
 # and ratios against direct) and nm_bench.svg (gnuplot, when installed).
 # NM_BENCH_ARGS: nm_bench options (default "-r 5"; "-q -r 3" is quick).
+median=$(dirname "$0")/median.awk
 top=${1:?usage: run-bench.sh TOP_BUILDDIR OUTDIR}
 out=${2:?usage: run-bench.sh TOP_BUILDDIR OUTDIR}/results
 bench=$top/mpich-netmod/bench/nm_bench
@@ -64,12 +65,7 @@ echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 fi
 
 # medians over rounds, ratios against direct
-awk -F, 'NR > 1 { k = $3 "," $4 "," $1; v[k] = v[k] " " $5; keys[$3 "," $4] = 1 }
-function med(s,   a, n, i, j, t) {
-    n = split(s, a, " ")
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -F, "$(cat "$median")"'NR > 1 { k = $3 "," $4 "," $1; v[k] = v[k] " " $5; keys[$3 "," $4] = 1 }
 END {
     print "metric,bytes,direct,poll,adaptive,block,placed,pip,poll/direct,adaptive/direct,block/direct,placed/direct,pip/direct"
     for (k in keys) {

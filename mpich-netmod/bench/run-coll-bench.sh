@@ -9,6 +9,7 @@
 # OUTDIR/results/nm_coll.csv (every value) and nm_coll_summary.csv (medians
 # over rounds and ratios against MPICH), and prints the table.
 # NM_COLL_ARGS: nm_coll_bench options (default "-r 5"; "-q -r 3" is quick).
+median=$(dirname "$0")/median.awk
 top=${1:?usage: run-coll-bench.sh TOP_BUILDDIR OUTDIR}
 out=${2:?usage: run-coll-bench.sh TOP_BUILDDIR OUTDIR}/results
 bench=$top/mpich-netmod/bench/nm_coll_bench
@@ -48,12 +49,7 @@ echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 fi
 
 # medians over rounds, ratios against MPICH
-awk -F, 'NR > 1 { k = $1 "," $4 "," $5; v[k "," $2] = v[k "," $2] " " $6; keys[k] = 1 }
-function med(s,   a, n, i, j, t) {
-    n = split(s, a, " ")
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -F, "$(cat "$median")"'NR > 1 { k = $1 "," $4 "," $5; v[k "," $2] = v[k "," $2] " " $6; keys[k] = 1 }
 END {
     print "layout,collective,bytes,mpich_us,direct_us,hier_us,direct/mpich,hier/mpich,hier/direct"
     for (k in keys) {

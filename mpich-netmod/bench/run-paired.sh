@@ -16,6 +16,7 @@ after=${2:?usage: run-paired.sh BEFORE_BUILDDIR AFTER_BUILDDIR OUTDIR [ROUNDS]}
 out=${3:?usage: run-paired.sh BEFORE_BUILDDIR AFTER_BUILDDIR OUTDIR [ROUNDS]}
 rounds=${4:-3}
 here=$(cd "$(dirname "$0")" && pwd)
+median=$here/median.awk
 case $rounds in
 '' | *[!0-9]*) echo "run-paired: ROUNDS must be a number, not '$rounds'" >&2; exit 2 ;;
 esac
@@ -50,12 +51,7 @@ if [ "${5:-}" != --summary ]; then
     done
 fi
 
-awk -F, -v OFS=, '
-function med(s,   a, n, i, j, t) {
-    n = split(s, a, " ")
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -F, -v OFS=, "$(cat "$median")"'
 FNR == 1 { which = FILENAME ~ /before\.csv$/ ? "before" : "after"; next }
 {
     k = $1 "," $3 "," $4; key = which "," k

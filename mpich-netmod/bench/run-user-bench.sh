@@ -18,6 +18,7 @@
 #    OUTDIR/results/oversub.csv.
 # Prints the machine facts the figures depend on (CPUs, load, whether
 # process_vm_readv between processes is allowed).
+median=$(dirname "$0")/median.awk
 top=${1:?usage: run-user-bench.sh TOP_BUILDDIR OUTDIR}
 out=${2:?usage: run-user-bench.sh TOP_BUILDDIR OUTDIR}/results
 lib=$top/mpich-netmod/.libs/libmpideleg.so
@@ -71,12 +72,7 @@ else
     done
     rm -f "$out/.np.out"
     echo "NetPIPE: load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-    awk -F, 'NR > 1 { k = $3; b[k "," $1] = b[k "," $1] " " $4; u[k "," $1] = u[k "," $1] " " $5; keys[k] = 1 }
-    function med(s,   a, n, i, j, t) {
-        n = split(s, a, " ")
-        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
+    awk -F, "$(cat "$median")"'NR > 1 { k = $3; b[k "," $1] = b[k "," $1] " " $4; u[k "," $1] = u[k "," $1] " " $5; keys[k] = 1 }
     END {
         print "bytes,direct_Mbps,preload_Mbps,direct_us,preload_us,latency_ratio,bandwidth_ratio"
         for (k in keys) {
@@ -131,12 +127,7 @@ kill $hogs 2>/dev/null
 trap - EXIT INT TERM
 rm -f "$out/.o"
 echo "oversubscribed: load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-awk -F, 'NR > 1 { v[$1 "," $3] = v[$1 "," $3] " " $5 }
-function med(s,   a, n, i, j, t) {
-    n = split(s, a, " ")
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -F, "$(cat "$median")"'NR > 1 { v[$1 "," $3] = v[$1 "," $3] " " $5 }
 END {
     d50 = med(v["direct,lat_p50_us"]); p50 = med(v["preload,lat_p50_us"])
     d99 = med(v["direct,lat_p99_us"]); p99 = med(v["preload,lat_p99_us"])
