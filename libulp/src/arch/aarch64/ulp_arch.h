@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pvas_syscall.h"
+
 /*
  * A saved context, laid out as on x86-64 (offsets used by the assembly:
  * sp 0, fsbase 8, busy 16).  `fsbase` holds the TPIDR_EL0 value (glibc's
@@ -99,18 +101,7 @@ static inline uintptr_t ulp_arch_tp(void)
 static inline long ulp_arch_syscall6(long n, long a, long b, long c, long d,
                                      long e, long f)
 {
-    register long x8 __asm__("x8") = n;
-    register long x0 __asm__("x0") = a;
-    register long x1 __asm__("x1") = b;
-    register long x2 __asm__("x2") = c;
-    register long x3 __asm__("x3") = d;
-    register long x4 __asm__("x4") = e;
-    register long x5 __asm__("x5") = f;
-    __asm__ volatile("svc #0"
-                     : "+r"(x0)
-                     : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-                     : "memory");
-    return x0;
+    return pvas_syscall6(n, a, b, c, d, e, f);
 }
 
 #endif /* ULP_ARCH_AARCH64_H */

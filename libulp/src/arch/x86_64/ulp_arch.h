@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pvas_syscall.h"
+
 /*
  * A saved context.  The callee-saved registers, MXCSR and the x87 control
  * word are pushed on the context's own stack by the switch; the context
@@ -113,16 +115,7 @@ static inline void ulp_arch_set_self(uintptr_t v)
 static inline long ulp_arch_syscall6(long n, long a, long b, long c, long d,
                                      long e, long f)
 {
-    long ret;
-    register long r10 __asm__("r10") = d;
-    register long r8 __asm__("r8") = e;
-    register long r9 __asm__("r9") = f;
-    __asm__ volatile("syscall"
-                     : "=a"(ret)
-                     : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
-                       "r"(r9)
-                     : "rcx", "r11", "memory");
-    return ret;
+    return pvas_syscall6(n, a, b, c, d, e, f);
 }
 
 #endif /* ULP_ARCH_X86_64_H */
