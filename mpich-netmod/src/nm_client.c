@@ -65,9 +65,14 @@ int nm_client_start(MPI_Comm wcomm)
             bell = NULL;
         /* same address space (PiP tasks of one process): we may run our
          * delegatee's work ourselves while we wait for it */
-        if (bell && !getenv("MPIDELEG_NO_TURNS") &&
-            dlg_bell_turns(bell, &turns_of) == 0)
+        const char *nt = getenv("MPIDELEG_NO_TURNS");
+        int no_turns = nt && strcmp(nt, "1") == 0; /* 0, empty: turns */
+        if (bell && !no_turns && dlg_bell_turns(bell, &turns_of) == 0)
             turns = &turns_of;
+        nm_log("turns of the delegatee: %s", turns ? "on"
+                                             : no_turns
+                                                 ? "off (MPIDELEG_NO_TURNS=1)"
+                                                 : "off (not available)");
     }
     int e = dlg_region_open(spec, &region);
     if (e == 0)

@@ -44,6 +44,21 @@ else
 fi
 nm_pip pipb 4 MPIDELEG_BOARD_SIZE=2 MPIDELEG_BOARDS_PER_DELEGATEE=2 "$pip" "$sp"
 nm_same direct3 pipb
+# MPIDELEG_NO_TURNS: 1 switches the clients' turns off, 0 leaves them on
+for nt in 0 1; do
+    nm_pip "turns$nt" 4 MPIDELEG_BOARD_SIZE=1 MPIDELEG_NO_TURNS=$nt MPIDELEG_DEBUG=1 "$pip" "$sp"
+    nm_same direct2 "turns$nt"
+done
+if grep -q 'turns of the delegatee: on' "$NM_TMP/turns0.err" &&
+    ! grep -q 'turns of the delegatee: off' "$NM_TMP/turns0.err" &&
+    grep -q 'turns of the delegatee: off (MPIDELEG_NO_TURNS=1)' "$NM_TMP/turns1.err" &&
+    ! grep -q 'turns of the delegatee: on' "$NM_TMP/turns1.err"; then
+    echo "MPIDELEG_NO_TURNS: 0 keeps the turns, 1 switches them off"
+else
+    echo "FAIL: MPIDELEG_NO_TURNS=0/1 not as documented:"
+    grep -h 'turns of the delegatee' "$NM_TMP/turns0.err" "$NM_TMP/turns1.err"
+    nm_fail=1
+fi
 # Payloads between the two processes by one process_vm_readv/writev
 # (MPIDELEG_CMA): nm_cma's orders of receives and sends (announced
 # receives, cancels racing the send, truncation, synchronous and buffered
