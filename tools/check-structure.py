@@ -47,10 +47,6 @@ CIRCLE_EXCEPTIONS = {
     "libpip": "pip_init.c holds the root's state that every file uses and "
     "calls pip_registry.c and pip_taskend.c; pip_spawn.c, pip_hooks.c and "
     "pip_taskend.c call each other: not split yet",
-    "libulp": "ulp_core.c <-> ulp_sched.c: not split yet",
-    "mpich-netmod": "the delegatee's state (nm_d) and its fatal-error and "
-    "completion helpers live in nm_deleg.c, which the matching, payload and "
-    "send files use and which calls their entry points: not split yet",
 }
 
 SOURCE_EXT = (".c", ".h")
