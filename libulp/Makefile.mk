@@ -25,6 +25,7 @@ ULP_CPPFLAGS = -I$(top_srcdir)/libulp/include -I$(top_srcdir)/libpip/include \
 # --- the library -----------------------------------------------------------
 ULP_LIB_SOURCES = \
 	libulp/src/ulp_internal.h \
+	libulp/src/ulp_base.c \
 	libulp/src/ulp_core.c \
 	libulp/src/ulp_sched.c \
 	libulp/src/ulp_sync.c \

@@ -43,6 +43,7 @@ mpich_netmod_libmpideleg_la_SOURCES = \
 	mpich-netmod/src/nm_coll.h \
 	mpich-netmod/src/nm_client.c \
 	mpich-netmod/src/nm_dstate.h \
+	mpich-netmod/src/nm_dbase.c \
 	mpich-netmod/src/nm_deleg.c \
 	mpich-netmod/src/nm_dmatch.c \
 	mpich-netmod/src/nm_dpay.c \
@@ -68,7 +69,8 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/src/nm_base.h mpich-netmod/src/nm_mpi.c \
 	mpich-netmod/src/nm_errh.c mpich-netmod/src/nm_coll.h \
 	mpich-netmod/src/nm_client.c mpich-netmod/src/nm_deleg.c \
-	mpich-netmod/src/nm_dstate.h mpich-netmod/src/nm_dmatch.c \
+	mpich-netmod/src/nm_dstate.h mpich-netmod/src/nm_dbase.c \
+	mpich-netmod/src/nm_dmatch.c \
 	mpich-netmod/src/nm_dpay.c mpich-netmod/src/nm_dsend.c \
 	mpich-netmod/src/nm_p2p.c mpich-netmod/src/nm_persist.c \
 	mpich-netmod/src/nm_p2p.h mpich-netmod/src/nm_probe.c \

@@ -44,10 +44,6 @@ EXCEPTIONS = {
 # Components whose files may still form a circle, each with the reason.  A
 # component listed here that has no circle any more is an error.
 CIRCLE_EXCEPTIONS = {
-    "libulp": "ulp_core.c <-> ulp_sched.c: not split yet",
-    "mpich-netmod": "the delegatee's state (nm_d) and its fatal-error and "
-    "completion helpers live in nm_deleg.c, which the matching, payload and "
-    "send files use and which calls their entry points: not split yet",
 }
 
 SOURCE_EXT = (".c", ".h")

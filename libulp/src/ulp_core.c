@@ -5,10 +5,8 @@
  * report, and the link that lets a task's copy of libulp use the root's.
  */
 #include "ulp_internal.h"
-#include "pvas_log.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,54 +28,9 @@
 #define ULP_VG_STACK_DEREGISTER(id)   ((void)(id))
 #endif
 
-struct ulp_global ulp_g_;
-__thread struct ulp *ulp_self_;
-
-/* Filled in by the root in a task's copy of libulp; see ulp_spawn(). */
-__attribute__((visibility("default"))) struct ulp_ns_link ulp_ns_link_;
-
 #define ULP_STACK_DEFAULT (256UL * 1024)
 #define ULP_STACK_MIN     (64UL * 1024)
 #define ULP_GUARD_SLACK   (64UL * 1024) /* a frame may skip the guard page */
-
-void ulp_dbg(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    pvas_vlog(PVAS_LOG_ULP, PVAS_LOG_ERROR, fmt, ap);
-    va_end(ap);
-}
-
-const char *ulp_strerror(int err)
-{
-    switch (err) {
-    case 0:
-        return "success";
-    case -EPERM:
-        return "not permitted here (not initialised, not a ULP, or wrong "
-               "thread)";
-    case -EINVAL:
-        return "invalid argument";
-    case -ENOMEM:
-        return "out of memory";
-    case -EAGAIN:
-        return "resource temporarily unavailable (not ready here, no "
-               "thread or namespace left)";
-    case -EBUSY:
-        return "busy (already initialised, still in use)";
-    case -EDEADLK:
-        return "would deadlock (joining or relocking itself)";
-    case -ENOTSUP:
-        return "not supported (FSGSBASE not enabled by the kernel, or a "
-               "TLS layout the copy method does not know)";
-    case -ECHILD:
-        return "no such task";
-    case -ENOENT:
-        return "not a PiP task";
-    default:
-        return err < 0 ? strerror(-err) : "unknown error";
-    }
-}
 
 /* "123", "64k", "8m", "1g" -> bytes; -1 on a bad value. */
 static long long ulp_parse_size(const char *v)
@@ -614,37 +567,12 @@ int ulp_join(ulp_t *u, int *status)
     return 0;
 }
 
-/* --- identity ---------------------------------------------------------------
+/* --- the link of a task's copy of libulp ------------------------------------
  */
 
 static ulp_t *ulp_self_impl(void)
 {
     return ulp_self_;
-}
-
-ulp_t *ulp_self(void)
-{
-    ULP_FORWARD(self);
-    return ulp_self_;
-}
-
-int ulp_id(const ulp_t *u)
-{
-    return u != NULL ? u->id : -EINVAL;
-}
-
-int ulp_pipid(const ulp_t *u)
-{
-    if (u == NULL)
-        return -EINVAL;
-    return u->pipid >= 0 ? u->pipid : -ENOENT;
-}
-
-pid_t ulp_gettid(void)
-{
-    ULP_FORWARD(gettid);
-    struct ulp *u = ulp_self_;
-    return u != NULL ? u->ktid : ulp_raw_gettid();
 }
 
 /* What a task's copy of libulp calls (see ULP_FORWARD). */

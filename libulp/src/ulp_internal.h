@@ -125,6 +125,7 @@ struct ulp_global {
     volatile int sched_lock;
 };
 
+/* ulp_base.c */
 ULP_HIDDEN extern struct ulp_global ulp_g_;
 /* The ULP running with this thread block (a per-ULP variable, see ulp.h). */
 ULP_HIDDEN extern __thread struct ulp *ulp_self_;
@@ -155,7 +156,8 @@ struct ulp_ops {
 };
 #define ULP_OPS_MAGIC 0x554c5031
 
-/* Set by the root in a task's copy of libulp (found with pip_get_addr). */
+/* Set by the root in a task's copy of libulp (found with pip_get_addr);
+ * ulp_base.c. */
 struct ulp_ns_link {
     const struct ulp_ops *ops;
 };
@@ -168,7 +170,14 @@ extern struct ulp_ns_link ulp_ns_link_;
             return ulp_ns_link_.ops->name(__VA_ARGS__);                        \
     } while (0)
 
-ULP_HIDDEN extern const struct ulp_ops ulp_root_ops_;
+ULP_HIDDEN extern const struct ulp_ops ulp_root_ops_; /* ulp_core.c */
+
+/* The files of libulp are layered: each uses only the ones below it
+ * (ulp_base.c, ulp_tls.c, ulp_sched.c, ulp_sync.c, ulp_core.c). */
+
+/* ulp_base.c */
+ULP_HIDDEN void ulp_dbg(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
 
 /* ulp_sched.c */
 ULP_HIDDEN void ulp_switch_to(struct ulp_sched *s, struct ulp_ctx *from,
@@ -196,8 +205,6 @@ ULP_HIDDEN void ulp_switch_copy(struct ulp_ctx *from, struct ulp_ctx *to);
 
 /* ulp_core.c */
 ULP_HIDDEN int ulp_adopt(struct ulp *u) ULP_WUR;
-ULP_HIDDEN void ulp_dbg(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
 
 /* Raw futex and friends: no errno, safe on any thread block. */
 static inline long ulp_futex_wait(volatile int *w, int val)
@@ -217,14 +224,6 @@ static inline pid_t ulp_raw_gettid(void)
 static inline void ulp_raw_yield(void)
 {
     (void)ulp_arch_syscall6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
-}
-
-static inline void ulp_switch(struct ulp_ctx *from, struct ulp_ctx *to)
-{
-    if (ulp_g_.copy)
-        ulp_switch_copy(from, to);
-    else
-        ulp_g_.sw(from, to);
 }
 
 /* Wait until nobody runs or saves `c`, then own it. */

@@ -21,6 +21,15 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* The switch of the method ulp_init() chose (the copy one: ulp_tls.c). */
+static inline void ulp_switch(struct ulp_ctx *from, struct ulp_ctx *to)
+{
+    if (ulp_g_.copy)
+        ulp_switch_copy(from, to);
+    else
+        ulp_g_.sw(from, to);
+}
+
 void ulp_spin_lock(volatile int *l)
 {
     unsigned spins = 0;

@@ -30,47 +30,6 @@
 #include "nm_dstate.h"
 #include "pvas_log.h"
 
-nm_dstate_t nm_d;
-
-void nmd_complete(nm_rec_t *r)
-{
-    nm_d.completions++;
-    /* the record a client hands over in deleg_direct (that very thread
-     * runs this), or one its client waits for spinning: nobody sleeps on
-     * it (no wake) */
-    dlg_flag_set(&r->fl, !(r == nm_d.own || (r->flags & NM_F_SPIN)));
-}
-
-void nmd_fatal(const char *what, int err)
-{
-    fprintf(stderr, "mpideleg: delegatee (world rank %d): %s: %s\n",
-            nm_lay.world_rank, what, strerror(err));
-    pvas_log_drain(); /* the launcher has the line before the abort */
-    PMPI_Abort(MPI_COMM_WORLD, 3);
-    _exit(3);
-}
-
-/* Array a of *cap elements of `size` bytes, n used: room for one more. */
-void *nmd_grow(void *a, int *cap, int n, size_t size, const char *what)
-{
-    if (n < *cap)
-        return a;
-    *cap = *cap ? 2 * *cap : 64;
-    a = realloc(a, size * (size_t)*cap);
-    if (!a)
-        nmd_fatal(what, ENOMEM);
-    return a;
-}
-
-outq_t *nmd_out_slot(void)
-{
-    nm_d.out =
-        nmd_grow(nm_d.out, &nm_d.capout, nm_d.nout, sizeof *nm_d.out, "queue");
-    outq_t *o = &nm_d.out[nm_d.nout++];
-    *o = (outq_t){.type = MPI_DATATYPE_NULL};
-    return o;
-}
-
 /* What the delegatee's own loop needs to know, computed under the turn
  * lock; then the lock is released. */
 static void turn_end(void)

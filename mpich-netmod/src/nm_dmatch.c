@@ -23,36 +23,11 @@ static int match(const nm_hdr_t *h, const nm_rec_t *r)
            (r->tag < 0 || r->tag == h->tag);
 }
 
-static void send_ack(const nm_hdr_t *h)
-{
-    if (h->ack_d == nm_d.me) {
-        nmd_complete((nm_rec_t *)(uintptr_t)h->token);
-        return;
-    }
-    uint64_t *tok = malloc(sizeof *tok);
-    if (!tok)
-        nmd_fatal("ack", ENOMEM);
-    *tok = h->token;
-    outq_t *o = nmd_out_slot();
-    o->blk = tok;
-    PMPI_Isend(tok, (int)sizeof *tok, MPI_BYTE, h->ack_d, TAG_ACK, nm_d.dcomm,
-               &o->req);
-    nmd_ring_peer(h->ack_d);
-}
-
 void nmd_msg_free(nm_msg_t *m)
 {
     free(m->blk);
     if (!m->on_stack)
         free(m);
-}
-
-/* A receive that a NM_F_CMA message could fill in place: its client,
- * waiting, spins (it will copy the data itself) instead of sleeping. */
-int nmd_big_recv(const dclient_t *c, const nm_rec_t *r)
-{
-    return c->same && nm_lay.cma_min && !(r->flags & NM_F_INLINE) &&
-           r->len >= nm_lay.cma_min;
 }
 
 /* Take the posted receive *pp of client c off its queue. */
@@ -69,21 +44,15 @@ nm_rec_t *nmd_unpost(dclient_t *c, nm_post_t **pp)
     return r;
 }
 
-/* Receive r got the payload of the message with header h (err: how the
- * transfer went): its status, the sender's ack, done. */
-void nmd_recv_done(nm_rec_t *r, const nm_hdr_t *h, int err)
+/* Receiver: r's sender pushes message m there (it claimed r); r completes
+ * with TAG_PUSHED. */
+static void await_push(nm_msg_t *m, nm_rec_t *r)
 {
-    nmd_release_rr(r);
-    r->err = err != MPI_SUCCESS ? err
-             : h->size > r->len ? MPI_ERR_TRUNCATE
-                                : MPI_SUCCESS;
-    r->st_src = h->src;
-    r->st_tag = h->tag;
-    r->st_count = h->size < r->len ? h->size : r->len;
-    r->cancelled = 0;
-    if (h->flags & NM_F_SYNC)
-        send_ack(h);
-    nmd_complete(r);
+    if (!(m->hdr.flags & NM_F_CMA))
+        nmd_fatal("an announced receive was claimed for another message",
+                  EPROTO);
+    nmd_expect_push(r, &m->hdr);
+    nmd_msg_free(m);
 }
 
 /* Take the payload of a split message into a buffer of ours (staging). */
@@ -213,7 +182,7 @@ static int recv_in_place(nm_msg_t *m, nm_rec_t *r, int slot)
 void nmd_deliver_to(int slot, nm_msg_t *m, nm_rec_t *r)
 {
     if (!nmd_claim_rr(r)) {
-        nmd_await_push(m, r);
+        await_push(m, r);
         return;
     }
     if (m->pend_d >= 0) {
@@ -241,7 +210,7 @@ void nmd_deliver_to(int slot, nm_msg_t *m, nm_rec_t *r)
     r->st_count = n;
     r->cancelled = 0;
     if (m->hdr.flags & NM_F_SYNC)
-        send_ack(&m->hdr);
+        nmd_send_ack(&m->hdr);
     nmd_complete(r);
     nmd_msg_free(m);
 }
@@ -265,7 +234,7 @@ static int take_direct(nm_msg_t *m)
     nm_rec_t *r = (*pp)->rec;
     if (!nmd_claim_rr(r)) {
         nmd_unpost(c, pp);
-        nmd_await_push(m, r);
+        await_push(m, r);
         return 1;
     }
     if (!recv_in_place(m, r, slot))

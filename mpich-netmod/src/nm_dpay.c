@@ -121,15 +121,39 @@ int nmd_claim_rr(nm_rec_t *r)
     return 1;
 }
 
-/* Receiver: r's sender pushes message m there (it claimed r); r completes
- * with TAG_PUSHED. */
-void nmd_await_push(nm_msg_t *m, nm_rec_t *r)
+/* The sender of the synchronous message with header h: matched. */
+void nmd_send_ack(const nm_hdr_t *h)
 {
-    if (!(m->hdr.flags & NM_F_CMA))
-        nmd_fatal("an announced receive was claimed for another message",
-                  EPROTO);
-    nmd_expect_push(r, &m->hdr);
-    nmd_msg_free(m);
+    if (h->ack_d == nm_d.me) {
+        nmd_complete((nm_rec_t *)(uintptr_t)h->token);
+        return;
+    }
+    uint64_t *tok = malloc(sizeof *tok);
+    if (!tok)
+        nmd_fatal("ack", ENOMEM);
+    *tok = h->token;
+    outq_t *o = nmd_out_slot();
+    o->blk = tok;
+    PMPI_Isend(tok, (int)sizeof *tok, MPI_BYTE, h->ack_d, TAG_ACK, nm_d.dcomm,
+               &o->req);
+    nmd_ring_peer(h->ack_d);
+}
+
+/* Receive r got the payload of the message with header h (err: how the
+ * transfer went): its status, the sender's ack, done. */
+void nmd_recv_done(nm_rec_t *r, const nm_hdr_t *h, int err)
+{
+    nmd_release_rr(r);
+    r->err = err != MPI_SUCCESS ? err
+             : h->size > r->len ? MPI_ERR_TRUNCATE
+                                : MPI_SUCCESS;
+    r->st_src = h->src;
+    r->st_tag = h->tag;
+    r->st_count = h->size < r->len ? h->size : r->len;
+    r->cancelled = 0;
+    if (h->flags & NM_F_SYNC)
+        nmd_send_ack(h);
+    nmd_complete(r);
 }
 
 uint32_t *nmd_seq_at(uint32_t *tab, int slot, int world)

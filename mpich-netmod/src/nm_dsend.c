@@ -118,42 +118,6 @@ void nmd_do_send(pend_t *p)
         nmd_complete(r);
 }
 
-/* Test n requests with one MPI call (one pass of MPI's progress instead
- * of one per request); returns the number completed, their indices in
- * nm_d.tidx in descending order (so that removing them by moving the last
- * entry into the hole stays right). */
-int nmd_test_all(int n, MPI_Request (*get)(int i))
-{
-    if (n > nm_d.captest) {
-        int cap = n < 64 ? 64 : 2 * n;
-        MPI_Request *r = realloc(nm_d.treq, sizeof *r * (size_t)cap);
-        if (r)
-            nm_d.treq = r;
-        int *x = realloc(nm_d.tidx, sizeof *x * (size_t)cap);
-        if (x)
-            nm_d.tidx = x;
-        MPI_Status *st = realloc(nm_d.tst, sizeof *st * (size_t)cap);
-        if (st)
-            nm_d.tst = st;
-        if (!r || !x || !st)
-            nmd_fatal("request array", ENOMEM);
-        nm_d.captest = cap;
-    }
-    for (int i = 0; i < n; i++)
-        nm_d.treq[i] = get(i);
-    int done = 0;
-    PMPI_Testsome(n, nm_d.treq, &done, nm_d.tidx, nm_d.tst);
-    if (done == MPI_UNDEFINED)
-        return 0;
-    /* Testsome gives them in ascending order */
-    for (int i = 0, j = done - 1; i < j; i++, j--) {
-        int t = nm_d.tidx[i];
-        nm_d.tidx[i] = nm_d.tidx[j];
-        nm_d.tidx[j] = t;
-    }
-    return done;
-}
-
 static MPI_Request out_req(int i)
 {
     return nm_d.out[i].req;

@@ -1,9 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * nm_dstate.h: the delegatee's state and what its files share; private to
- * nm_deleg.c (setup, loop, turns, handlers), nm_dmatch.c (matching engine,
- * incoming messages), nm_dpay.c (payloads between processes) and
- * nm_dsend.c (sends).
+ * nm_dstate.h: the delegatee's state and what its files share.  The files
+ * are layered, each using only those below it (calls and data):
+ * - nm_dbase.c: the state (nm_d), completion of a record, fatal errors,
+ *   growing arrays, the queue of MPI sends in flight, testing requests;
+ * - nm_dpay.c: payloads between two processes of a node (pull, push,
+ *   announced receives and their claim words), the control messages
+ *   between delegatees (acks too), rings of the peers' doorbells, and the
+ *   completion of a receive whose payload is in (nmd_recv_done);
+ * - nm_dmatch.c: the matching engine (posted receives and unexpected
+ *   messages per client, delivery) and the messages that arrive from other
+ *   delegatees;
+ * - nm_dsend.c: sends, and the operations the clients hand over;
+ * - nm_deleg.c: setup, the loop, turns and the handlers of the clients'
+ *   requests (nm_delegatee_main, called by MPI_Init).
  */
 #ifndef NM_DSTATE_H
 #define NM_DSTATE_H
@@ -172,27 +182,24 @@ typedef struct {
 /* the one delegatee of this process */
 extern nm_dstate_t nm_d NM_HIDDEN;
 
-/* ---- nm_deleg.c: completion, errors, tables, the clients' operations ---- */
+/* A receive that a NM_F_CMA message could fill in place: its client,
+ * waiting, spins (it will copy the data itself) instead of sleeping. */
+static inline int nmd_big_recv(const dclient_t *c, const nm_rec_t *r)
+{
+    return c->same && nm_lay.cma_min && !(r->flags & NM_F_INLINE) &&
+           r->len >= nm_lay.cma_min;
+}
+
+/* ---- nm_dbase.c: completion, errors, tables, testing requests ---- */
 NM_HIDDEN void nmd_complete(nm_rec_t *r);
 NM_HIDDEN void nmd_fatal(const char *what, int err);
 NM_HIDDEN void *nmd_grow(void *a, int *cap, int n, size_t size,
                          const char *what);
 NM_HIDDEN outq_t *nmd_out_slot(void);
+NM_HIDDEN int nmd_test_all(int n, MPI_Request (*get)(int i));
 
-/* ---- nm_dmatch.c: matching engine, incoming messages ---- */
-NM_HIDDEN void nmd_msg_free(nm_msg_t *m);
-NM_HIDDEN int nmd_big_recv(const dclient_t *c, const nm_rec_t *r);
-NM_HIDDEN nm_rec_t *nmd_unpost(dclient_t *c, nm_post_t **pp);
-NM_HIDDEN void nmd_deliver_to(int slot, nm_msg_t *m, nm_rec_t *r);
-NM_HIDDEN void nmd_arrive(nm_msg_t *m);
-NM_HIDDEN nm_msg_t *nmd_take_unexpected(dclient_t *c, const nm_rec_t *r,
-                                        int remove);
-NM_HIDDEN void nmd_recv_done(nm_rec_t *r, const nm_hdr_t *h, int err);
-NM_HIDDEN void nmd_drop_pending(void);
-NM_HIDDEN int nmd_progress_recvs(void);
-NM_HIDDEN int nmd_progress_incoming(int client);
-
-/* ---- nm_dpay.c: payloads between processes, peers' doorbells ---- */
+/* ---- nm_dpay.c: payloads between processes, control messages, peers'
+ * doorbells ---- */
 NM_HIDDEN void nmd_ring_peer(int d);
 NM_HIDDEN void nmd_ctl_send(int d, int tag, const void *buf, int n);
 NM_HIDDEN int nmd_cma_copy(pid_t pid, void *local, uint64_t remote, uint64_t n,
@@ -201,7 +208,8 @@ NM_HIDDEN int nmd_pull_payload(const nm_msg_t *m, void *to);
 NM_HIDDEN void nmd_expect_push(nm_rec_t *r, const nm_hdr_t *h);
 NM_HIDDEN void nmd_release_rr(nm_rec_t *r);
 NM_HIDDEN int nmd_claim_rr(nm_rec_t *r);
-NM_HIDDEN void nmd_await_push(nm_msg_t *m, nm_rec_t *r);
+NM_HIDDEN void nmd_send_ack(const nm_hdr_t *h);
+NM_HIDDEN void nmd_recv_done(nm_rec_t *r, const nm_hdr_t *h, int err);
 NM_HIDDEN uint32_t *nmd_seq_at(uint32_t *tab, int slot, int world);
 NM_HIDDEN int nmd_take_rr(int32_t src, int32_t dst, uint32_t ctx, int32_t tag,
                           nm_rr_t *out);
@@ -212,9 +220,19 @@ NM_HIDDEN void nmd_control(int tag, int d, const void *b, int n);
 NM_HIDDEN void nmd_announce(int slot, nm_rec_t *r);
 NM_HIDDEN void nmd_cma_setup(int nd);
 
-/* ---- nm_dsend.c: sends ---- */
+/* ---- nm_dmatch.c: matching engine, incoming messages ---- */
+NM_HIDDEN void nmd_msg_free(nm_msg_t *m);
+NM_HIDDEN nm_rec_t *nmd_unpost(dclient_t *c, nm_post_t **pp);
+NM_HIDDEN void nmd_deliver_to(int slot, nm_msg_t *m, nm_rec_t *r);
+NM_HIDDEN void nmd_arrive(nm_msg_t *m);
+NM_HIDDEN nm_msg_t *nmd_take_unexpected(dclient_t *c, const nm_rec_t *r,
+                                        int remove);
+NM_HIDDEN void nmd_drop_pending(void);
+NM_HIDDEN int nmd_progress_recvs(void);
+NM_HIDDEN int nmd_progress_incoming(int client);
+
+/* ---- nm_dsend.c: sends, the clients' operations ---- */
 NM_HIDDEN void nmd_do_send(pend_t *p);
-NM_HIDDEN int nmd_test_all(int n, MPI_Request (*get)(int i));
 NM_HIDDEN int nmd_progress_sends(void);
 NM_HIDDEN void nmd_hand_send(int slot, nm_rec_t *r);
 NM_HIDDEN void nmd_hand_recv(int slot, nm_rec_t *r);

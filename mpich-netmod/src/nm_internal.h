@@ -175,6 +175,14 @@ int nm_refuse(MPI_Comm comm, const char *what);
 int nm_errno_to_mpi(int neg_errno);
 extern int nm_code_deleg_dead;
 void nm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+MPI_Errhandler nm_quiet_begin(void); /* world: MPI_ERRORS_RETURN for now */
+void nm_quiet_end(MPI_Errhandler saved);
+
+/* ---- progress (nm_init.c) ---- */
+void nm_mpi_progress(void); /* one pass of MPICH's progress engine */
+/* move running nonblocking collectives (what nm_coll.c registered with
+ * nm_coll_progress_set, nm_base.h) */
+void nm_coll_progress(void);
 
 /* ---- client side (nm_client.c) ---- */
 int nm_client_start(MPI_Comm wcomm);
@@ -195,11 +203,10 @@ int nm_turn(void);
 int nm_poll_round(unsigned k, unsigned every);
 void nm_wait_enter(void); /* PiP form: this thread spins running turns */
 void nm_wait_leave(void);
-int nm_tag_ub(void);        /* MPI_TAG_UB of the world */
-void nm_mpi_progress(void); /* one pass of MPICH's progress engine */
 extern dlg_policy_t nm_policy_blocking, nm_policy_nonblocking;
 
 /* ---- point-to-point (nm_p2p.c) ---- */
+int nm_tag_ub(void); /* MPI_TAG_UB of the world */
 /* size of dt, and whether it is a named type without holes (sent as it
  * lies); MPI_ERR_TYPE for a null or invalid type */
 int nm_dt_info(MPI_Datatype dt, int *size, int *contig);
@@ -209,12 +216,12 @@ MPI_Comm nm_self_comm(void);
 int nm_greq_get_status(MPI_Request request, int *flag, MPI_Status *status);
 int nm_greq_running(MPI_Request request);
 int nm_greq_wait(MPI_Request request); /* MPI_Wait: ours, if delegated */
+
+/* ---- matched probes (nm_probe.c) ---- */
 int nm_msg_ours(MPI_Message m); /* taken by MPI_Mprobe on a delegated comm */
 
 /* ---- persistent requests (nm_persist.c) ---- */
 void nm_pers_finalize(void);
-MPI_Errhandler nm_quiet_begin(void); /* world: MPI_ERRORS_RETURN for now */
-void nm_quiet_end(MPI_Errhandler saved);
 
 /* ---- Isendrecv, _c bindings (nm_sendrecv.c) ---- */
 int nm_pair_running(MPI_Request request); /* a running Isendrecv request */
@@ -225,7 +232,6 @@ extern int nm_coll_hier; /* MPIDELEG_COLL=hier */
 int nm_coll_env(void);   /* read MPIDELEG_COLL; -1 (message printed) if bad */
 int nm_coll_register(nm_comm_t *c); /* collective over c's members */
 void nm_coll_forget(nm_comm_t *c);
-void nm_coll_progress(void); /* move running nonblocking collectives */
 void nm_coll_finalize(void);
 
 /* ---- delegatee (nm_deleg.c) ---- */
