@@ -355,6 +355,42 @@ PT_CASE(stripped_without_rdynamic_is_enoexec)
     PT_OK(pip_fin());
 }
 
+/* PIP_NS_PRELOAD: a library loaded first into the task's namespace comes
+ * before the program's own libraries, as LD_PRELOAD does in a process. */
+PT_CASE(ns_preload_comes_first)
+{
+    pt_init(2);
+    char *lib = pt_path(".libs/libpt_preload.so");
+    PT_CHECK(setenv("PIP_NS_PRELOAD", lib, 1) == 0);
+    int id = PIP_PIPID_ANY;
+    PT_OK(spawn_path(pt_path("task_preload"), &id));
+    PT_CHECK_EXIT(pt_wait(id), 37);
+    PT_OK(pip_fin());
+}
+
+PT_CASE(without_ns_preload_nothing_comes_first)
+{
+    pt_init(2);
+    PT_CHECK(unsetenv("PIP_NS_PRELOAD") == 0);
+    int id = PIP_PIPID_ANY;
+    PT_OK(spawn_path(pt_path("task_preload"), &id));
+    PT_CHECK_EXIT(pt_wait(id), 30);
+    PT_OK(pip_fin());
+}
+
+PT_CASE(missing_ns_preload_is_elibacc)
+{
+    pt_init(2);
+    PT_CHECK(setenv("PIP_NS_PRELOAD", "/nonexistent/libnothing.so", 1) == 0);
+    int id = PIP_PIPID_ANY;
+    PT_CHECK_ERR(spawn_path(pt_path("task_preload"), &id), ELIBACC);
+    PT_CHECK(unsetenv("PIP_NS_PRELOAD") == 0);
+    id = PIP_PIPID_ANY;
+    PT_OK(pt_spawn("task_plain", &id, "ret", "9", NULL));
+    PT_CHECK_EXIT(pt_wait(id), 9);
+    PT_OK(pip_fin());
+}
+
 PT_CASE(unknown_start_function_is_enoexec)
 {
     pt_init(2);
@@ -558,6 +594,9 @@ int main(void)
         cmocka_unit_test(unexported_start_functions_run),
         cmocka_unit_test(static_start_function_runs),
         cmocka_unit_test(stripped_without_rdynamic_is_enoexec),
+        cmocka_unit_test(ns_preload_comes_first),
+        cmocka_unit_test(without_ns_preload_nothing_comes_first),
+        cmocka_unit_test(missing_ns_preload_is_elibacc),
         cmocka_unit_test(unknown_start_function_is_enoexec),
         cmocka_unit_test(loader_failures_leave_library_usable),
         cmocka_unit_test(tls_task_without_root_reserve_is_elibexec),
