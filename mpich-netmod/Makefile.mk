@@ -212,7 +212,11 @@ mpich_netmod_bench_nm_bench_pip_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-insta
 TESTS += mpich-netmod/tests/test_netmod_pip.sh
 # MPIDELEG_FORM=pip: the suite built as a plain PIE (above) and as a
 # position-dependent program, which must fall back to the process form
-check_PROGRAMS += mpich-netmod/tests/nm_suite_nopie
+check_PROGRAMS += mpich-netmod/tests/nm_suite_nopie mpich-netmod/tests/nm_ranks
+mpich_netmod_tests_nm_ranks_SOURCES = mpich-netmod/tests/nm_ranks.c
+mpich_netmod_tests_nm_ranks_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_tests_nm_ranks_LDADD = $(MPI_LIBS)
+mpich_netmod_tests_nm_ranks_LDFLAGS = $(AM_LDFLAGS) -no-install
 mpich_netmod_tests_nm_suite_nopie_SOURCES = mpich-netmod/tests/nm_suite.c
 mpich_netmod_tests_nm_suite_nopie_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fno-pie
 mpich_netmod_tests_nm_suite_nopie_LDADD = $(MPI_LIBS) -ldl

@@ -186,7 +186,7 @@ static int read_all(int fd, void *buf, size_t len)
 }
 
 /* Send rank, program, argv, environment and (SCM_RIGHTS) the PMI
- * connection; 0 or -1. */
+ * connection, stdout and stderr; 0 or -1. */
 static int send_member(int fd, long rank, int pmi_fd, int argc, char **argv)
 {
     char exe[PATH_MAX];
@@ -212,7 +212,7 @@ static int send_member(int fd, long rank, int pmi_fd, int argc, char **argv)
     struct iovec iov = {&h, sizeof h};
     union {
         struct cmsghdr c;
-        char b[CMSG_SPACE(sizeof(int))];
+        char b[CMSG_SPACE(3 * sizeof(int))];
     } u;
     memset(&u, 0, sizeof u);
     struct msghdr m = {0};
@@ -223,8 +223,9 @@ static int send_member(int fd, long rank, int pmi_fd, int argc, char **argv)
     struct cmsghdr *c = CMSG_FIRSTHDR(&m);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &pmi_fd, sizeof(int));
+    c->cmsg_len = CMSG_LEN(3 * sizeof(int));
+    int fds[3] = {pmi_fd, 1, 2}; /* the launcher, stdout, stderr */
+    memcpy(CMSG_DATA(c), fds, sizeof fds);
     int rc = sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)sizeof h &&
                      write_all(fd, blob, len) == 0
                  ? 0
@@ -235,9 +236,10 @@ static int send_member(int fd, long rank, int pmi_fd, int argc, char **argv)
 
 /* A member as the root received it. */
 struct member {
-    int sock;   /* its stand-in's connection (-1: the root itself) */
-    int pmi_fd; /* its launcher connection, in the root's table */
-    char *blob; /* exe, argv, environment */
+    int sock;     /* its stand-in's connection (-1: the root itself) */
+    int pmi_fd;   /* its launcher connection, in the root's table */
+    int out, err; /* its stdout and stderr, in the root's table */
+    char *blob;   /* exe, argv, environment */
     char **argv, **envv;
     char *exe;
 };
@@ -281,7 +283,7 @@ static int take_member(int fd, long first, long last, struct member *mbs)
     struct si_hdr h;
     union {
         struct cmsghdr c;
-        char b[CMSG_SPACE(sizeof(int))];
+        char b[CMSG_SPACE(3 * sizeof(int))];
     } u;
     struct iovec iov = {&h, sizeof h};
     struct msghdr m = {0};
@@ -292,29 +294,28 @@ static int take_member(int fd, long first, long last, struct member *mbs)
     ssize_t n = recvmsg(fd, &m, MSG_WAITALL);
     struct cmsghdr *c = n == (ssize_t)sizeof h ? CMSG_FIRSTHDR(&m) : NULL;
     if (!c || c->cmsg_type != SCM_RIGHTS ||
-        c->cmsg_len != CMSG_LEN(sizeof(int)))
+        c->cmsg_len != CMSG_LEN(3 * sizeof(int)))
         return -1;
-    int pfd;
-    memcpy(&pfd, CMSG_DATA(c), sizeof pfd);
+    int fds[3];
+    memcpy(fds, CMSG_DATA(c), sizeof fds);
     struct member *mb =
         h.rank > first && h.rank < last ? &mbs[h.rank - first] : NULL;
-    if (!mb || mb->sock >= 0 || h.len > BLOB_MAX) {
-        close(pfd);
-        return -1;
+    int ok = mb && mb->sock < 0 && h.len <= BLOB_MAX;
+    if (ok) {
+        free(mb->blob);
+        mb->blob = malloc(h.len ? h.len : 1);
+        mb->pmi_fd = fds[0];
+        ok = mb->blob && read_all(fd, mb->blob, h.len) == 0 &&
+             member_vectors(mb, &h) == 0;
     }
-    free(mb->blob);
-    mb->blob = malloc(h.len ? h.len : 1);
-    if (!mb->blob || read_all(fd, mb->blob, h.len) != 0) {
-        close(pfd);
+    if (!ok) {
+        for (int i = 0; i < 3; i++)
+            close(fds[i]);
         return -1;
     }
     mb->sock = fd;
-    mb->pmi_fd = pfd;
-    if (member_vectors(mb, &h) != 0) {
-        mb->sock = -1;
-        close(pfd);
-        return -1;
-    }
+    mb->out = fds[1];
+    mb->err = fds[2];
     return 0;
 }
 
@@ -451,7 +452,7 @@ static void root(const char *key, long g, long first, long last, int argc,
     if (!why && !mbs)
         why = "out of memory";
     for (int i = 0; mbs && i < ntasks; i++)
-        mbs[i].sock = mbs[i].pmi_fd = -1;
+        mbs[i].sock = mbs[i].pmi_fd = mbs[i].out = mbs[i].err = -1;
     int got = gather(lfd, first, last, mbs, why);
     if (!why && got < ntasks - 1)
         why = "a rank of the group did not come (another node?)";
@@ -486,7 +487,8 @@ static void root(const char *key, long g, long first, long last, int argc,
         /* Nothing started: every member goes on as the process form. */
         for (int i = 1; mbs && i < ntasks; i++)
             if (mbs[i].sock >= 0)
-                close(mbs[i].sock), close(mbs[i].pmi_fd);
+                close(mbs[i].sock), close(mbs[i].pmi_fd), close(mbs[i].out),
+                    close(mbs[i].err);
         fallback(first, "%s", why);
         return;
     }
@@ -500,6 +502,14 @@ static void root(const char *key, long g, long first, long last, int argc,
     int32_t *status = calloc((size_t)ntasks, sizeof *status);
     for (int i = 0; i < ntasks; i++) {
         int tid = i;
+        /* the task's stdout and stderr, for the shim's copy loaded into
+         * its namespace during the spawn (task_stdio) */
+        char sio[32];
+        snprintf(sio, sizeof sio, "%d,%d", mbs[i].out, mbs[i].err);
+        if (i > 0)
+            (void)setenv("MPIDELEG_PIP_STDIO", sio, 1);
+        else
+            (void)unsetenv("MPIDELEG_PIP_STDIO");
         int e = pf.spawn(mbs[i].exe, mbs[i].argv, mbs[i].envv, PIP_CPUCORE_ASIS,
                          &tid, NULL, NULL, NULL);
         if (e) {
@@ -512,6 +522,7 @@ static void root(const char *key, long g, long first, long last, int argc,
             _exit(2);
         }
     }
+    (void)unsetenv("MPIDELEG_PIP_STDIO");
     for (int left = ntasks; left > 0; left--) {
         int id = -1, st = 0;
         if (pf.wait_any(&id, &st) != 0)
@@ -535,6 +546,24 @@ static void root(const char *key, long g, long first, long last, int argc,
 /* The constructor                                                     */
 /* ------------------------------------------------------------------ */
 
+/* In a task's namespace, loaded by the root's spawn: the namespace's
+ * stdout and stderr write to the stand-in's descriptors (the root sets
+ * MPIDELEG_PIP_STDIO in its environment, which a new namespace's libc
+ * starts from), so that the launcher sees a rank's output as that rank's.
+ * The descriptor table stays the root's: write(1, ...) still goes out
+ * through the root's stdout. */
+static void task_stdio(void)
+{
+    const char *s = getenv("MPIDELEG_PIP_STDIO");
+    int out, err;
+    if (!s || sscanf(s, "%d,%d", &out, &err) != 2 || out < 0 || err < 0)
+        return;
+    fflush(stdout);
+    fflush(stderr);
+    stdout->_fileno = out;
+    stderr->_fileno = err;
+}
+
 __attribute__((constructor)) static void nm_form_init(int argc, char **argv,
                                                       char **envp)
 {
@@ -546,8 +575,11 @@ __attribute__((constructor)) static void nm_form_init(int argc, char **argv,
      * tasks. */
     int has_fd = getenv("PMI_FD") != NULL,
         has_port = getenv("PMI_PORT") != NULL;
-    if ((!has_fd && !has_port) || !in_base_namespace() ||
-        getenv("MPIDELEG_PIP") || !main_needs_mpi())
+    if (!in_base_namespace()) {
+        task_stdio();
+        return;
+    }
+    if ((!has_fd && !has_port) || getenv("MPIDELEG_PIP") || !main_needs_mpi())
         return;
     long rank = env_long(has_fd ? "PMI_RANK" : "PMI_ID", 0);
     if (strcmp(f, "pip") != 0) {

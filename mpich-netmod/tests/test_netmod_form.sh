@@ -52,6 +52,28 @@ nm_same cdirect3 collb
 nm_run jdirect2 2 direct "$t/nm_jacobi" 64 100
 nm_form jacobia a "$t/nm_jacobi" 64 100
 nm_same jdirect2 jacobia
+# each rank's output and exit status reach the launcher as that rank's
+# (mpiexec -l labels the lines): the stand-ins' ranks too
+printf '#!/bin/sh\nexec mpiexec -l "$@"\n' >"$NM_TMP/mpiexec-l"
+chmod +x "$NM_TMP/mpiexec-l"
+for how in direct form; do
+    np=3 pre=
+    [ $how = form ] && np=4 pre="env LD_PRELOAD=$NM_LIB MPIDELEG_BOARD_SIZE=2 MPIDELEG_BOARDS_PER_DELEGATEE=2 MPIDELEG_FORM=pip MPIDELEG_QUIET=1"
+    MPIEXEC=$NM_TMP/mpiexec-l "$MPI_RUN" -n $np -t 60 $pre "$t/nm_ranks" 1 3 >"$NM_TMP/r$how.out" 2>"$NM_TMP/r$how.err"
+    echo "$how: status $?" >>"$NM_TMP/r$how.st"
+    sort "$NM_TMP/r$how.out" >"$NM_TMP/r$how.sorted"
+    grep '^\[[0-9]\] rank' "$NM_TMP/r$how.err" | sort >"$NM_TMP/r$how.esorted"
+done
+if cmp -s "$NM_TMP/rdirect.sorted" "$NM_TMP/rform.sorted" &&
+    cmp -s "$NM_TMP/rdirect.esorted" "$NM_TMP/rform.esorted" &&
+    [ "$(wc -l <"$NM_TMP/rform.sorted")" -eq 3 ] &&
+    grep -q 'status 3' "$NM_TMP/rdirect.st" && grep -q 'status 3' "$NM_TMP/rform.st"; then
+    echo "ok labels: $(tr '\n' ';' <"$NM_TMP/rform.sorted") status 3 both"
+else
+    echo "FAIL: ranks' output or status differ:"; cat "$NM_TMP/rdirect.st" "$NM_TMP/rform.st"
+    diff "$NM_TMP/rdirect.sorted" "$NM_TMP/rform.sorted"; diff "$NM_TMP/rdirect.esorted" "$NM_TMP/rform.esorted"
+    nm_fail=1
+fi
 # a bad value: one line, non-zero status
 nm_expect_fail bad "MPIDELEG_FORM='threads' must be process or pip" 4 \
     env LD_PRELOAD="$NM_LIB" MPIDELEG_BOARD_SIZE=1 MPIDELEG_FORM=threads "$t/nm_suite"
