@@ -501,6 +501,13 @@ static void root(const char *key, long g, long first, long last, int argc,
     }
     int32_t *status = calloc((size_t)ntasks, sizeof *status);
     for (int i = 0; i < ntasks; i++) {
+        if (!status) {
+            fprintf(stderr, ME ": rank %ld: out of memory\n", first);
+            for (int k = 1; k < ntasks; k++)
+                (void)nm_si_tell(mbs[k].sock, 2 << 8);
+            fflush(NULL);
+            _exit(2);
+        }
         int tid = i;
         /* the task's stdout and stderr, for the shim's copy loaded into
          * its namespace during the spawn (task_stdio) */
@@ -535,7 +542,7 @@ static void root(const char *key, long g, long first, long last, int argc,
             close(mbs[id].sock);
         }
     }
-    int code = nm_si_code(status ? status[0] : 2 << 8);
+    int code = nm_si_code(status[0]);
     pf.fin();
     (void)lib;
     fflush(NULL);
