@@ -33,7 +33,9 @@ libpip_libpip_la_SOURCES = \
 	libpip/src/pip_base.c \
 	libpip/src/pip_init.c \
 	libpip/src/pip_elfcheck.c \
+	libpip/src/pip_entry.c libpip/src/pip_start.h \
 	libpip/src/pip_loader.c \
+	libpip/src/pip_preload.c \
 	libpip/src/pip_spawn.c \
 	libpip/src/pip_taskend.c \
 	libpip/src/pip_wait.c \
@@ -287,7 +289,16 @@ check_PROGRAMS += libpip/tests/task_nop libpip/tests/task_plain \
 	libpip/tests/task_nopie libpip/tests/task_nordyn \
 	libpip/tests/task_nordyn_stripped libpip/tests/task_stdio \
 	libpip/tests/task_compat \
-	libpip/tests/task_scale
+	libpip/tests/task_scale libpip/tests/task_preload
+# PIP_NS_PRELOAD (test_pip_spawn): a library task_preload does not link
+check_LTLIBRARIES += libpip/tests/libpt_preload.la
+libpip_tests_libpt_preload_la_SOURCES = libpip/tests/pt_preload.c
+libpip_tests_libpt_preload_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS)
+libpip_tests_libpt_preload_la_LDFLAGS = -module -avoid-version \
+	-rpath $(abs_top_builddir)/libpip/tests/.libs
+libpip_tests_task_preload_SOURCES = libpip/tests/task_preload.c
+libpip_tests_task_preload_CFLAGS = $(PIP_TASK_CF)
+libpip_tests_task_preload_LDFLAGS = $(PIP_TASK_LDF)
 libpip_tests_task_scale_SOURCES = libpip/tests/task_scale.c libpip/tests/ps_shared.h
 libpip_tests_task_scale_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
 libpip_tests_task_scale_CFLAGS = $(PIP_TASK_CF)

@@ -13,6 +13,7 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/DESIGN.md \
 	mpich-netmod/tests/test_netmod_kill.sh \
 	mpich-netmod/tests/test_netmod_threads.sh \
 	mpich-netmod/tests/test_netmod_pip.sh \
+	mpich-netmod/tests/test_netmod_form.sh \
 	mpich-netmod/tests/test_netmod_persist.sh \
 	mpich-netmod/tests/test_netmod_progress.sh \
 	mpich-netmod/tests/test_netmod_coll.sh \
@@ -56,10 +57,13 @@ mpich_netmod_libmpideleg_la_SOURCES = \
 	mpich-netmod/src/nm_sendrecv.c \
 	mpich-netmod/src/nm_coll.c \
 	mpich-netmod/src/nm_coll_mpi.c \
-	mpich-netmod/src/nm_pass.c
+	mpich-netmod/src/nm_pass.c \
+	mpich-netmod/src/nm_form.c \
+	mpich-netmod/src/nm_standin.c mpich-netmod/src/nm_standin.h
 NM_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpich-netmod/include \
 	-I$(top_srcdir)/delegation/include
 mpich_netmod_libmpideleg_la_CPPFLAGS = $(NM_CPPFLAGS) \
+	-I$(top_srcdir)/libpip/include -I$(top_builddir)/libpip/include \
 	-include $(top_srcdir)/mpich-netmod/src/nm_visibility.h
 mpich_netmod_libmpideleg_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fvisibility=hidden
 mpich_netmod_libmpideleg_la_LIBADD = common/libpvaslog.la delegation/libdeleg.la $(MPI_LIBS)
@@ -163,7 +167,8 @@ TESTS += mpich-netmod/tests/test_netmod_suite.sh \
 # shim, PIE and -rdynamic, as PiP tasks must be.
 if BUILD_LIBPIP
 bin_PROGRAMS += mpich-netmod/mpideleg-pip
-mpich_netmod_mpideleg_pip_SOURCES = mpich-netmod/tools/mpideleg_pip.c
+mpich_netmod_mpideleg_pip_SOURCES = mpich-netmod/tools/mpideleg_pip.c \
+	mpich-netmod/src/nm_standin.c mpich-netmod/src/nm_standin.h
 mpich_netmod_mpideleg_pip_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
 mpich_netmod_mpideleg_pip_LDADD = libpip/libpip.la
 check_PROGRAMS += mpich-netmod/tests/nm_suite_pip mpich-netmod/tests/nm_jacobi_pip \
@@ -207,7 +212,20 @@ mpich_netmod_bench_nm_bench_pip_LDADD = mpich-netmod/libmpideleg.la \
 	$(MPI_LIBS) -ldl
 mpich_netmod_bench_nm_bench_pip_LDFLAGS = $(AM_LDFLAGS) -pie -rdynamic -no-install
 TESTS += mpich-netmod/tests/test_netmod_pip.sh
-FORMAT_FILES += mpich-netmod/tools/mpideleg_pip.c
+# MPIDELEG_FORM=pip: the suite built as a plain PIE (above) and as a
+# position-dependent program, which must fall back to the process form
+check_PROGRAMS += mpich-netmod/tests/nm_suite_nopie mpich-netmod/tests/nm_ranks
+mpich_netmod_tests_nm_ranks_SOURCES = mpich-netmod/tests/nm_ranks.c
+mpich_netmod_tests_nm_ranks_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_tests_nm_ranks_LDADD = $(MPI_LIBS)
+mpich_netmod_tests_nm_ranks_LDFLAGS = $(AM_LDFLAGS) -no-install
+mpich_netmod_tests_nm_suite_nopie_SOURCES = mpich-netmod/tests/nm_suite.c
+mpich_netmod_tests_nm_suite_nopie_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fno-pie
+mpich_netmod_tests_nm_suite_nopie_LDADD = $(MPI_LIBS) -ldl
+mpich_netmod_tests_nm_suite_nopie_LDFLAGS = $(AM_LDFLAGS) -no-pie -no-install
+TESTS += mpich-netmod/tests/test_netmod_form.sh
+FORMAT_FILES += mpich-netmod/tools/mpideleg_pip.c mpich-netmod/src/nm_form.c \
+	mpich-netmod/src/nm_standin.c mpich-netmod/src/nm_standin.h
 NM_PIP_BENCH = mpich-netmod/mpideleg-pip mpich-netmod/bench/nm_bench_pip
 endif
 

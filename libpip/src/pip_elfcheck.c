@@ -131,6 +131,7 @@ int pip_elf_local_start(const char *path, const char *func, uint64_t *vaddr)
     Elf64_Ehdr eh;
     struct stat st;
     int rc = ENOEXEC;
+    memset(&eh, 0, sizeof(eh));
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return ENOEXEC;
@@ -139,6 +140,9 @@ int pip_elf_local_start(const char *path, const char *func, uint64_t *vaddr)
                          SHT_SYMTAB, vaddr) == 1 &&
         *vaddr != 0)
         rc = 0;
+    else if (func == NULL && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+             pip_elf_entry_main(fd, &eh, vaddr) == 0)
+        rc = 0; /* stripped: main from _start (pip_entry.c) */
     close(fd);
     return rc;
 }
@@ -297,11 +301,13 @@ int pip_elf_check(const char *path, const char *func, int verbose,
     const char *sym = func != NULL ? func : "main";
     uint64_t vaddr = 0;
     if (pip_elf_find_sym(fd, &eh, st.st_size, sym, SHT_DYNSYM, &vaddr) == 0 &&
-        pip_elf_find_sym(fd, &eh, st.st_size, sym, SHT_SYMTAB, &vaddr) != 1) {
+        pip_elf_find_sym(fd, &eh, st.st_size, sym, SHT_SYMTAB, &vaddr) != 1 &&
+        (func != NULL || pip_elf_entry_main(fd, &eh, &vaddr) != 0)) {
         if (func == NULL)
             pip_msg(verbose,
-                    "%s: no 'main' in its symbol tables (stripped?): link the "
-                    "program with -rdynamic",
+                    "%s: no 'main' in its symbol tables (stripped?) nor "
+                    "found from its entry point: link the program with "
+                    "-rdynamic",
                     path);
         else
             pip_msg(verbose,

@@ -395,6 +395,17 @@ PIP_HIDDEN void pip_getopt_release(struct pip_task *t);
 PIP_HIDDEN int pip_ns_getopt_init(struct pip_ns *ns);
 PIP_HIDDEN void pip_vtimer_delete(struct pip_task *t);
 
+/* ---- pip_entry.c ---- */
+/* main's unrelocated address from glibc's _start at e_entry (a stripped
+ * program): 0, or ENOEXEC. */
+PIP_HIDDEN int pip_elf_entry_main(int fd, const Elf64_Ehdr *eh,
+                                  uint64_t *vaddr) PIP_WUR;
+
+/* ---- pip_preload.c ---- */
+/* PIP_NS_PRELOAD into a new namespace: *lmidp LM_ID_NEWLM (unset) or the
+ * namespace; 0, or -1 and *errp the loader's message. */
+PIP_HIDDEN int pip_ns_preload(long *lmidp, const char **errp) PIP_WUR;
+
 /* ---- pip_loader.c ---- */
 PIP_HIDDEN int pip_load(struct pip_task *t, const char *path,
                         const char *func) PIP_WUR;

@@ -481,12 +481,16 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
     for (;;) {
         ns = pip_pick_ns(r, &st);
         pip_load_name(name, sizeof(name), r->image_seq++, fd);
+        long lmid = ns == NULL ? (long)LM_ID_NEWLM : (long)ns->lmid;
+        const char *m = NULL;
         (void)dlerror();
-        img->handle = dlmopen(ns == NULL ? LM_ID_NEWLM : ns->lmid, name,
-                              RTLD_LAZY | RTLD_LOCAL);
+        img->handle = ns == NULL && pip_ns_preload(&lmid, &m) != 0
+                          ? NULL
+                          : dlmopen(lmid, name, RTLD_LAZY | RTLD_LOCAL);
         if (img->handle != NULL)
             break;
-        const char *m = dlerror();
+        if (m == NULL)
+            m = dlerror();
         rc = pip_dlerror_code(m);
         if (rc == EAGAIN && ns == NULL && r->nns > 0) {
             /* glibc is out of namespaces or static TLS: share from now on. */

@@ -248,8 +248,6 @@ static void user_errors_give_one_line(void **state)
         {"missing program", run_pip_exec("/nonexistent/prog", NULL)},
         {"directory", run_pip_exec(tmpdir, NULL)},
         {"non-PIE program", run_pip_exec(sib("task_nopie"), NULL)},
-        {"no main (stripped, no -rdynamic)",
-         run_pip_exec(sib("task_nordyn_stripped"), NULL)},
         {"unknown function",
          run_pip_exec("-f", "no_such_fn", sib("task_api"), NULL)},
         {"empty MPMD part",

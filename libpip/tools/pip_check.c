@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "pip_elf.h"
+#include "pip_start.h"
 #include "pip_tools.h"
 
 static const char *prog_name = "pip-check";
@@ -103,6 +104,28 @@ static int check_common(struct verdict *v, enum pe_status st,
     return 0;
 }
 
+/* A stripped program: main from glibc's _start (pip_start.h), as libpip
+ * finds it.  1 found, 0 not. */
+static int entry_main(const struct pe_file *f)
+{
+    for (int i = 0; i < f->phnum; i++) {
+        const Elf64_Phdr *p = &f->ph[i];
+        uint64_t e = f->eh->e_entry, va;
+        if (p->p_type != PT_LOAD || !(p->p_flags & PF_X) || e < p->p_vaddr ||
+            e >= p->p_vaddr + p->p_filesz ||
+            p->p_offset + p->p_filesz > f->size)
+            continue;
+        size_t len = (size_t)(p->p_vaddr + p->p_filesz - e);
+        if (len > PIP_START_BYTES)
+            len = PIP_START_BYTES;
+        if (!pip_start_main(f->data + p->p_offset + (e - p->p_vaddr), len, e,
+                            &va))
+            return 0;
+        return va >= p->p_vaddr && va < p->p_vaddr + p->p_filesz;
+    }
+    return 0;
+}
+
 static int check_task(const struct opts *o, const char *path, enum pe_status st,
                       const struct pe_file *f, const char *msg)
 {
@@ -122,11 +145,12 @@ static int check_task(const struct opts *o, const char *path, enum pe_status st,
     } else {
         /* Exported, or in the full symbol table (libpip finds a static
          * start function or an unexported main there, as PiP 2.4). */
-        if (pe_exports(f, sym) == 0 && pe_defines(f, sym) != 1) {
+        if (pe_exports(f, sym) == 0 && pe_defines(f, sym) != 1 &&
+            (o->func != NULL || !entry_main(f))) {
             if (o->func == NULL)
                 no(&v, "'main' is neither exported nor in the symbol table "
-                       "(stripped, no -rdynamic): link with -rdynamic "
-                       "(pipcc does)");
+                       "(stripped, no -rdynamic) nor found from _start: link "
+                       "with -rdynamic (pipcc does)");
             else
                 no(&v,
                    "start function '%s' is neither exported nor in the "

@@ -10,6 +10,8 @@
 # Writes OUTDIR/results/nm_bench.csv (every value), nm_summary.csv (medians
 # and ratios against direct) and nm_bench.svg (gnuplot, when installed).
 # NM_BENCH_ARGS: nm_bench options (default "-r 5"; "-q -r 3" is quick).
+# MPIDELEG_FORM=pip in the environment makes the preloaded columns (poll,
+# adaptive, block, placed) the PiP form under LD_PRELOAD.
 median=$(dirname "$0")/median.awk
 top=${1:?usage: run-bench.sh TOP_BUILDDIR OUTDIR}
 out=${2:?usage: run-bench.sh TOP_BUILDDIR OUTDIR}/results
@@ -26,8 +28,9 @@ else
 fi
 [ -x "$bench" ] && [ -f "$lib" ] || { echo "run-bench: build first (make)" >&2; exit 1; }
 mkdir -p "$out" || exit 1
-LD_LIBRARY_PATH=$top/delegation/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+LD_LIBRARY_PATH=$top/delegation/.libs:$top/libpip/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH
+echo "form of the preloaded columns: MPIDELEG_FORM=${MPIDELEG_FORM:-process}" >&2
 args=${NM_BENCH_ARGS:--r 5}
 rounds=${NM_BENCH_ROUNDS:-2}
 csv=$out/nm_bench.csv

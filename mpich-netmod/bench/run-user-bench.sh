@@ -17,7 +17,8 @@
 #    preloaded in layout a; median and 99th percentile, in
 #    OUTDIR/results/oversub.csv.
 # Prints the machine facts the figures depend on (CPUs, load, whether
-# process_vm_readv between processes is allowed).
+# process_vm_readv between processes is allowed).  MPIDELEG_FORM=pip in the
+# environment makes the preloaded runs the PiP form (libpip of this tree).
 median=$(dirname "$0")/median.awk
 top=${1:?usage: run-user-bench.sh TOP_BUILDDIR OUTDIR}
 out=${2:?usage: run-user-bench.sh TOP_BUILDDIR OUTDIR}/results
@@ -26,8 +27,9 @@ run=$top/test/mpi-run
 pct=$top/mpich-netmod/bench/nm_lat_pct
 [ -x "$pct" ] && [ -f "$lib" ] || { echo "run-user-bench: build first (make)" >&2; exit 1; }
 mkdir -p "$out" || exit 1
-LD_LIBRARY_PATH=$top/delegation/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+LD_LIBRARY_PATH=$top/delegation/.libs:$top/libpip/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH
+echo "form of the preloaded runs: MPIDELEG_FORM=${MPIDELEG_FORM:-process}"
 rounds=${NM_NP_ROUNDS:-2}
 npargs=${NM_NP_ARGS:-}
 pre="env LD_PRELOAD=$lib MPIDELEG_BOARD_SIZE=1 MPIDELEG_QUIET=1"

@@ -109,3 +109,15 @@ H
         nm_harness="$nm_harness $o"
     done
 }
+
+# nm_gotmain PIE COPY: a stripped copy of PIE whose _start loads main
+# through the GOT (its `lea main(%rip),%rdi` patched into a `mov`): libpip
+# cannot find main in it.  Non-zero when PIE's entry has no such lea.
+nm_gotmain() {
+    strip -o "$2" "$1" || return 1
+    entry=$(od -An -t u8 -j 24 -N 8 "$2" | tr -d ' ')
+    at=$(od -An -v -t x1 -j "$entry" -N 48 "$2" | tr -s ' \n' '  ' |
+        awk '{for (i = 1; i + 2 <= NF; i++) if ($i == "48" && $(i+1) == "8d" && $(i+2) == "3d") { print i; exit }}')
+    [ -n "$at" ] || return 1
+    printf '\213' | dd of="$2" bs=1 seek=$((entry + at)) conv=notrunc 2>/dev/null
+}

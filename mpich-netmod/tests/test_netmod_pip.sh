@@ -113,10 +113,11 @@ nm_same jdirect2 jpipa
 # refusals: one line, non-zero status, no hang
 NM_RUN_OPTS=-P
 nm_expect_fail mode 'PIP_MODE=process: MPICH (UCX) initialises in thread-mode tasks only' 2 env PIP_MODE=process "$pip" "$sp"
-# libpip finds an unexported main in the file's symbol table (as PiP 2.4):
-# only a stripped program without -rdynamic has none
-strip -o "$NM_TMP/nm_suite_stripped" "$s"
-nm_expect_fail nomain "no 'main' in its symbol tables" 2 "$pip" "$NM_TMP/nm_suite_stripped"
+# libpip finds an unexported main in the file's symbol table (as PiP 2.4),
+# or in a stripped program from its _start: only a _start of another shape
+# leaves it unknown
+nm_gotmain "$s" "$NM_TMP/nm_suite_gotmain" || { echo "FAIL: no lea of main at the entry of the suite"; nm_fail=1; }
+nm_expect_fail nomain "no 'main' in its symbol tables" 2 "$pip" "$NM_TMP/nm_suite_gotmain"
 NM_RUN_OPTS=
 nm_expect_fail noport 'PMI_ID is not set: run under mpiexec -pmi-port' 2 "$pip" "$sp"
 exit $nm_fail

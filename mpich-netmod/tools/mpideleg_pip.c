@@ -32,18 +32,15 @@
 
 #include <pip/pip.h>
 
+#include "../src/nm_standin.h"
+
 extern char **environ;
 
 static const char *me = "mpideleg-pip";
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#define now nm_si_now
 
 static int lfd = -1; /* the root's group socket */
 static int nstand;   /* stand-ins of the root's group */
@@ -102,11 +99,7 @@ static long env_num(const char *name, long dflt, long min, long max)
 /* Abstract socket of group g of this job (hydra's port is unique). */
 static socklen_t group_addr(struct sockaddr_un *a, long g)
 {
-    memset(a, 0, sizeof *a);
-    a->sun_family = AF_UNIX;
-    int n = snprintf(a->sun_path + 1, sizeof a->sun_path - 1,
-                     "mpideleg-pip:%s:%ld", getenv("PMI_PORT"), g);
-    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    return nm_si_addr(a, getenv("PMI_PORT"), g);
 }
 
 /* A stand-in rank: wait for the root's word on our task. */
@@ -114,33 +107,13 @@ static int stand_in(long g, long rank)
 {
     struct sockaddr_un a;
     socklen_t len = group_addr(&a, g);
-    double t0 = now();
-    int fd;
-    for (;;) {
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-            die("socket: %s", strerror(errno));
-        if (connect(fd, (struct sockaddr *)&a, len) == 0)
-            break;
-        close(fd);
-        if (now() - t0 > 60)
-            die("%s", "the group's root did not come up within 60 s");
-        usleep(10000);
-    }
-    int32_t r = (int32_t)rank, st;
+    int fd = nm_si_connect(&a, len, 60);
+    if (fd < 0)
+        die("%s", "the group's root did not come up within 60 s");
+    int32_t r = (int32_t)rank;
     if (write(fd, &r, sizeof r) != (ssize_t)sizeof r)
         die("%s", "lost the group's root");
-    ssize_t n = read(fd, &st, sizeof st);
-    if (n != (ssize_t)sizeof st) {
-        fprintf(stderr,
-                "%s: rank %ld: the group's root ended without a word "
-                "on this rank's task\n",
-                me, rank);
-        return 1;
-    }
-    if (WIFSIGNALED(st))
-        return 128 + WTERMSIG(st);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+    return nm_si_wait(fd, rank, me);
 }
 
 int main(int argc, char **argv)
@@ -240,8 +213,7 @@ int main(int argc, char **argv)
     }
     for (int i = 1; i < ntasks; i++)
         if (peer[i] >= 0) {
-            int32_t st = status[i];
-            if (write(peer[i], &st, sizeof st) < 0)
+            if (nm_si_tell(peer[i], status[i]) < 0)
                 perror("mpideleg-pip: stand-in");
             close(peer[i]);
         }
@@ -250,7 +222,5 @@ int main(int argc, char **argv)
     int st = status[0];
     free(peer);
     free(status);
-    if (WIFSIGNALED(st))
-        return 128 + WTERMSIG(st);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+    return nm_si_code(st);
 }

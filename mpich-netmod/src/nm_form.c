@@ -1,0 +1,630 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * nm_form.c: MPIDELEG_FORM=pip, the PiP form under a plain LD_PRELOAD:
+ *
+ *   MPIDELEG_FORM=pip MPIDELEG_BOARD_SIZE=1 LD_PRELOAD=libmpideleg.so \
+ *       mpiexec -n 4 ./a.out
+ *
+ * The library's constructor runs in every process mpiexec starts, before
+ * main.  Under hydra's default PMI each rank has PMI_FD (its connection to
+ * the launcher), PMI_RANK and PMI_SIZE.  The ranks are cut into the shim's
+ * delegatee groups (as MPI_Init will, nm_init.c); the first rank of each
+ * group becomes a PiP root (libpip, opened here with dlopen) and runs every
+ * rank of its group as a thread-mode PiP task of the same program, each
+ * with the environment and argv of its own process and PMI_FD naming that
+ * process's launcher connection, passed over the group socket
+ * (SCM_RIGHTS): each task joins the job as its rank, the group shares one
+ * address space, and the shim runs in its PiP form (MPIDELEG_PIP=1).  The
+ * program is not linked with the shim, and LD_PRELOAD does not reach
+ * dlmopen namespaces: libpip loads the shim first into each task's
+ * namespace (PIP_NS_PRELOAD), which puts it before MPICH in every lookup
+ * of the namespace, as LD_PRELOAD does in a process.
+ *
+ * The other processes of the group stay as stand-ins (nm_standin.h): they
+ * exit with their task's status.  Whatever prevents the PiP form (no
+ * libpip, no PMI_FD, a program that is not a PIE or whose main cannot be
+ * found, a group member that does not show up) makes the whole group fall
+ * back to the process form, with one line on stderr (unless
+ * MPIDELEG_QUIET=1): nothing has touched MPI by then.
+ *
+ * Limits: the tasks of a group write to the root's stdout and stderr
+ * (thread-mode tasks share the root's descriptor table, which the
+ * delegation region and doorbells rely on); stdin is rank 0's, as hydra
+ * gives it.
+ */
+#include "nm_standin.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <pip/pip.h>
+
+#define ME       "mpideleg"
+#define TIMEOUT  20.0      /* s: the group's members meet */
+#define BLOB_MAX (4 << 20) /* bytes of argv and environment */
+
+extern char **environ;
+
+static int quiet(void)
+{
+    const char *q = getenv("MPIDELEG_QUIET");
+    return q && strcmp(q, "1") == 0;
+}
+
+static void fallback(long rank, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* One line: why this rank (and its group) runs the process form. */
+static void fallback(long rank, const char *fmt, ...)
+{
+    if (quiet())
+        return;
+    char why[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    fprintf(stderr,
+            ME ": rank %ld: MPIDELEG_FORM=pip: %s: the process form "
+               "runs\n",
+            rank, why);
+}
+
+/* A non-negative integer variable; dflt when unset, -1 when bad. */
+static long env_long(const char *name, long dflt)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return dflt;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    return errno || *end || v < 0 || v > 1 << 20 ? -1 : v;
+}
+
+/* Is this copy of the shim in the process's first namespace (not in a
+ * PiP task's)? */
+static int in_base_namespace(void)
+{
+    Dl_info di;
+    if (dladdr((void *)in_base_namespace, &di) == 0 || !di.dli_fname)
+        return 0;
+    void *h = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    Lmid_t id = LM_ID_BASE;
+    int ok = h && dlinfo(h, RTLD_DI_LMID, &id) == 0 && id == LM_ID_BASE;
+    if (h)
+        dlclose(h);
+    return ok;
+}
+
+/* Is the program itself linked with an MPI library (DT_NEEDED libmpi*)?
+ * Not so for wrappers that exec it (env, numactl, a shell): they are left
+ * alone, and the program they start decides. */
+static int main_needs_mpi(void)
+{
+    struct link_map *lm = NULL;
+    void *h = dlopen(NULL, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h || dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_ld)
+        return 0;
+    const char *str = NULL;
+    for (const ElfW(Dyn) *d = lm->l_ld; d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_STRTAB) /* relocated by ld.so, or not */
+            str = (const char *)(d->d_un.d_ptr < lm->l_addr
+                                     ? lm->l_addr + d->d_un.d_ptr
+                                     : d->d_un.d_ptr);
+    for (const ElfW(Dyn) *d = lm->l_ld; str && d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_NEEDED &&
+            strncmp(str + d->d_un.d_val, "libmpi", 6) == 0)
+            return 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* A member's message: header, then exe, argv and environment strings */
+/* ------------------------------------------------------------------ */
+
+struct si_hdr {
+    int32_t rank, argc, envc;
+    uint32_t len;
+};
+
+static size_t strs_len(char **v, int n)
+{
+    size_t len = 0;
+    for (int i = 0; i < n; i++)
+        len += strlen(v[i]) + 1;
+    return len;
+}
+
+static char *strs_put(char *p, char **v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        size_t k = strlen(v[i]) + 1;
+        memcpy(p, v[i], k);
+        p += k;
+    }
+    return p;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int read_all(int fd, void *buf, size_t len)
+{
+    char *p = buf;
+    while (len > 0) {
+        ssize_t n = read(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Send rank, program, argv, environment and (SCM_RIGHTS) the PMI
+ * connection, stdout and stderr; 0 or -1. */
+static int send_member(int fd, long rank, int pmi_fd, int argc, char **argv)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = '\0';
+    int envc = 0;
+    while (environ[envc])
+        envc++;
+    char *ex[1] = {exe};
+    size_t len =
+        strs_len(ex, 1) + strs_len(argv, argc) + strs_len(environ, envc);
+    if (len > BLOB_MAX)
+        return -1;
+    char *blob = malloc(len);
+    if (!blob)
+        return -1;
+    char *p = strs_put(blob, ex, 1);
+    p = strs_put(p, argv, argc);
+    strs_put(p, environ, envc);
+    struct si_hdr h = {(int32_t)rank, argc, envc, (uint32_t)len};
+    struct iovec iov = {&h, sizeof h};
+    union {
+        struct cmsghdr c;
+        char b[CMSG_SPACE(3 * sizeof(int))];
+    } u;
+    memset(&u, 0, sizeof u);
+    struct msghdr m = {0};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = u.b;
+    m.msg_controllen = sizeof u.b;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(3 * sizeof(int));
+    int fds[3] = {pmi_fd, 1, 2}; /* the launcher, stdout, stderr */
+    memcpy(CMSG_DATA(c), fds, sizeof fds);
+    int rc = sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)sizeof h &&
+                     write_all(fd, blob, len) == 0
+                 ? 0
+                 : -1;
+    free(blob);
+    return rc;
+}
+
+/* A member as the root received it. */
+struct member {
+    int sock;     /* its stand-in's connection (-1: the root itself) */
+    int pmi_fd;   /* its launcher connection, in the root's table */
+    int out, err; /* its stdout and stderr, in the root's table */
+    char *blob;   /* exe, argv, environment */
+    char **argv, **envv;
+    char *exe;
+};
+
+/* Split a member's blob into its vectors, replacing PMI_FD and adding
+ * MPIDELEG_PIP=1; 0 or -1. */
+static int member_vectors(struct member *mb, const struct si_hdr *h)
+{
+    if (h->argc < 1 || h->envc < 0 || h->argc > (1 << 16) ||
+        h->envc > (1 << 20))
+        return -1;
+    mb->argv = calloc((size_t)h->argc + 1, sizeof(char *));
+    mb->envv = calloc((size_t)h->envc + 3, sizeof(char *));
+    if (!mb->argv || !mb->envv)
+        return -1;
+    char *p = mb->blob, *end = mb->blob + h->len;
+    int want = 1 + h->argc + h->envc, k = 0, e = 0;
+    for (int i = 0; i < want; i++) {
+        char *z = memchr(p, '\0', (size_t)(end - p));
+        if (!z)
+            return -1;
+        if (i == 0)
+            mb->exe = p;
+        else if (i <= h->argc)
+            mb->argv[k++] = p;
+        else if (strncmp(p, "PMI_FD=", 7) && strncmp(p, "MPIDELEG_PIP=", 13))
+            mb->envv[e++] = p;
+        p = z + 1;
+    }
+    char fdv[32];
+    snprintf(fdv, sizeof fdv, "PMI_FD=%d", mb->pmi_fd);
+    if (!(mb->envv[e++] = strdup(fdv)))
+        return -1;
+    mb->envv[e++] = (char *)"MPIDELEG_PIP=1";
+    return 0;
+}
+
+/* Take one stand-in's message; 0 (filled in mbs[rank - first]) or -1. */
+static int take_member(int fd, long first, long last, struct member *mbs)
+{
+    struct si_hdr h;
+    union {
+        struct cmsghdr c;
+        char b[CMSG_SPACE(3 * sizeof(int))];
+    } u;
+    struct iovec iov = {&h, sizeof h};
+    struct msghdr m = {0};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = u.b;
+    m.msg_controllen = sizeof u.b;
+    ssize_t n = recvmsg(fd, &m, MSG_WAITALL);
+    struct cmsghdr *c = n == (ssize_t)sizeof h ? CMSG_FIRSTHDR(&m) : NULL;
+    if (!c || c->cmsg_type != SCM_RIGHTS ||
+        c->cmsg_len != CMSG_LEN(3 * sizeof(int)))
+        return -1;
+    int fds[3];
+    memcpy(fds, CMSG_DATA(c), sizeof fds);
+    struct member *mb =
+        h.rank > first && h.rank < last ? &mbs[h.rank - first] : NULL;
+    int ok = mb && mb->sock < 0 && h.len <= BLOB_MAX;
+    if (ok) {
+        free(mb->blob);
+        mb->blob = malloc(h.len ? h.len : 1);
+        mb->pmi_fd = fds[0];
+        ok = mb->blob && read_all(fd, mb->blob, h.len) == 0 &&
+             member_vectors(mb, &h) == 0;
+    }
+    if (!ok) {
+        for (int i = 0; i < 3; i++)
+            close(fds[i]);
+        return -1;
+    }
+    mb->sock = fd;
+    mb->out = fds[1];
+    mb->err = fds[2];
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The two roles                                                       */
+/* ------------------------------------------------------------------ */
+
+/* A stand-in: hand this rank over to the group's root and exit with its
+ * task's status; returns only to fall back (the process form). */
+static void stand_in(const char *key, long g, long rank, int pmi_fd, int argc,
+                     char **argv)
+{
+    struct sockaddr_un a;
+    socklen_t len = nm_si_addr(&a, key, g);
+    int fd = nm_si_connect(&a, len, TIMEOUT);
+    if (fd < 0) {
+        fallback(rank, "the group's first rank did not answer within %g s",
+                 TIMEOUT);
+        return;
+    }
+    char verdict = 0;
+    if (send_member(fd, rank, pmi_fd, argc, argv) != 0 ||
+        read_all(fd, &verdict, 1) != 0 || verdict != 'G') {
+        close(fd); /* the root said why, or is gone before spawning */
+        return;
+    }
+    fflush(NULL);
+    _exit(nm_si_wait(fd, rank, ME));
+}
+
+struct pipfns {
+    int (*init)(int *, int *, void **, int);
+    int (*spawn)(char *, char **, char **, uint32_t, int *, pip_spawnhook_t,
+                 pip_spawnhook_t, void *);
+    int (*wait_any)(int *, int *);
+    int (*fin)(void);
+    int (*check)(const char *, int);
+};
+
+/* libpip's entry points; NULL and *why on failure. */
+static void *open_libpip(struct pipfns *f, const char **why)
+{
+    void *h = dlopen("libpip.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        *why = "libpip.so.0 cannot be loaded";
+        return NULL;
+    }
+    *(void **)&f->init = dlsym(h, "pip_init");
+    *(void **)&f->spawn = dlsym(h, "pip_spawn");
+    *(void **)&f->wait_any = dlsym(h, "pip_wait_any");
+    *(void **)&f->fin = dlsym(h, "pip_fin");
+    *(void **)&f->check = dlsym(h, "pip_check_pie");
+    if (!f->init || !f->spawn || !f->wait_any || !f->fin || !f->check) {
+        *why = "libpip.so.0 lacks an entry point";
+        return NULL;
+    }
+    return h;
+}
+
+/* Why the program cannot run as PiP tasks, from pip_check_pie's code. */
+static const char *pie_why(int e)
+{
+    switch (e) {
+    case ELIBEXEC:
+        return "the program is not a PIE (ET_EXEC)";
+    case ENOEXEC:
+        return "main not found (stripped, and its _start not understood)";
+    default:
+        return "libpip cannot load the program";
+    }
+}
+
+/* Gather the group's stand-ins for up to TIMEOUT s: how many came. */
+static int gather(int lfd, long first, long last, struct member *mbs,
+                  const char *why)
+{
+    int want = (int)(last - first) - 1, got = 0;
+    double t0 = nm_si_now();
+    while (got < want && nm_si_now() - t0 < TIMEOUT) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) {
+            usleep(2000);
+            continue;
+        }
+        if (why) { /* falling back: tell it at once */
+            char v = 'F';
+            (void)write_all(fd, &v, 1);
+            close(fd);
+            got++;
+        } else if (take_member(fd, first, last, mbs) == 0) {
+            got++;
+        } else {
+            close(fd);
+        }
+    }
+    return got;
+}
+
+/* The group's root: run the group's ranks as PiP tasks, exit with this
+ * rank's status; returns only to fall back. */
+static void root(const char *key, long g, long first, long last, int argc,
+                 char **argv, char **envp)
+{
+    struct sockaddr_un a;
+    socklen_t alen = nm_si_addr(&a, key, g);
+    int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, alen) != 0 ||
+        listen(lfd, 64) != 0) {
+        fallback(first, "group socket: %s", strerror(errno));
+        if (lfd >= 0)
+            close(lfd);
+        return;
+    }
+    const char *why = NULL;
+    struct pipfns pf = {0};
+    void *lib = open_libpip(&pf, &why);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (!why && n <= 0)
+        why = "/proc/self/exe cannot be read";
+    if (!why) {
+        exe[n] = '\0';
+        int e = pf.check(exe, 0);
+        if (e)
+            why = pie_why(e);
+    }
+    const char *mode = getenv("PIP_MODE");
+    if (!why && mode && *mode && strcmp(mode, "thread") &&
+        strcmp(mode, "pthread"))
+        why = "PIP_MODE is not thread (MPICH initialises in thread-mode "
+              "tasks only)";
+    int ntasks = (int)(last - first);
+    struct member *mbs = calloc((size_t)ntasks, sizeof *mbs);
+    if (!why && !mbs)
+        why = "out of memory";
+    for (int i = 0; mbs && i < ntasks; i++)
+        mbs[i].sock = mbs[i].pmi_fd = mbs[i].out = mbs[i].err = -1;
+    int got = gather(lfd, first, last, mbs, why);
+    if (!why && got < ntasks - 1)
+        why = "a rank of the group did not come (another node?)";
+    int pipid = PIP_PIPID_ROOT, nt = ntasks;
+    if (!why && pf.init(&pipid, &nt, NULL, PIP_MODE_PTHREAD) != 0)
+        why = "pip_init failed";
+    /* This rank's own task: the root's argv and environment. */
+    if (!why) {
+        int envc = 0;
+        while (envp[envc])
+            envc++;
+        struct member *mb = &mbs[0];
+        mb->envv = calloc((size_t)envc + 2, sizeof(char *));
+        if (!mb->envv)
+            why = "out of memory";
+        int e = 0;
+        for (int i = 0; !why && i < envc; i++)
+            if (strncmp(envp[i], "MPIDELEG_PIP=", 13))
+                mb->envv[e++] = envp[i];
+        if (!why)
+            mb->envv[e] = (char *)"MPIDELEG_PIP=1";
+        mb->argv = argv;
+        mb->exe = exe;
+    }
+    char verdict = why ? 'F' : 'G';
+    for (int i = 1; mbs && i < ntasks; i++)
+        if (mbs[i].sock >= 0 && write_all(mbs[i].sock, &verdict, 1) != 0 &&
+            !why)
+            why = "a stand-in went away";
+    close(lfd);
+    if (why) {
+        /* Nothing started: every member goes on as the process form. */
+        for (int i = 1; mbs && i < ntasks; i++)
+            if (mbs[i].sock >= 0)
+                close(mbs[i].sock), close(mbs[i].pmi_fd), close(mbs[i].out),
+                    close(mbs[i].err);
+        fallback(first, "%s", why);
+        return;
+    }
+    (void)argc;
+    Dl_info di;
+    if (dladdr((void *)root, &di) == 0 || !di.dli_fname ||
+        setenv("PIP_NS_PRELOAD", di.dli_fname, 1) != 0) {
+        fprintf(stderr, ME ": rank %ld: cannot name the shim's file\n", first);
+        _exit(2);
+    }
+    int32_t *status = calloc((size_t)ntasks, sizeof *status);
+    for (int i = 0; i < ntasks; i++) {
+        if (!status) {
+            fprintf(stderr, ME ": rank %ld: out of memory\n", first);
+            for (int k = 1; k < ntasks; k++)
+                (void)nm_si_tell(mbs[k].sock, 2 << 8);
+            fflush(NULL);
+            _exit(2);
+        }
+        int tid = i;
+        /* the task's stdout and stderr, for the shim's copy loaded into
+         * its namespace during the spawn (task_stdio) */
+        char sio[32];
+        snprintf(sio, sizeof sio, "%d,%d", mbs[i].out, mbs[i].err);
+        if (i > 0)
+            (void)setenv("MPIDELEG_PIP_STDIO", sio, 1);
+        else
+            (void)unsetenv("MPIDELEG_PIP_STDIO");
+        int e = pf.spawn(mbs[i].exe, mbs[i].argv, mbs[i].envv, PIP_CPUCORE_ASIS,
+                         &tid, NULL, NULL, NULL);
+        if (e) {
+            /* Ranks may be running: the job cannot go on. */
+            fprintf(stderr, ME ": rank %ld: cannot start the PiP task: %s\n",
+                    first + i, strerror(e));
+            for (int k = 1; k < ntasks; k++)
+                (void)nm_si_tell(mbs[k].sock, 2 << 8);
+            fflush(NULL);
+            _exit(2);
+        }
+    }
+    (void)unsetenv("MPIDELEG_PIP_STDIO");
+    for (int left = ntasks; left > 0; left--) {
+        int id = -1, st = 0;
+        if (pf.wait_any(&id, &st) != 0)
+            break;
+        if (id < 0 || id >= ntasks)
+            continue;
+        status[id] = st;
+        if (id > 0) {
+            (void)nm_si_tell(mbs[id].sock, st);
+            close(mbs[id].sock);
+        }
+    }
+    int code = nm_si_code(status[0]);
+    pf.fin();
+    (void)lib;
+    fflush(NULL);
+    _exit(code);
+}
+
+/* ------------------------------------------------------------------ */
+/* The constructor                                                     */
+/* ------------------------------------------------------------------ */
+
+/* In a task's namespace, loaded by the root's spawn: the namespace's
+ * stdout and stderr write to the stand-in's descriptors (the root sets
+ * MPIDELEG_PIP_STDIO in its environment, which a new namespace's libc
+ * starts from), so that the launcher sees a rank's output as that rank's.
+ * The descriptor table stays the root's: write(1, ...) still goes out
+ * through the root's stdout. */
+static void task_stdio(void)
+{
+    const char *s = getenv("MPIDELEG_PIP_STDIO");
+    int out, err;
+    if (!s || sscanf(s, "%d,%d", &out, &err) != 2 || out < 0 || err < 0)
+        return;
+    fflush(stdout);
+    fflush(stderr);
+    stdout->_fileno = out;
+    stderr->_fileno = err;
+}
+
+__attribute__((constructor)) static void nm_form_init(int argc, char **argv,
+                                                      char **envp)
+{
+    const char *f = getenv("MPIDELEG_FORM");
+    if (!f || !*f || strcmp(f, "process") == 0)
+        return;
+    /* Only MPI programs started as ranks: not mpiexec, its proxies or
+     * wrappers (env) the preload reaches; not the shim's copies in PiP
+     * tasks. */
+    int has_fd = getenv("PMI_FD") != NULL,
+        has_port = getenv("PMI_PORT") != NULL;
+    if (!in_base_namespace()) {
+        task_stdio();
+        return;
+    }
+    if ((!has_fd && !has_port) || getenv("MPIDELEG_PIP") || !main_needs_mpi())
+        return;
+    long rank = env_long(has_fd ? "PMI_RANK" : "PMI_ID", 0);
+    if (strcmp(f, "pip") != 0) {
+        if (rank == 0)
+            fprintf(stderr, ME ": MPIDELEG_FORM='%s' must be process or pip\n",
+                    f);
+        fflush(NULL);
+        _exit(2);
+    }
+    if (!has_fd) {
+        if (rank == 0) /* one line for the job */
+            fallback(rank, "PMI_FD is not set (hydra's -pmi-port? use "
+                           "mpideleg-pip there)");
+        return;
+    }
+    const char *dis = getenv("MPIDELEG_DISABLE");
+    if (dis && strcmp(dis, "1") == 0)
+        return;
+    long size = env_long("PMI_SIZE", -1);
+    long pmi_fd = env_long("PMI_FD", -1);
+    long bs = env_long("MPIDELEG_BOARD_SIZE", 1);
+    long bpd = env_long("MPIDELEG_BOARDS_PER_DELEGATEE", 1);
+    if (rank < 0 || size < 1 || pmi_fd < 0) {
+        fallback(rank, "PMI_RANK, PMI_SIZE or PMI_FD is not a number");
+        return;
+    }
+    if (bs < 1 || bpd < 1)
+        return; /* MPI_Init reports the bad value */
+    long G = bs * bpd + 1, g = rank / G, first = g * G;
+    long last = first + G < size ? first + G : size;
+    if (size < 2 || size % G == 1)
+        return; /* MPI_Init reports the layout */
+    /* The job: the launcher's proxy (hydra_pmi_proxy) is every rank's
+     * parent on this node. */
+    char key[64];
+    snprintf(key, sizeof key, "%ld:%ld", (long)getppid(), size);
+    if (rank != first)
+        stand_in(key, g, rank, (int)pmi_fd, argc, argv);
+    else
+        root(key, g, first, last, argc, argv, envp);
+}
