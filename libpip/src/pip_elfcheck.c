@@ -24,20 +24,6 @@
 #define PIP_ELF_MACHINE EM_NONE
 #endif
 
-int pip_pread_all(int fd, void *buf, size_t len, off_t off)
-{
-    char *p = buf;
-    while (len > 0) {
-        ssize_t n = pread(fd, p, len, off);
-        if (n <= 0)
-            return EIO;
-        p += n;
-        len -= (size_t)n;
-        off += n;
-    }
-    return 0;
-}
-
 /*
  * Look `name` up in the file's symbol table of section type `type`
  * (SHT_DYNSYM: exported symbols only; SHT_SYMTAB: the full table, local

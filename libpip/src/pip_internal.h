@@ -347,6 +347,8 @@ PIP_HIDDEN long pip_raw_syscall(long n, long a1, long a2, long a3, long a4,
                                 long a5, long a6);
 
 /* ---- pip_util.c ---- */
+/* 0 when all len bytes at off were read, else an errno value. */
+PIP_HIDDEN int pip_pread_all(int fd, void *buf, size_t len, off_t off) PIP_WUR;
 PIP_HIDDEN int pip_debug_enabled(void);
 PIP_HIDDEN void pip_dbg(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
@@ -382,8 +384,6 @@ PIP_HIDDEN void pip_tls_fill(const struct pip_image *img);
 /* ---- pip_elfcheck.c ---- */
 PIP_HIDDEN int pip_elf_check(const char *path, const char *func, int verbose,
                              struct pip_elf_info *info) PIP_WUR;
-/* 0 when all len bytes at off were read, else an errno value. */
-PIP_HIDDEN int pip_pread_all(int fd, void *buf, size_t len, off_t off) PIP_WUR;
 /* The unrelocated address of func (NULL: main) in the file's full symbol
  * table: 0, or ENOEXEC. */
 PIP_HIDDEN int pip_elf_local_start(const char *path, const char *func,

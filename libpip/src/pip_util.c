@@ -586,3 +586,18 @@ int pip_yield(int flag)
     sched_yield();
     return 0;
 }
+
+/* Read len bytes at off, through short reads: 0, or EIO. */
+int pip_pread_all(int fd, void *buf, size_t len, off_t off)
+{
+    char *p = buf;
+    while (len > 0) {
+        ssize_t n = pread(fd, p, len, off);
+        if (n <= 0)
+            return EIO;
+        p += n;
+        len -= (size_t)n;
+        off += n;
+    }
+    return 0;
+}
