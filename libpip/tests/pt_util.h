@@ -156,6 +156,20 @@ static inline void pt_run_case(void (*body)(void), const char *name)
                             SIGSYS,  SIGABRT, SIGALRM};
         for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
             signal(sigs[i], SIG_DFL);
+        /*
+         * A launcher may leave signals ignored (nohup: SIGHUP; a shell's
+         * background job: SIGINT and SIGQUIT) or blocked, and tasks inherit
+         * that: start every case with the default actions and nothing
+         * blocked, as a process normally starts.
+         */
+        for (int s = 1; s < NSIG; s++) {
+            struct sigaction sa;
+            if (sigaction(s, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+                signal(s, SIG_DFL);
+        }
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
         /* SIGALRM's default action ends a hung case (and thread-mode tasks). */
         alarm(PT_CASE_TIMEOUT);
         body();
