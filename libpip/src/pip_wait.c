@@ -235,16 +235,23 @@ int pip_kill(int pipid, int signal)
      */
     if (t->pipid != PIP_PIPID_ROOT &&
         (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != PIP_TASK_RUNNING ||
-         t->pid <= 0 || t->tid <= 0))
+         t->pid <= 0 || t->tid <= 0)) {
+        pip_dbg("pip_kill(%d): no task (state %d, pid %d, tid %d)", pipid,
+                (int)t->state, (int)t->pid, (int)t->tid);
         return ESRCH;
+    }
     long r;
     if (pip_root_->mode == PIP_MODE_PROCESS)
         r = pip_raw_syscall(SYS_kill, t->pid, signal, 0, 0, 0, 0);
-    else if (t->pipid != PIP_PIPID_ROOT && pip_task_ended(t))
+    else if (t->pipid != PIP_PIPID_ROOT && pip_task_ended(t)) {
+        pip_dbg("pip_kill(%d): task %d ended (tid word 0)", pipid, t->pipid);
         r = -ESRCH;
-    else if (t->pipid != PIP_PIPID_ROOT)
+    } else if (t->pipid != PIP_PIPID_ROOT) {
         r = -pip_thread_kill(t, signal); /* ends only the task, as PiP */
-    else
+        if (r < 0)
+            pip_dbg("pip_kill(%d): tgkill of tid %d: %s", pipid, (int)t->tid,
+                    strerror((int)-r));
+    } else
         r = pip_raw_syscall(SYS_tgkill, pip_root_->pid, t->tid, signal, 0, 0,
                             0);
     return r < 0 ? (int)-r : 0;

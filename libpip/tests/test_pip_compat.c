@@ -195,10 +195,15 @@ PT_CASE(sigkill_of_blocked_task_never_hangs)
             pip_spawn_from_main(&p, task, av, NULL, NULL);
             if (pip_task_spawn(&p, PIP_CPUCORE_ASIS, 0, &id, NULL) != 0)
                 _exit(3);
-            if (pip_kill(id, SIGKILL) != 0)
+            int rc = pip_kill(id, SIGKILL);
+            if (rc != 0) {
+                fprintf(stderr, "round %d: pip_kill: %s\n", i, strerror(rc));
                 _exit(4);
-            if (pip_wait(id, &st) != 0)
+            }
+            if ((rc = pip_wait(id, &st)) != 0) {
+                fprintf(stderr, "round %d: pip_wait: %s\n", i, strerror(rc));
                 _exit(5);
+            }
             if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL)
                 _exit(6);
             _exit(pip_fin() == 0 ? 0 : 7);
