@@ -339,13 +339,10 @@ static void *pip_probe_thread(void *arg)
 }
 
 /*
- * Creates (and joins) one thread: this makes the root's libc consider
- * itself multi-threaded (ld.so allocates task namespaces with the root's
- * malloc, which must then lock), and finds where glibc keeps the kernel
- * TID in struct pthread: the kernel clears that word and wakes it when the
- * thread ends (CLONE_CHILD_CLEARTID), which is how libpip sees task death.
+ * One probe thread: the offsets (at most max) of the words of its struct
+ * pthread that equal its kernel TID, read while it runs.
  */
-int pip_find_tid_offset(size_t *offp)
+static int pip_tid_candidates(size_t *offs, int max, int *np)
 {
     struct pip_probe p = {0, 0};
     pthread_t th;
@@ -354,21 +351,44 @@ int pip_find_tid_offset(size_t *offp)
         return rc;
     while (p.tid == 0)
         sched_yield();
-    size_t off = 0;
+    int n = 0;
     const int *w = (const int *)(uintptr_t)th;
-    for (size_t i = 0; i < 4096 / sizeof(int); i++) {
-        if (w[i] == p.tid) {
-            off = i * sizeof(int);
-            break;
-        }
-    }
+    for (size_t i = 0; i < 4096 / sizeof(int) && n < max; i++)
+        if (w[i] == p.tid)
+            offs[n++] = i * sizeof(int);
     p.go = 1;
     pip_futex_wake(&p.go, 1, 0);
     pthread_join(th, NULL);
-    if (off == 0)
-        return ENOSYS;
-    *offp = off;
+    *np = n;
     return 0;
+}
+
+/*
+ * Creates (and joins) probe threads: this makes the root's libc consider
+ * itself multi-threaded (ld.so allocates task namespaces with the root's
+ * malloc, which must then lock), and finds where glibc keeps the kernel
+ * TID in struct pthread: the kernel clears that word and wakes it when the
+ * thread ends (CLONE_CHILD_CLEARTID), which is how libpip sees task death.
+ * The first word equal to one thread's TID is not always that field: the
+ * upper half of a pointer in struct pthread (0x00007fxx for mappings,
+ * 0x000055xx-0x000056xx for a PIE's heap) equals a TID in those ranges.
+ * Two threads have two TIDs, and only the real field holds each thread's
+ * own: the offset both agree on.
+ */
+int pip_find_tid_offset(size_t *offp)
+{
+    size_t a[16], b[16];
+    int na, nb, rc;
+    if ((rc = pip_tid_candidates(a, 16, &na)) != 0 ||
+        (rc = pip_tid_candidates(b, 16, &nb)) != 0)
+        return rc;
+    for (int i = 0; i < na; i++)
+        for (int j = 0; j < nb; j++)
+            if (a[i] == b[j] && a[i] != 0) {
+                *offp = a[i];
+                return 0;
+            }
+    return ENOSYS;
 }
 
 struct pip_tls_probe {

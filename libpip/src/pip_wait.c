@@ -249,7 +249,10 @@ int pip_kill(int pipid, int signal)
     } else if (t->pipid != PIP_PIPID_ROOT) {
         r = -pip_thread_kill(t, signal); /* ends only the task, as PiP */
         if (r < 0)
-            pip_dbg("pip_kill(%d): tgkill of tid %d: %s", pipid, (int)t->tid,
+            pip_dbg("pip_kill(%d): tgkill of pid %d tid %d (tid word %d, "
+                    "started %d): %s",
+                    pipid, (int)pip_root_->pid, (int)t->tid,
+                    t->tidp ? (int)*t->tidp : -1, (int)t->exit_jmp_ok,
                     strerror((int)-r));
     } else
         r = pip_raw_syscall(SYS_tgkill, pip_root_->pid, t->tid, signal, 0, 0,

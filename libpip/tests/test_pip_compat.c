@@ -9,6 +9,7 @@
 #include "pt_util.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 
 /* Code written for PiP takes its v2 paths with this header. */
@@ -225,6 +226,100 @@ PT_CASE(sigkill_of_blocked_task_never_hangs)
     }
 }
 
+/*
+ * The root's first thread gets a TID equal to the upper half of a pointer
+ * at the start of its struct pthread (0x00007fxx: a TID of 32512..32767):
+ * libpip must still find glibc's TID field, or pip_kill of a thread-mode
+ * task fails with ESRCH.  The PID is chosen through ns_last_pid (root only;
+ * the case skips where it cannot be written or another process took the
+ * number).
+ */
+static void *pt_nop_thread(void *arg)
+{
+    return arg;
+}
+
+PT_CASE(tid_equal_to_a_pointer_half_is_found)
+{
+    pthread_t th;
+    PT_CHECK(pthread_create(&th, NULL, pt_nop_thread, NULL) == 0);
+    pthread_join(th, NULL);
+    long hi = (long)((uintptr_t)th >> 32);
+    FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+    long pid_max = 0;
+    if (f != NULL) {
+        if (fscanf(f, "%ld", &pid_max) != 1)
+            pid_max = 0;
+        fclose(f);
+    }
+    if (hi < 300 || hi >= pid_max) {
+        printf("SKIP: pointer half %ld is no possible PID (pid_max %ld)\n", hi,
+               pid_max);
+        _exit(TH_EXIT_SKIP);
+    }
+    char *task = pt_path("task_compat");
+    for (int attempt = 0; attempt < 20; attempt++) {
+        int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
+        char num[32];
+        int len = snprintf(num, sizeof(num), "%ld", hi - 2);
+        if (fd < 0 || write(fd, num, (size_t)len) != len) {
+            printf("SKIP: cannot write ns_last_pid: %s\n", strerror(errno));
+            _exit(TH_EXIT_SKIP);
+        }
+        close(fd);
+        fflush(NULL);
+        pid_t c = fork(); /* PID hi - 1: its first thread gets hi */
+        PT_CHECK(c >= 0);
+        if (c == 0) {
+            if (getpid() != hi - 1)
+                _exit(50); /* another process took the number: again */
+            int n = 2, id = PIP_PIPID_ANY, st = 0, rc;
+            char *av[] = {task, "ret", "0", NULL};
+            pip_spawn_program_t p;
+            if (pip_init(NULL, &n, NULL, 0) != 0)
+                _exit(2);
+            pip_spawn_from_main(&p, task, av, NULL, NULL);
+            if (pip_task_spawn(&p, PIP_CPUCORE_ASIS, 0, &id, NULL) != 0)
+                _exit(3);
+            /* ended or not: the TID word must say which, and pip_wait too */
+            if ((rc = pip_wait(id, &st)) != 0) {
+                fprintf(stderr, "pip_wait: %s\n", strerror(rc));
+                _exit(5);
+            }
+            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                _exit(6);
+            int fds[2];
+            char fdarg[16];
+            if (pipe(fds) != 0)
+                _exit(10);
+            snprintf(fdarg, sizeof(fdarg), "%d", fds[0]);
+            av[1] = "waitfd";
+            av[2] = fdarg;
+            id = PIP_PIPID_ANY;
+            pip_spawn_from_main(&p, task, av, NULL, NULL);
+            if (pip_task_spawn(&p, PIP_CPUCORE_ASIS, 0, &id, NULL) != 0)
+                _exit(7);
+            if ((rc = pip_kill(id, SIGKILL)) != 0) {
+                fprintf(stderr, "pip_kill: %s\n", strerror(rc));
+                _exit(4);
+            }
+            if (pip_wait(id, &st) != 0 || !WIFSIGNALED(st) ||
+                WTERMSIG(st) != SIGKILL)
+                _exit(8);
+            _exit(pip_fin() == 0 ? 0 : 9);
+        }
+        int st = 0;
+        PT_CHECK(waitpid(c, &st, 0) == c);
+        if (WIFEXITED(st) && WEXITSTATUS(st) == 50)
+            continue;
+        PT_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                     "root with PID %ld: status 0x%x", hi - 1, st);
+        return;
+    }
+    printf("SKIP: PID %ld taken by another process 20 times\n", hi - 1);
+    _exit(TH_EXIT_SKIP);
+}
+
 /* PiP 2.4.1's answers of pip_trywait / pip_wait / pip_kill in every case. */
 PT_CASE(wait_and_kill_codes_match_pip)
 {
@@ -336,6 +431,7 @@ int main(void)
         cmocka_unit_test(handled_signal_does_not_end_the_task),
         cmocka_unit_test(kill_all_child_tasks_ends_every_task),
         cmocka_unit_test(sigkill_of_blocked_task_never_hangs),
+        cmocka_unit_test(tid_equal_to_a_pointer_half_is_found),
         cmocka_unit_test(wait_and_kill_codes_match_pip),
         cmocka_unit_test(pip_h_helpers_work),
     };
