@@ -155,26 +155,12 @@ static char *strs_put(char *p, char **v, int n)
     return p;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-static int read_all(int fd, void *buf, size_t len)
+/* All len bytes to (out) or from fd, through short transfers; 0 or -1. */
+static int xfer_all(int fd, void *buf, size_t len, int out)
 {
     char *p = buf;
     while (len > 0) {
-        ssize_t n = read(fd, p, len);
+        ssize_t n = out ? write(fd, p, len) : read(fd, p, len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -227,7 +213,7 @@ static int send_member(int fd, long rank, int pmi_fd, int argc, char **argv)
     int fds[3] = {pmi_fd, 1, 2}; /* the launcher, stdout, stderr */
     memcpy(CMSG_DATA(c), fds, sizeof fds);
     int rc = sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)sizeof h &&
-                     write_all(fd, blob, len) == 0
+                     xfer_all(fd, blob, len, 1) == 0
                  ? 0
                  : -1;
     free(blob);
@@ -305,7 +291,7 @@ static int take_member(int fd, long first, long last, struct member *mbs)
         free(mb->blob);
         mb->blob = malloc(h.len ? h.len : 1);
         mb->pmi_fd = fds[0];
-        ok = mb->blob && read_all(fd, mb->blob, h.len) == 0 &&
+        ok = mb->blob && xfer_all(fd, mb->blob, h.len, 0) == 0 &&
              member_vectors(mb, &h) == 0;
     }
     if (!ok) {
@@ -338,7 +324,7 @@ static void stand_in(const char *key, long g, long rank, int pmi_fd, int argc,
     }
     char verdict = 0;
     if (send_member(fd, rank, pmi_fd, argc, argv) != 0 ||
-        read_all(fd, &verdict, 1) != 0 || verdict != 'G') {
+        xfer_all(fd, &verdict, 1, 0) != 0 || verdict != 'G') {
         close(fd); /* the root said why, or is gone before spawning */
         return;
     }
@@ -402,7 +388,7 @@ static int gather(int lfd, long first, long last, struct member *mbs,
         }
         if (why) { /* falling back: tell it at once */
             char v = 'F';
-            (void)write_all(fd, &v, 1);
+            (void)xfer_all(fd, &v, 1, 1);
             close(fd);
             got++;
         } else if (take_member(fd, first, last, mbs) == 0) {
@@ -479,7 +465,7 @@ static void root(const char *key, long g, long first, long last, int argc,
     }
     char verdict = why ? 'F' : 'G';
     for (int i = 1; mbs && i < ntasks; i++)
-        if (mbs[i].sock >= 0 && write_all(mbs[i].sock, &verdict, 1) != 0 &&
+        if (mbs[i].sock >= 0 && xfer_all(mbs[i].sock, &verdict, 1, 1) != 0 &&
             !why)
             why = "a stand-in went away";
     close(lfd);
