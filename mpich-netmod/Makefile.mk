@@ -58,7 +58,7 @@ mpich_netmod_libmpideleg_la_SOURCES = \
 	mpich-netmod/src/nm_coll.c \
 	mpich-netmod/src/nm_coll_mpi.c \
 	mpich-netmod/src/nm_pass.c \
-	mpich-netmod/src/nm_form.c \
+	mpich-netmod/src/nm_form.c mpich-netmod/src/nm_flock.c \
 	mpich-netmod/src/nm_standin.c mpich-netmod/src/nm_standin.h
 NM_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpich-netmod/include \
 	-I$(top_srcdir)/delegation/include
@@ -224,7 +224,7 @@ mpich_netmod_tests_nm_suite_nopie_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fno-pie
 mpich_netmod_tests_nm_suite_nopie_LDADD = $(MPI_LIBS) -ldl
 mpich_netmod_tests_nm_suite_nopie_LDFLAGS = $(AM_LDFLAGS) -no-pie -no-install
 TESTS += mpich-netmod/tests/test_netmod_form.sh
-FORMAT_FILES += mpich-netmod/tools/mpideleg_pip.c mpich-netmod/src/nm_form.c \
+FORMAT_FILES += mpich-netmod/tools/mpideleg_pip.c mpich-netmod/src/nm_form.c mpich-netmod/src/nm_flock.c \
 	mpich-netmod/src/nm_standin.c mpich-netmod/src/nm_standin.h
 NM_PIP_BENCH = mpich-netmod/mpideleg-pip mpich-netmod/bench/nm_bench_pip
 endif

@@ -17,8 +17,10 @@
 #    preloaded in layout a; median and 99th percentile, in
 #    OUTDIR/results/oversub.csv.
 # Prints the machine facts the figures depend on (CPUs, load, whether
-# process_vm_readv between processes is allowed).  MPIDELEG_FORM=pip in the
-# environment makes the preloaded runs the PiP form (libpip of this tree).
+# process_vm_readv between processes is allowed, which form the preloaded
+# runs took).  The preloaded runs are the user's plain command: the default
+# form (the PiP form on one node, libpip of this tree on the library path);
+# MPIDELEG_FORM in the environment chooses another.
 median=$(dirname "$0")/median.awk
 top=${1:?usage: run-user-bench.sh TOP_BUILDDIR OUTDIR}
 out=${2:?usage: run-user-bench.sh TOP_BUILDDIR OUTDIR}/results
@@ -29,7 +31,7 @@ pct=$top/mpich-netmod/bench/nm_lat_pct
 mkdir -p "$out" || exit 1
 LD_LIBRARY_PATH=$top/delegation/.libs:$top/libpip/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH
-echo "form of the preloaded runs: MPIDELEG_FORM=${MPIDELEG_FORM:-process}"
+echo "form of the preloaded runs: MPIDELEG_FORM=${MPIDELEG_FORM:-(unset: the default)}"
 rounds=${NM_NP_ROUNDS:-2}
 npargs=${NM_NP_ARGS:-}
 pre="env LD_PRELOAD=$lib MPIDELEG_BOARD_SIZE=1 MPIDELEG_QUIET=1"
@@ -44,6 +46,12 @@ fi
 echo "payload path of the process form: $($run -n 4 -t 120 env MPIDELEG_DEBUG=1 $pre "$pct" -n 10 2>&1 >/dev/null |
     sed -n 's/.*\(payloads between processes: .*\)/\1/p' | sort -u | head -1)"
 
+if $run -n 4 -t 120 env LD_PRELOAD="$lib" MPIDELEG_BOARD_SIZE=1 "$pct" -n 10 2>&1 >/dev/null |
+    grep -q '^mpideleg: .*PiP form'; then
+    echo "form that ran: the PiP form (one process per delegatee group)"
+else
+    echo "form that ran: the process form (one process per rank)"
+fi
 np=
 for c in NPmpich2 NPmpi; do
     command -v $c >/dev/null 2>&1 && { np=$(command -v $c); break; }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * nm_form.c: MPIDELEG_FORM=pip, the PiP form under a plain LD_PRELOAD:
+ * nm_form.c: the PiP form under a plain LD_PRELOAD (the default on one
+ * node; MPIDELEG_FORM=pip asks for it, MPIDELEG_FORM=process refuses it):
  *
- *   MPIDELEG_FORM=pip MPIDELEG_BOARD_SIZE=1 LD_PRELOAD=libmpideleg.so \
- *       mpiexec -n 4 ./a.out
+ *   MPIDELEG_BOARD_SIZE=1 LD_PRELOAD=libmpideleg.so mpiexec -n 4 ./a.out
  *
  * The library's constructor runs in every process mpiexec starts, before
  * main.  Under hydra's default PMI each rank has PMI_FD (its connection to
@@ -23,9 +23,12 @@
  * The other processes of the group stay as stand-ins (nm_standin.h): they
  * exit with their task's status.  Whatever prevents the PiP form (no
  * libpip, no PMI_FD, a program that is not a PIE or whose main cannot be
- * found, a group member that does not show up) makes the whole group fall
- * back to the process form, with one line on stderr (unless
- * MPIDELEG_QUIET=1): nothing has touched MPI by then.
+ * found, a group member that does not show up, a sanitizer runtime,
+ * valgrind) makes the whole group fall back to the process form, with one
+ * line on stderr when MPIDELEG_FORM=pip asked for the PiP form (unless
+ * MPIDELEG_QUIET=1) or MPIDELEG_DEBUG is set: nothing has touched MPI by
+ * then.  Without MPIDELEG_FORM, a job whose ranks are not all on this node
+ * (hydra's MPI_LOCALNRANKS below PMI_SIZE) runs the process form at once.
  *
  * Limits: the tasks of a group write to the root's stdout and stderr
  * (thread-mode tasks share the root's descriptor table, which the
@@ -54,10 +57,17 @@
 
 extern char **environ;
 
+/* Did MPIDELEG_FORM=pip ask for the PiP form (not only the default)? */
+static int asked;
+
+/* Fallback lines: when asked (unless MPIDELEG_QUIET=1), or for debugging. */
 static int quiet(void)
 {
+    const char *d = getenv("MPIDELEG_DEBUG");
+    if (d && *d && strcmp(d, "0") != 0)
+        return 0;
     const char *q = getenv("MPIDELEG_QUIET");
-    return q && strcmp(q, "1") == 0;
+    return !asked || (q && strcmp(q, "1") == 0);
 }
 
 static void fallback(long rank, const char *fmt, ...)
@@ -73,10 +83,8 @@ static void fallback(long rank, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    fprintf(stderr,
-            ME ": rank %ld: MPIDELEG_FORM=pip: %s: the process form "
-               "runs\n",
-            rank, why);
+    fprintf(stderr, ME ": rank %ld: %s: %s: the process form runs\n", rank,
+            asked ? "MPIDELEG_FORM=pip" : "the PiP form", why);
 }
 
 /* A non-negative integer variable; dflt when unset, -1 when bad. */
@@ -126,6 +134,49 @@ static int main_needs_mpi(void)
             strncmp(str + d->d_un.d_val, "libmpi", 6) == 0)
             return 1;
     return 0;
+}
+
+/* Why this process cannot host PiP tasks (NULL: it can). */
+static const char *unfit_process(void)
+{
+    /* instrumented code keeps its state per process, not per namespace */
+    if (dlsym(RTLD_DEFAULT, "__asan_init") ||
+        dlsym(RTLD_DEFAULT, "__tsan_init") ||
+        dlsym(RTLD_DEFAULT, "__msan_init"))
+        return "a sanitizer runtime is loaded";
+    const char *pre = getenv("LD_PRELOAD");
+    if (pre && strstr(pre, "vgpreload"))
+        return "the program runs under valgrind";
+    return NULL;
+}
+
+/* The launcher's process of this node for this job: the nearest ancestor
+ * named hydra_pmi_proxy (a wrapper such as a shell may stand between), or
+ * the parent. */
+static pid_t job_pid(void)
+{
+    pid_t pid = getppid();
+    for (int up = 0; pid > 1 && up < 8; up++) {
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            break;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        /* pid (comm) state ppid ...: comm may hold spaces and ')' */
+        char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+        long ppid;
+        if (!open || !close || close < open ||
+            sscanf(close + 1, " %*c %ld", &ppid) != 1)
+            break;
+        if (close - open - 1 == 15 &&
+            strncmp(open + 1, "hydra_pmi_proxy", 15) == 0)
+            return pid;
+        pid = (pid_t)ppid;
+    }
+    return getppid();
 }
 
 /* ------------------------------------------------------------------ */
@@ -345,6 +396,15 @@ struct pipfns {
 static void *open_libpip(struct pipfns *f, const char **why)
 {
     void *h = dlopen("libpip.so.0", RTLD_NOW | RTLD_LOCAL);
+    Dl_info di;
+    const char *slash;
+    char path[PATH_MAX];
+    /* installed beside the shim (one libdir) */
+    if (!h && dladdr((void *)open_libpip, &di) && di.dli_fname &&
+        (slash = strrchr(di.dli_fname, '/')) != NULL &&
+        snprintf(path, sizeof path, "%.*s/libpip.so.0",
+                 (int)(slash - di.dli_fname), di.dli_fname) < (int)sizeof path)
+        h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         *why = "libpip.so.0 cannot be loaded";
         return NULL;
@@ -561,8 +621,9 @@ __attribute__((constructor)) static void nm_form_init(int argc, char **argv,
                                                       char **envp)
 {
     const char *f = getenv("MPIDELEG_FORM");
-    if (!f || !*f || strcmp(f, "process") == 0)
+    if (f && strcmp(f, "process") == 0)
         return;
+    asked = f && *f;
     /* Only MPI programs started as ranks: not mpiexec, its proxies or
      * wrappers (env) the preload reaches; not the shim's copies in PiP
      * tasks. */
@@ -575,7 +636,7 @@ __attribute__((constructor)) static void nm_form_init(int argc, char **argv,
     if ((!has_fd && !has_port) || getenv("MPIDELEG_PIP") || !main_needs_mpi())
         return;
     long rank = env_long(has_fd ? "PMI_RANK" : "PMI_ID", 0);
-    if (strcmp(f, "pip") != 0) {
+    if (asked && strcmp(f, "pip") != 0) {
         if (rank == 0)
             fprintf(stderr, ME ": MPIDELEG_FORM='%s' must be process or pip\n",
                     f);
@@ -599,6 +660,20 @@ __attribute__((constructor)) static void nm_form_init(int argc, char **argv,
         fallback(rank, "PMI_RANK, PMI_SIZE or PMI_FD is not a number");
         return;
     }
+    /* The default needs every rank on this node (a group across nodes
+     * would wait for members that never come); hydra says how many are. */
+    if (!asked && env_long("MPI_LOCALNRANKS", -1) != size) {
+        if (rank == 0)
+            fallback(rank, "MPI_LOCALNRANKS is not PMI_SIZE (the job spans "
+                           "nodes, or not hydra)");
+        return;
+    }
+    const char *why = unfit_process();
+    if (why) {
+        if (rank == 0)
+            fallback(rank, "%s", why);
+        return;
+    }
     if (bs < 1 || bpd < 1)
         return; /* MPI_Init reports the bad value */
     long G = bs * bpd + 1, g = rank / G, first = g * G;
@@ -606,9 +681,9 @@ __attribute__((constructor)) static void nm_form_init(int argc, char **argv,
     if (size < 2 || size % G == 1)
         return; /* MPI_Init reports the layout */
     /* The job: the launcher's proxy (hydra_pmi_proxy) is every rank's
-     * parent on this node. */
+     * ancestor on this node. */
     char key[64];
-    snprintf(key, sizeof key, "%ld:%ld", (long)getppid(), size);
+    snprintf(key, sizeof key, "%ld:%ld", (long)job_pid(), size);
     if (rank != first)
         stand_in(key, g, rank, (int)pmi_fd, argc, argv);
     else

@@ -8,6 +8,18 @@ NM_LIB=$top/mpich-netmod/.libs/libmpideleg.so
 LD_LIBRARY_PATH=$top/delegation/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH
 unset MPIDELEG_BOARD_SIZE MPIDELEG_BOARDS_PER_DELEGATEE MPIDELEG_DISABLE
+# The shim's form in the preloaded runs (NM_FORM): process (the default
+# here: MPIDELEG_FORM=process), pip (MPIDELEG_FORM=pip) or default
+# (MPIDELEG_FORM unset: what a user's plain LD_PRELOAD runs); the last two
+# with libpip of this build tree on the path.
+case ${NM_FORM:-process} in
+process) MPIDELEG_FORM=process; export MPIDELEG_FORM ;;
+pip | default)
+    [ "$NM_FORM" = pip ] && { MPIDELEG_FORM=pip; export MPIDELEG_FORM; }
+    [ "$NM_FORM" = default ] && unset MPIDELEG_FORM
+    LD_LIBRARY_PATH=$top/libpip/.libs:$LD_LIBRARY_PATH ;;
+*) echo "NM_FORM='$NM_FORM' must be process, pip or default" >&2; exit 99 ;;
+esac
 # sanitizer builds: the preloaded shim comes before the ASan runtime the
 # test program carries; that order is fine, only ASan's check refuses it
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0

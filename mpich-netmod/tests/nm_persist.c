@@ -386,8 +386,9 @@ static void t_free_cancel(void)
     for (int i = 0; i < LARGE; i++)
         CHECK(got[i] == 5 + prev + i, "freed irecv took %d", got[i]);
     if (deleg) {
-        MPI_Send(big + LARGE, LARGE, MPI_INT, next, 216, MPI_COMM_WORLD);
-        MPI_Recv(got, LARGE, MPI_INT, prev, 216, MPI_COMM_WORLD, &st);
+        /* (not Send then Recv: a large send may wait for its receive) */
+        MPI_Sendrecv(big + LARGE, LARGE, MPI_INT, next, 216, got, LARGE,
+                     MPI_INT, prev, 216, MPI_COMM_WORLD, &st);
         CHECK(got[0] == 5 + prev, "freed isendrecv_replace took %d", got[0]);
     }
     say("Request_free of active and inactive requests (persistent and "

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# MPIDELEG_FORM=pip: the PiP form under a plain LD_PRELOAD, with programs
-# that are not linked with the shim (plain PIEs, one of them stripped).
+# MPIDELEG_FORM=pip and the default: the PiP form under a plain LD_PRELOAD,
+# with programs that are not linked with the shim (plain PIEs, one of them
+# stripped).
 # The netmod's self-checking programs must print the same transcripts as
 # directly with MPICH, and rank 0's layout line must say "PiP form".  A bad
 # value and each fallback to the process form (non-PIE program, -pmi-port,
@@ -73,6 +74,54 @@ else
     echo "FAIL: ranks' output or status differ:"; cat "$NM_TMP/rdirect.st" "$NM_TMP/rform.st"
     diff "$NM_TMP/rdirect.sorted" "$NM_TMP/rform.sorted"; diff "$NM_TMP/rdirect.esorted" "$NM_TMP/rform.esorted"
     nm_fail=1
+fi
+# MPI-IO with three ranks in one process (layout b): shared file pointers
+# and data sieving lock with fcntl, which the shim turns into locks of each
+# rank's own open file (nm_flock.c); transcripts and files as directly
+mkdir "$NM_TMP/iodirect3" "$NM_TMP/iob" || exit 99
+nm_run iodirect3 3 direct "$t/nm_mpiio" "$NM_TMP/iodirect3"
+nm_form iob b "$t/nm_mpiio" "$NM_TMP/iob"
+nm_same iodirect3 iob
+for f in $(cd "$NM_TMP/iodirect3" && ls); do
+    cmp "$NM_TMP/iodirect3/$f" "$NM_TMP/iob/$f" || { echo "FAIL: iob/$f differs"; nm_fail=1; }
+done
+# the default (MPIDELEG_FORM unset) is the PiP form when every rank is on
+# this node; MPIDELEG_FORM=process, a job across nodes (MPI_LOCALNRANKS
+# below PMI_SIZE, as hydra sets it there) and a missing libpip give the
+# process form, silently (the reason only under MPIDELEG_DEBUG)
+# nm_which NAME pip|process [PATTERN]: the form rank 0's layout line names,
+# and PATTERN on stderr (none: no fallback line at all)
+nm_which() {
+    pipform=0
+    grep -q '^mpideleg: .*delegatees* .*PiP form' "$NM_TMP/$1.err" && pipform=1
+    want=0
+    [ "$2" = pip ] && want=1
+    if [ $pipform != $want ]; then
+        echo "FAIL $1: not the $2 form:"; head -5 "$NM_TMP/$1.err"; nm_fail=1
+    elif [ -n "${3:-}" ] && ! grep -q "$3" "$NM_TMP/$1.err"; then
+        echo "FAIL $1: no '$3' in:"; head -5 "$NM_TMP/$1.err"; nm_fail=1
+    elif [ -z "${3:-}" ] && grep -q ': the process form runs' "$NM_TMP/$1.err"; then
+        echo "FAIL $1: a fallback line:"; grep -m1 'the process form runs' "$NM_TMP/$1.err"; nm_fail=1
+    else
+        echo "ok $1: the $2 form"
+    fi
+}
+nm_run dflt 4 a "$t/nm_suite"
+nm_same direct2 dflt '^delegated world'
+nm_which dflt pip
+nm_run dproc 4 a env MPIDELEG_FORM=process "$t/nm_suite"
+nm_same direct2 dproc '^delegated world'
+nm_which dproc process
+nm_run dnodes 4 a env MPI_LOCALNRANKS=2 "$t/nm_suite"
+nm_which dnodes process
+nm_run dnodesdbg 4 a env MPI_LOCALNRANKS=2 MPIDELEG_DEBUG=1 "$t/nm_suite"
+nm_which dnodesdbg process 'the PiP form: MPI_LOCALNRANKS is not PMI_SIZE'
+nm_run dnopie 4 a "$t/nm_suite_nopie"
+nm_same direct2 dnopie '^delegated world'
+nm_which dnopie process
+if ! ldconfig -p 2>/dev/null | grep -q 'libpip\.so\.0 '; then
+    LD_LIBRARY_PATH=$nolibpip nm_run dnolib 4 a "$t/nm_suite"
+    nm_which dnolib process
 fi
 # a bad value: one line, non-zero status
 nm_expect_fail bad "MPIDELEG_FORM='threads' must be process or pip" 4 \
