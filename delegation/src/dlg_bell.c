@@ -306,18 +306,29 @@ int dlg_pid_alive(pid_t pid)
     return !(pid > 0 && kill(pid, 0) < 0 && errno == ESRCH);
 }
 
+/* Did this thread's last yield in a wait let another thread run (it took
+ * over 2 us; a yield with nobody else to run takes well under one)?  Then
+ * its CPU is shared, perhaps with the very rank it waits for (more ranks
+ * than CPUs), which runs only when we leave it: the next waits yield
+ * early.  A yield that comes back at once clears it. */
+static __thread unsigned char cpu_shared;
+
 int dlg_wait_round(const dlg_waiter_t *w, unsigned k)
 {
     if (w->hook && (k & w->hook_mask) == 0)
         w->hook(w->ctx);
     int rc = dlg_turn_run(w->turns);
-    /* A reply from a rank on a CPU of its own comes within ~16 rounds.
-     * After that, yield every 8th round: the rank we wait for may share
-     * our CPU (more ranks than CPUs), and it runs only when we leave it
-     * (a handover costs ~1 us, spinning to the end of a time slice would
-     * cost milliseconds) */
-    if ((k >= 16 && (k & 7) == 0) || (rc < 0 && (k & 7) == 0))
+    /* A reply from a rank on a CPU of its own comes within ~32 rounds:
+     * yield every 8th round after that (a handover costs ~1 us, spinning
+     * to the end of a time slice milliseconds), every 4th from the 4th on
+     * a shared CPU */
+    if (cpu_shared ? k >= 4 && (k & 3) == 0 : k >= 32 && (k & 7) == 0) {
+        uint64_t t0 = dlg_now_ns();
         sched_yield();
+        cpu_shared = dlg_now_ns() - t0 > 2000;
+    } else if (rc < 0 && (k & 7) == 0) {
+        sched_yield();
+    }
     return rc;
 }
 
