@@ -627,10 +627,11 @@ typedef struct {
 DLG_API int dlg_flag_wait(dlg_flag_t *f, const dlg_waiter_t *w);
 /**
  * One round of a spinning wait: hook every (hook_mask + 1)-th round, a
- * turn (when w->turns), a yield every 8th round from the 32nd on, every
- * 4th from the 4th while this thread's last such yield let another thread
- * run (the thread waited for may need our CPU), and every 8th without a
- * turn of our own.  @return the turn's result, -2 without turns.
+ * turn (when w->turns), and a yield every 8th round without a turn of our
+ * own; with turns, a yield every 8th idle round (its turn moved nothing)
+ * from the 32nd in a row on, every 4th from the 4th while this thread's
+ * last such yield let another thread run (the thread waited for may need
+ * our CPU).  @return the turn's result, -2 without turns.
  */
 DLG_API int dlg_wait_round(const dlg_waiter_t *w, unsigned k);
 /**

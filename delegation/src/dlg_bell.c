@@ -310,24 +310,32 @@ int dlg_pid_alive(pid_t pid)
  * over 2 us; a yield with nobody else to run takes well under one)?  Then
  * its CPU is shared, perhaps with the very rank it waits for (more ranks
  * than CPUs), which runs only when we leave it: the next waits yield
- * early.  A yield that comes back at once clears it. */
+ * early.  A yield that comes back at once clears it.  idle_rounds: the
+ * rounds of this wait since a turn last moved something. */
 static __thread unsigned char cpu_shared;
+static __thread unsigned idle_rounds;
 
 int dlg_wait_round(const dlg_waiter_t *w, unsigned k)
 {
     if (w->hook && (k & w->hook_mask) == 0)
         w->hook(w->ctx);
     int rc = dlg_turn_run(w->turns);
-    /* A reply from a rank on a CPU of its own comes within ~32 rounds:
-     * yield every 8th round after that (a handover costs ~1 us, spinning
-     * to the end of a time slice milliseconds), every 4th from the 4th on
-     * a shared CPU */
-    if (cpu_shared ? k >= 4 && (k & 3) == 0 : k >= 32 && (k & 7) == 0) {
+    if (rc < 0) { /* another thread's turn, or none (process form) */
+        if ((k & 7) == 0)
+            sched_yield();
+        return rc;
+    }
+    idle_rounds = rc > 0 || k <= 2 ? 0 : idle_rounds + 1;
+    /* A reply from a rank on a CPU of its own comes within ~32 idle
+     * rounds: yield every 8th idle round after that (a handover costs
+     * ~1 us, spinning to the end of a time slice milliseconds), every 4th
+     * from the 4th on a shared CPU.  A turn that moves data (a transfer
+     * this thread drives) starts the count again. */
+    unsigned i = idle_rounds;
+    if (cpu_shared ? i >= 4 && (i & 3) == 0 : i >= 32 && (i & 7) == 0) {
         uint64_t t0 = dlg_now_ns();
         sched_yield();
         cpu_shared = dlg_now_ns() - t0 > 2000;
-    } else if (rc < 0 && (k & 7) == 0) {
-        sched_yield();
     }
     return rc;
 }

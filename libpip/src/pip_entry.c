@@ -2,7 +2,8 @@
 /*
  * pip_entry.c: main of a stripped program, from its entry point: a PIE
  * linked without -rdynamic and stripped has main in no symbol table, but
- * glibc's _start names it (pip_start.h).
+ * glibc's _start names it (pip_start.h): directly (x86-64) or through a GOT
+ * slot and its relocation (aarch64).
  */
 #include "pip_internal.h"
 #include "pip_start.h"
@@ -19,6 +20,11 @@ static const Elf64_Phdr *pip_exec_seg(const Elf64_Phdr *ph, int n, uint64_t va)
             va >= ph[i].p_vaddr && va < ph[i].p_vaddr + ph[i].p_filesz)
             return &ph[i];
     return NULL;
+}
+
+static int pip_entry_read(void *ctx, void *buf, size_t len, uint64_t off)
+{
+    return pip_pread_all(*(int *)ctx, buf, len, (off_t)off) == 0 ? 0 : -1;
 }
 
 int pip_elf_entry_main(int fd, const Elf64_Ehdr *eh, uint64_t *vaddr)
@@ -41,11 +47,14 @@ int pip_elf_entry_main(int fd, const Elf64_Ehdr *eh, uint64_t *vaddr)
     uint64_t left = seg->p_vaddr + seg->p_filesz - eh->e_entry;
     if (left < len)
         len = (size_t)left;
+    int how = PIP_START_NONE;
     if (pip_pread_all(fd, code, len,
-                      (off_t)(eh->e_entry - seg->p_vaddr + seg->p_offset)) ==
-            0 &&
-        pip_start_main(code, len, eh->e_entry, &va) &&
-        pip_exec_seg(ph, eh->e_phnum, va) != NULL) {
+                      (off_t)(eh->e_entry - seg->p_vaddr + seg->p_offset)) == 0)
+        how = pip_start_main(code, len, eh->e_entry, &va);
+    if (how == PIP_START_GOT &&
+        !pip_start_got(ph, eh->e_phnum, va, pip_entry_read, &fd, &va))
+        how = PIP_START_NONE;
+    if (how != PIP_START_NONE && pip_exec_seg(ph, eh->e_phnum, va) != NULL) {
         *vaddr = va;
         rc = 0;
     }

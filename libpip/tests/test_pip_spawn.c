@@ -337,20 +337,15 @@ PT_CASE(static_start_function_runs)
     PT_OK(pip_fin());
 }
 
-/* Stripped and not exported: main is found from _start (pip_entry.c; on
- * x86-64 only: elsewhere it is ENOEXEC too), the other start functions
- * are really absent. */
+/* Stripped and not exported: main is found from _start (pip_entry.c,
+ * x86-64 and aarch64), the other start functions are really absent. */
 PT_CASE(stripped_without_rdynamic_is_enoexec)
 {
     static int arg = 1;
     pt_init(2);
     int id = PIP_PIPID_ANY;
-#if defined(__x86_64__)
     PT_OK(spawn_path(pt_path("task_nordyn_stripped"), &id));
     PT_CHECK_EXIT(pt_wait(id), 31);
-#else
-    PT_CHECK_ERR(spawn_path(pt_path("task_nordyn_stripped"), &id), ENOEXEC);
-#endif
     pip_spawn_program_t prog;
     pip_spawn_from_func(&prog, pt_path("task_nordyn_stripped"), "nordyn_start",
                         &arg, NULL, NULL);
@@ -533,12 +528,8 @@ PT_CASE(check_pie_classifies_files)
     PT_CHECK_ERR(pip_check_pie(b.garbage, 0), ELIBBAD);
     PT_CHECK_ERR(pip_check_pie(pt_path("task_nopie"), 0), ELIBEXEC);
     PT_OK(pip_check_pie(pt_path("task_nordyn"), 0));
-#if defined(__x86_64__)
+    /* main from glibc's _start (pip_start.h: x86-64 and aarch64) */
     PT_OK(pip_check_pie(pt_path("task_nordyn_stripped"), 0));
-#else
-    /* main from _start is decoded on x86-64 only (pip_start.h) */
-    PT_CHECK_ERR(pip_check_pie(pt_path("task_nordyn_stripped"), 0), ENOEXEC);
-#endif
     bad_files_remove(&b);
 }
 

@@ -104,6 +104,16 @@ static int check_common(struct verdict *v, enum pe_status st,
     return 0;
 }
 
+/* pip_start_read_t over the mapped file. */
+static int entry_read(void *ctx, void *buf, size_t len, uint64_t off)
+{
+    const struct pe_file *f = ctx;
+    if (off > f->size || len > f->size - off)
+        return -1;
+    memcpy(buf, f->data + off, len);
+    return 0;
+}
+
 /* A stripped program: main from glibc's _start (pip_start.h), as libpip
  * finds it.  1 found, 0 not. */
 static int entry_main(const struct pe_file *f)
@@ -118,8 +128,12 @@ static int entry_main(const struct pe_file *f)
         size_t len = (size_t)(p->p_vaddr + p->p_filesz - e);
         if (len > PIP_START_BYTES)
             len = PIP_START_BYTES;
-        if (!pip_start_main(f->data + p->p_offset + (e - p->p_vaddr), len, e,
-                            &va))
+        int how = pip_start_main(f->data + p->p_offset + (e - p->p_vaddr),
+                                 len, e, &va);
+        if (how == PIP_START_GOT &&
+            !pip_start_got(f->ph, f->phnum, va, entry_read, (void *)f, &va))
+            how = PIP_START_NONE;
+        if (how == PIP_START_NONE)
             return 0;
         return va >= p->p_vaddr && va < p->p_vaddr + p->p_filesz;
     }

@@ -58,6 +58,8 @@ run_in() {
     (cd "$ri_dir" && "$MPI_RUN" -n "$ri_np" -t "$NM_TIMEOUT" "$@") \
         >"$NM_TMP/$ri_name.out" 2>"$NM_TMP/$ri_name.err"
     echo $? >"$NM_TMP/$ri_name.rc"
+    f=$(nm_form_of "$ri_lay" "$NM_TMP/$ri_name.err")
+    [ -n "$f" ] && echo "$ri_name$f"
     nruns=$((nruns + 1))
 }
 

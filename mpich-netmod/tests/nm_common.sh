@@ -42,13 +42,28 @@ nm_run() {
     t0=$(date +%s)
     "$MPI_RUN" $NM_RUN_OPTS -n "$np" -t "${NM_TIMEOUT:-100}" "$@" >"$NM_TMP/$name.out" 2>"$NM_TMP/$name.err"
     rc=$?
-    echo "$name: $(($(date +%s) - t0)) s"
+    echo "$name: $(($(date +%s) - t0)) s$(nm_form_of "$lay" "$NM_TMP/$name.err")"
     if [ $rc -ne 0 ]; then
         echo "FAIL $name (status $rc):"
         tail -n 20 "$NM_TMP/$name.out" "$NM_TMP/$name.err"
         nm_fail=1
     fi
     return $rc
+}
+
+# nm_form_of LAYOUT ERRFILE: ", PiP form" or ", process form" after a
+# preloaded run with NM_FORM pip or default (from rank 0's layout line;
+# nothing when the line is not there, as with MPIDELEG_QUIET=1)
+nm_form_of() {
+    case ${NM_FORM:-process}:$1 in
+    pip:[ab] | default:[ab]) ;;
+    *) return 0 ;;
+    esac
+    if grep -q '^mpideleg: .*PiP form' "$2" 2>/dev/null; then
+        echo ", PiP form"
+    elif grep -q '^mpideleg: .*delegatee' "$2" 2>/dev/null; then
+        echo ", process form"
+    fi
 }
 
 # nm_same A B: the two runs printed the same lines (after filtering $3).
