@@ -82,11 +82,6 @@ __attribute__((visibility("default"))) int fcntl(int fd, int cmd, ...)
     return nm_fcntl(fd, cmd, arg);
 }
 
-__attribute__((visibility("default"))) int fcntl64(int fd, int cmd, ...)
-{
-    va_list ap;
-    va_start(ap, cmd);
-    void *arg = va_arg(ap, void *);
-    va_end(ap);
-    return nm_fcntl(fd, cmd, arg);
-}
+/* the same, under its large-file name */
+__attribute__((visibility("default"), alias("fcntl"))) int
+fcntl64(int fd, int cmd, ...);

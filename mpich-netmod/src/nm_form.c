@@ -114,25 +114,63 @@ static int in_base_namespace(void)
     return ok;
 }
 
-/* Is the program itself linked with an MPI library (DT_NEEDED libmpi*)?
- * Not so for wrappers that exec it (env, numactl, a shell): they are left
- * alone, and the program they start decides. */
+/* The string table of a loaded object (relocated by ld.so, or not). */
+static const char *dyn_strtab(const struct link_map *lm)
+{
+    for (const ElfW(Dyn) *d = lm->l_ld; d && d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_STRTAB)
+            return (const char *)(d->d_un.d_ptr < lm->l_addr
+                                      ? lm->l_addr + d->d_un.d_ptr
+                                      : d->d_un.d_ptr);
+    return NULL;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+#define MAX_OBJS 512
+
+/* Does the program need an MPI library (libmpi*), itself or through the
+ * libraries it is linked with (DT_NEEDED, as ScaLAPACK's testers reach
+ * MPICH through libscalapack-mpich)?  Not so for wrappers that exec it
+ * (env, numactl, a shell): they are left alone, and the program they
+ * start decides.  (The shim itself needs MPICH, but nothing needs the
+ * shim: it is not reached from the program.) */
 static int main_needs_mpi(void)
 {
     struct link_map *lm = NULL;
     void *h = dlopen(NULL, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h || dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_ld)
+    if (!h || dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
         return 0;
-    const char *str = NULL;
-    for (const ElfW(Dyn) *d = lm->l_ld; d->d_tag != DT_NULL; d++)
-        if (d->d_tag == DT_STRTAB) /* relocated by ld.so, or not */
-            str = (const char *)(d->d_un.d_ptr < lm->l_addr
-                                     ? lm->l_addr + d->d_un.d_ptr
-                                     : d->d_un.d_ptr);
-    for (const ElfW(Dyn) *d = lm->l_ld; str && d->d_tag != DT_NULL; d++)
-        if (d->d_tag == DT_NEEDED &&
-            strncmp(str + d->d_un.d_val, "libmpi", 6) == 0)
-            return 1;
+    const struct link_map *obj[MAX_OBJS];
+    unsigned char reached[MAX_OBJS] = {1}, done[MAX_OBJS] = {0};
+    int n = 0;
+    for (const struct link_map *l = lm; l && n < MAX_OBJS; l = l->l_next)
+        obj[n++] = l;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int i = 0; i < n; i++) {
+            if (!reached[i] || done[i])
+                continue;
+            done[i] = 1;
+            const char *str = dyn_strtab(obj[i]);
+            for (const ElfW(Dyn) *d = obj[i]->l_ld; str && d->d_tag != DT_NULL;
+                 d++) {
+                if (d->d_tag != DT_NEEDED)
+                    continue;
+                const char *need = str + d->d_un.d_val;
+                if (strncmp(need, "libmpi", 6) == 0)
+                    return 1;
+                for (int j = 1; j < n; j++)
+                    if (!reached[j] && obj[j]->l_name &&
+                        strcmp(base_name(obj[j]->l_name), need) == 0)
+                        reached[j] = changed = 1;
+            }
+        }
+    }
     return 0;
 }
 

@@ -123,6 +123,37 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libpip\.so\.0 '; then
     LD_LIBRARY_PATH=$nolibpip nm_run dnolib 4 a "$t/nm_suite"
     nm_which dnolib process
 fi
+# a program that reaches MPICH only through a library it is linked with
+# (as ScaLAPACK's testers do through libscalapack-mpich) is an MPI program:
+# the PiP form runs it (a wrapper such as env, which reaches no MPI
+# library, is left alone)
+cat >"$NM_TMP/via.c" <<'C'
+#include <mpi.h>
+#include <stdio.h>
+int via_run(int *argc, char ***argv)
+{
+    int rank, size;
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Allreduce(MPI_IN_PLACE, &rank, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    printf("via: %d ranks, sum of ranks %d\n", size, rank);
+    return MPI_Finalize();
+}
+C
+printf 'int via_run(int *, char ***);\nint main(int c, char **v) { return via_run(&c, &v); }\n' >"$NM_TMP/viamain.c"
+if mpicc -shared -fPIC -o "$NM_TMP/libnmvia.so" "$NM_TMP/via.c" &&
+    ${CC:-cc} -fPIE -pie -o "$NM_TMP/viaprog" "$NM_TMP/viamain.c" -L"$NM_TMP" -lnmvia -Wl,-rpath,"$NM_TMP"; then
+    if readelf -d "$NM_TMP/viaprog" | grep -q 'NEEDED.*libmpi'; then
+        echo "FAIL: viaprog needs libmpi itself"; nm_fail=1
+    fi
+    nm_run viadirect 2 direct "$NM_TMP/viaprog"
+    nm_run via 4 a "$NM_TMP/viaprog"
+    nm_same viadirect via
+    nm_which via pip
+else
+    echo "FAIL: cannot build the program linked through a library"; nm_fail=1
+fi
 # a bad value: one line, non-zero status
 nm_expect_fail bad "MPIDELEG_FORM='threads' must be process or pip" 4 \
     env LD_PRELOAD="$NM_LIB" MPIDELEG_BOARD_SIZE=1 MPIDELEG_FORM=threads "$t/nm_suite"
