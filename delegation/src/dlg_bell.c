@@ -310,12 +310,18 @@ int dlg_pid_alive(pid_t pid)
  * over 2 us; a yield with nobody else to run takes well under one)?  Then
  * its CPU is shared, perhaps with the very rank it waits for (more ranks
  * than CPUs), which runs only when we leave it: the next waits yield
- * early.  A yield that comes back at once clears it.  idle_rounds: the
- * rounds of this wait since a turn last moved something. */
+ * early.  A yield that comes back at once clears it.  (Read once per wait:
+ * a thread-local variable of a shared library costs a call.) */
 static __thread unsigned char cpu_shared;
-static __thread unsigned idle_rounds;
 
-int dlg_wait_round(const dlg_waiter_t *w, unsigned k)
+/* A wait's yield state: idle, the rounds since a turn last moved
+ * something; shared, a copy of cpu_shared. */
+struct wait_yield {
+    unsigned idle;
+    unsigned char shared, changed;
+};
+
+static int wait_round(const dlg_waiter_t *w, unsigned k, struct wait_yield *y)
 {
     if (w->hook && (k & w->hook_mask) == 0)
         w->hook(w->ctx);
@@ -325,18 +331,31 @@ int dlg_wait_round(const dlg_waiter_t *w, unsigned k)
             sched_yield();
         return rc;
     }
-    idle_rounds = rc > 0 || k <= 2 ? 0 : idle_rounds + 1;
+    y->idle = rc > 0 ? 0 : y->idle + 1;
     /* A reply from a rank on a CPU of its own comes within ~32 idle
      * rounds: yield every 8th idle round after that (a handover costs
      * ~1 us, spinning to the end of a time slice milliseconds), every 4th
      * from the 4th on a shared CPU.  A turn that moves data (a transfer
      * this thread drives) starts the count again. */
-    unsigned i = idle_rounds;
-    if (cpu_shared ? i >= 4 && (i & 3) == 0 : i >= 32 && (i & 7) == 0) {
+    unsigned i = y->idle;
+    if (y->shared ? i >= 4 && (i & 3) == 0 : i >= 32 && (i & 7) == 0) {
         uint64_t t0 = dlg_now_ns();
         sched_yield();
-        cpu_shared = dlg_now_ns() - t0 > 2000;
+        y->shared = dlg_now_ns() - t0 > 2000;
+        y->changed = 1;
     }
+    return rc;
+}
+
+int dlg_wait_round(const dlg_waiter_t *w, unsigned k)
+{
+    /* a caller's own loop: its idle rounds counted from its k */
+    static __thread unsigned idle_rounds;
+    struct wait_yield y = {k <= 2 ? 0 : idle_rounds, cpu_shared, 0};
+    int rc = wait_round(w, k, &y);
+    idle_rounds = y.idle;
+    if (y.changed)
+        cpu_shared = y.shared;
     return rc;
 }
 
@@ -366,6 +385,7 @@ int dlg_flag_wait(dlg_flag_t *f, const dlg_waiter_t *w)
     uint64_t check = poll ? 0 : t0 + LIVE_NS;
     uint64_t spin = policy == DLG_POLICY_ADAPTIVE ? dlg_spin_bound_ns() : 0;
     unsigned i = poll, clock_mask = poll ? 255 : 15;
+    struct wait_yield ys = {0, cpu_shared, 0};
     int counted = 0; /* in the doorbell's waiters */
     int busy = 0;    /* the last turn was another thread's */
     while (!dlg_flag_done(f)) {
@@ -396,7 +416,7 @@ int dlg_flag_wait(dlg_flag_t *f, const dlg_waiter_t *w)
                 dlg_bell_wait_enter(w->bell);
                 counted = 1;
             }
-            busy = dlg_wait_round(w, ++i) == -1;
+            busy = wait_round(w, ++i, &ys) == -1;
             continue;
         }
         if (counted) {
@@ -413,5 +433,7 @@ int dlg_flag_wait(dlg_flag_t *f, const dlg_waiter_t *w)
     }
     if (counted)
         dlg_bell_wait_leave(w->bell);
+    if (ys.changed)
+        cpu_shared = ys.shared;
     return 0;
 }
