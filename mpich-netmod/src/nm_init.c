@@ -26,6 +26,9 @@ int nm_code_deleg_dead = MPI_ERR_OTHER;
  * registered communicator or an agreement in progress); any thread. */
 static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
 static nm_comm_t *comms;
+/* The application's world's record, found without the lock (most traffic
+ * goes there): set when it enters the table, cleared when it leaves. */
+static _Atomic(nm_comm_t *) world_comm;
 static uint32_t next_ctx = 1;
 static uint32_t *claimed;
 static int nclaimed, capclaimed;
@@ -382,6 +385,9 @@ nm_comm_t *nm_comm_find(MPI_Comm c)
     if (!nm_active)
         return NULL;
     c = nm_xl(c);
+    nm_comm_t *w = atomic_load_explicit(&world_comm, memory_order_acquire);
+    if (w && w->handle == c)
+        return w;
     pthread_mutex_lock(&comm_lock);
     nm_comm_t *p = comms;
     while (p && p->handle != c)
@@ -518,6 +524,8 @@ int nm_comm_register(MPI_Comm nc)
     pthread_mutex_lock(&comm_lock);
     p->next = comms;
     comms = p;
+    if (nc == nm_app_world)
+        atomic_store_explicit(&world_comm, p, memory_order_release);
     pthread_mutex_unlock(&comm_lock);
     nm_log("communicator %#x: %d ranks, %s, ctx %u", (unsigned)nc, p->size,
            p->delegated ? "delegated" : "direct", p->ctx);
@@ -585,6 +593,8 @@ void nm_comm_forget(MPI_Comm c)
         if ((*pp)->handle == c) {
             p = *pp;
             *pp = p->next;
+            if (atomic_load_explicit(&world_comm, memory_order_relaxed) == p)
+                atomic_store_explicit(&world_comm, NULL, memory_order_relaxed);
             if (p->delegated)
                 unclaim(p->ctx);
             break;
