@@ -47,14 +47,12 @@ int pip_elf_entry_main(int fd, const Elf64_Ehdr *eh, uint64_t *vaddr)
     uint64_t left = seg->p_vaddr + seg->p_filesz - eh->e_entry;
     if (left < len)
         len = (size_t)left;
-    int how = PIP_START_NONE;
     if (pip_pread_all(fd, code, len,
-                      (off_t)(eh->e_entry - seg->p_vaddr + seg->p_offset)) == 0)
-        how = pip_start_main(code, len, eh->e_entry, &va);
-    if (how == PIP_START_GOT &&
-        !pip_start_got(ph, eh->e_phnum, va, pip_entry_read, &fd, &va))
-        how = PIP_START_NONE;
-    if (how != PIP_START_NONE && pip_exec_seg(ph, eh->e_phnum, va) != NULL) {
+                      (off_t)(eh->e_entry - seg->p_vaddr + seg->p_offset)) ==
+            0 &&
+        pip_start_find(code, len, eh->e_entry, ph, eh->e_phnum, pip_entry_read,
+                       &fd, &va) &&
+        pip_exec_seg(ph, eh->e_phnum, va) != NULL) {
         *vaddr = va;
         rc = 0;
     }

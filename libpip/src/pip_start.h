@@ -64,11 +64,12 @@ static inline int pip_start_main(const unsigned char *code, size_t len,
         if ((adrp & 0x9f00001fu) != 0x90000000u) /* adrp x0, ... */
             continue;
         /* immhi:immlo, 21 bits signed, in 4 KiB pages */
-        int64_t imm = (int64_t)((((adrp >> 5) & 0x7ffffu) << 2) |
-                                ((adrp >> 29) & 3u));
+        int64_t imm =
+            (int64_t)((((adrp >> 5) & 0x7ffffu) << 2) | ((adrp >> 29) & 3u));
         if (imm & (1 << 20))
             imm -= 1 << 21;
-        uint64_t page = ((entry + i) & ~(uint64_t)0xfff) + (uint64_t)(imm << 12);
+        uint64_t page =
+            ((entry + i) & ~(uint64_t)0xfff) + (uint64_t)(imm << 12);
         uint64_t lo12 = (next >> 10) & 0xfffu;
         if ((next & 0xffc003ffu) == 0xf9400000u) { /* ldr x0, [x0, #8*lo12] */
             *va = page + lo12 * 8;
@@ -90,12 +91,11 @@ static inline int pip_start_main(const unsigned char *code, size_t len,
 }
 
 /* Reads len bytes at file offset off into buf: 0, or -1. */
-typedef int (*pip_start_read_t)(void *ctx, void *buf, size_t len,
-                                uint64_t off);
+typedef int (*pip_start_read_t)(void *ctx, void *buf, size_t len, uint64_t off);
 
 /* The file offset of vaddr va (in a PT_LOAD segment's file image), or -1. */
-static inline int64_t pip_start_offset(const Elf64_Phdr *ph, int n,
-                                       uint64_t va, uint64_t len)
+static inline int64_t pip_start_offset(const Elf64_Phdr *ph, int n, uint64_t va,
+                                       uint64_t len)
 {
     for (int i = 0; i < n; i++)
         if (ph[i].p_type == PT_LOAD && va >= ph[i].p_vaddr &&
@@ -144,6 +144,24 @@ static inline int pip_start_got(const Elf64_Phdr *ph, int n, uint64_t slot,
         }
     }
     return 0;
+}
+
+/* main's unrelocated address from the `len` bytes `code` of _start at
+ * vaddr `entry`, through the GOT where _start loads it from there (rd
+ * reads the file, whose program headers are ph[n]).  1 and *va (still to
+ * be checked against the executable segments), or 0. */
+static inline int pip_start_find(const unsigned char *code, size_t len,
+                                 uint64_t entry, const Elf64_Phdr *ph, int n,
+                                 pip_start_read_t rd, void *ctx, uint64_t *va)
+{
+    switch (pip_start_main(code, len, entry, va)) {
+    case PIP_START_MAIN:
+        return 1;
+    case PIP_START_GOT:
+        return pip_start_got(ph, n, *va, rd, ctx, va);
+    default:
+        return 0;
+    }
 }
 
 #endif /* PIP_START_H */

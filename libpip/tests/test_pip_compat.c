@@ -170,6 +170,21 @@ PT_CASE(kill_all_child_tasks_ends_every_task)
     PT_OK(pip_fin());
 }
 
+/* In a forked child: with first, become a root of 2 tasks; spawn the main
+ * of av[0] with argv av.  The task's PiP id; _exit(2) when pip_init
+ * fails, _exit(fail) when the spawn does. */
+static int child_spawn(char **av, int first, int fail)
+{
+    int n = 2, id = PIP_PIPID_ANY;
+    pip_spawn_program_t p;
+    if (first && pip_init(NULL, &n, NULL, 0) != 0)
+        _exit(2);
+    pip_spawn_from_main(&p, av[0], av, NULL, NULL);
+    if (pip_task_spawn(&p, PIP_CPUCORE_ASIS, 0, &id, NULL) != 0)
+        _exit(fail);
+    return id;
+}
+
 /*
  * pip_kill(SIGKILL) of a task blocked in read(), then pip_wait, in 150
  * fresh roots one after the other (it hung once in CI).  Each root has
@@ -186,16 +201,11 @@ PT_CASE(sigkill_of_blocked_task_never_hangs)
         pid_t c = fork();
         PT_CHECK(c >= 0);
         if (c == 0) {
-            int n = 2, id = PIP_PIPID_ANY, st = 0;
+            int st = 0;
             char fd[16];
             snprintf(fd, sizeof(fd), "%d", fds[0]);
             char *av[] = {task, "waitfd", fd, NULL};
-            pip_spawn_program_t p;
-            if (pip_init(NULL, &n, NULL, 0) != 0)
-                _exit(2);
-            pip_spawn_from_main(&p, task, av, NULL, NULL);
-            if (pip_task_spawn(&p, PIP_CPUCORE_ASIS, 0, &id, NULL) != 0)
-                _exit(3);
+            int id = child_spawn(av, 1, 3);
             int rc = pip_kill(id, SIGKILL);
             if (rc != 0) {
                 fprintf(stderr, "round %d: pip_kill: %s\n", i, strerror(rc));
@@ -273,14 +283,9 @@ PT_CASE(tid_equal_to_a_pointer_half_is_found)
         if (c == 0) {
             if (getpid() != hi - 1)
                 _exit(50); /* another process took the number: again */
-            int n = 2, id = PIP_PIPID_ANY, st = 0, rc;
+            int st = 0, rc;
             char *av[] = {task, "ret", "0", NULL};
-            pip_spawn_program_t p;
-            if (pip_init(NULL, &n, NULL, 0) != 0)
-                _exit(2);
-            pip_spawn_from_main(&p, task, av, NULL, NULL);
-            if (pip_task_spawn(&p, PIP_CPUCORE_ASIS, 0, &id, NULL) != 0)
-                _exit(3);
+            int id = child_spawn(av, 1, 3);
             /* ended or not: the TID word must say which, and pip_wait too */
             if ((rc = pip_wait(id, &st)) != 0) {
                 fprintf(stderr, "pip_wait: %s\n", strerror(rc));
@@ -295,10 +300,7 @@ PT_CASE(tid_equal_to_a_pointer_half_is_found)
             snprintf(fdarg, sizeof(fdarg), "%d", fds[0]);
             av[1] = "waitfd";
             av[2] = fdarg;
-            id = PIP_PIPID_ANY;
-            pip_spawn_from_main(&p, task, av, NULL, NULL);
-            if (pip_task_spawn(&p, PIP_CPUCORE_ASIS, 0, &id, NULL) != 0)
-                _exit(7);
+            id = child_spawn(av, 0, 7);
             if ((rc = pip_kill(id, SIGKILL)) != 0) {
                 fprintf(stderr, "pip_kill: %s\n", strerror(rc));
                 _exit(4);

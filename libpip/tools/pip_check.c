@@ -128,12 +128,8 @@ static int entry_main(const struct pe_file *f)
         size_t len = (size_t)(p->p_vaddr + p->p_filesz - e);
         if (len > PIP_START_BYTES)
             len = PIP_START_BYTES;
-        int how = pip_start_main(f->data + p->p_offset + (e - p->p_vaddr),
-                                 len, e, &va);
-        if (how == PIP_START_GOT &&
-            !pip_start_got(f->ph, f->phnum, va, entry_read, (void *)f, &va))
-            how = PIP_START_NONE;
-        if (how == PIP_START_NONE)
+        if (!pip_start_find(f->data + p->p_offset + (e - p->p_vaddr), len, e,
+                            f->ph, f->phnum, entry_read, (void *)f, &va))
             return 0;
         return va >= p->p_vaddr && va < p->p_vaddr + p->p_filesz;
     }

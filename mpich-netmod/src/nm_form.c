@@ -99,14 +99,21 @@ static long env_long(const char *name, long dflt)
     return errno || *end || v < 0 || v > 1 << 20 ? -1 : v;
 }
 
+/* The file this copy of the shim was loaded from, or NULL. */
+static const char *shim_file(void)
+{
+    Dl_info di;
+    return dladdr((void *)shim_file, &di) ? di.dli_fname : NULL;
+}
+
 /* Is this copy of the shim in the process's first namespace (not in a
  * PiP task's)? */
 static int in_base_namespace(void)
 {
-    Dl_info di;
-    if (dladdr((void *)in_base_namespace, &di) == 0 || !di.dli_fname)
+    const char *file = shim_file();
+    if (!file)
         return 0;
-    void *h = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    void *h = dlopen(file, RTLD_LAZY | RTLD_NOLOAD);
     Lmid_t id = LM_ID_BASE;
     int ok = h && dlinfo(h, RTLD_DI_LMID, &id) == 0 && id == LM_ID_BASE;
     if (h)
@@ -146,29 +153,26 @@ static int main_needs_mpi(void)
     if (!h || dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
         return 0;
     const struct link_map *obj[MAX_OBJS];
-    unsigned char reached[MAX_OBJS] = {1}, done[MAX_OBJS] = {0};
     int n = 0;
     for (const struct link_map *l = lm; l && n < MAX_OBJS; l = l->l_next)
         obj[n++] = l;
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (int i = 0; i < n; i++) {
-            if (!reached[i] || done[i])
+    /* from the program (obj[0]) along DT_NEEDED, each object once */
+    int todo[MAX_OBJS], ntodo = 1;
+    unsigned char seen[MAX_OBJS] = {1};
+    todo[0] = 0;
+    while (ntodo > 0) {
+        const struct link_map *o = obj[todo[--ntodo]];
+        const char *str = dyn_strtab(o);
+        for (const ElfW(Dyn) *d = o->l_ld; str && d->d_tag != DT_NULL; d++) {
+            if (d->d_tag != DT_NEEDED)
                 continue;
-            done[i] = 1;
-            const char *str = dyn_strtab(obj[i]);
-            for (const ElfW(Dyn) *d = obj[i]->l_ld; str && d->d_tag != DT_NULL;
-                 d++) {
-                if (d->d_tag != DT_NEEDED)
-                    continue;
-                const char *need = str + d->d_un.d_val;
-                if (strncmp(need, "libmpi", 6) == 0)
-                    return 1;
-                for (int j = 1; j < n; j++)
-                    if (!reached[j] && obj[j]->l_name &&
-                        strcmp(base_name(obj[j]->l_name), need) == 0)
-                        reached[j] = changed = 1;
-            }
+            const char *need = str + d->d_un.d_val;
+            if (strncmp(need, "libmpi", 6) == 0)
+                return 1;
+            for (int j = 1; j < n; j++)
+                if (!seen[j] && obj[j]->l_name &&
+                    strcmp(base_name(obj[j]->l_name), need) == 0)
+                    seen[j] = 1, todo[ntodo++] = j;
         }
     }
     return 0;
@@ -434,14 +438,12 @@ struct pipfns {
 static void *open_libpip(struct pipfns *f, const char **why)
 {
     void *h = dlopen("libpip.so.0", RTLD_NOW | RTLD_LOCAL);
-    Dl_info di;
-    const char *slash;
+    const char *file = shim_file(), *slash;
     char path[PATH_MAX];
     /* installed beside the shim (one libdir) */
-    if (!h && dladdr((void *)open_libpip, &di) && di.dli_fname &&
-        (slash = strrchr(di.dli_fname, '/')) != NULL &&
-        snprintf(path, sizeof path, "%.*s/libpip.so.0",
-                 (int)(slash - di.dli_fname), di.dli_fname) < (int)sizeof path)
+    if (!h && file && (slash = strrchr(file, '/')) != NULL &&
+        snprintf(path, sizeof path, "%.*s/libpip.so.0", (int)(slash - file),
+                 file) < (int)sizeof path)
         h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         *why = "libpip.so.0 cannot be loaded";
@@ -577,9 +579,8 @@ static void root(const char *key, long g, long first, long last, int argc,
         return;
     }
     (void)argc;
-    Dl_info di;
-    if (dladdr((void *)root, &di) == 0 || !di.dli_fname ||
-        setenv("PIP_NS_PRELOAD", di.dli_fname, 1) != 0) {
+    const char *file = shim_file();
+    if (!file || setenv("PIP_NS_PRELOAD", file, 1) != 0) {
         fprintf(stderr, ME ": rank %ld: cannot name the shim's file\n", first);
         _exit(2);
     }

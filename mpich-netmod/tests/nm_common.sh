@@ -51,6 +51,11 @@ nm_run() {
     return $rc
 }
 
+# nm_pipform ERRFILE: rank 0's layout line says the PiP form ran
+nm_pipform() {
+    grep -q '^mpideleg: .*delegatees* .*PiP form' "$1" 2>/dev/null
+}
+
 # nm_form_of LAYOUT ERRFILE: ", PiP form" or ", process form" after a
 # preloaded run with NM_FORM pip or default (from rank 0's layout line;
 # nothing when the line is not there, as with MPIDELEG_QUIET=1)
@@ -59,7 +64,7 @@ nm_form_of() {
     pip:[ab] | default:[ab]) ;;
     *) return 0 ;;
     esac
-    if grep -q '^mpideleg: .*PiP form' "$2" 2>/dev/null; then
+    if nm_pipform "$2"; then
         echo ", PiP form"
     elif grep -q '^mpideleg: .*delegatee' "$2" 2>/dev/null; then
         echo ", process form"

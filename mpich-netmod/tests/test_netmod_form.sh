@@ -24,7 +24,7 @@ nm_form() {
     name=$1 lay=$2
     shift 2
     nm_run "$name" 4 "$lay" env MPIDELEG_FORM=pip "$@"
-    if ! grep -q '^mpideleg: .*delegatees* .*PiP form' "$NM_TMP/$name.err"; then
+    if ! nm_pipform "$NM_TMP/$name.err"; then
         echo "FAIL $name: not the PiP form:"; head -5 "$NM_TMP/$name.err"; nm_fail=1
     fi
 }
@@ -93,7 +93,7 @@ done
 # and PATTERN on stderr (none: no fallback line at all)
 nm_which() {
     pipform=0
-    grep -q '^mpideleg: .*delegatees* .*PiP form' "$NM_TMP/$1.err" && pipform=1
+    nm_pipform "$NM_TMP/$1.err" && pipform=1
     want=0
     [ "$2" = pip ] && want=1
     if [ $pipform != $want ]; then
@@ -164,7 +164,7 @@ nm_fallback() {
     shift 2
     nm_run "$name" 4 a env MPIDELEG_FORM=pip "$@"
     if ! grep -q "MPIDELEG_FORM=pip: $pat.*: the process form runs" "$NM_TMP/$name.err" ||
-        grep -q '^mpideleg: .*delegatees* .*PiP form' "$NM_TMP/$name.err"; then
+        nm_pipform "$NM_TMP/$name.err"; then
         echo "FAIL $name: no fallback with '$pat':"; head -5 "$NM_TMP/$name.err"; nm_fail=1
     else
         echo "ok $name: $(grep -m1 'MPIDELEG_FORM=pip: ' "$NM_TMP/$name.err")"
