@@ -2,13 +2,15 @@
 /*
  * rp_alarm.c: a program that waits for its own timer signals, as
  * programs with timeouts do: a SIGALRM handler, setitimer (one shot, then
- * periodic), pause(), alarm(), and a SIGUSR1 handler for raise().  Every
- * task must get its own signals and handlers (thread mode included).
+ * periodic), sigsuspend() with the signal blocked between waits,
+ * sigtimedwait(), alarm(), and a SIGUSR1 handler for raise().  Every task
+ * must get its own signals and handlers (thread mode included).
  */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t ticks, usr1;
@@ -25,6 +27,15 @@ static void on_usr1(int sig, siginfo_t *si, void *ctx)
     usr1 += sig == SIGUSR1 && si != NULL;
 }
 
+/* Sleep until the handler has counted `want` ticks.  SIGALRM stays blocked
+ * outside sigsuspend, so one wait takes one tick and the count cannot run
+ * past `want` however late this program gets the CPU. */
+static void wait_ticks(int want, const sigset_t *open_mask)
+{
+    while (ticks < want)
+        sigsuspend(open_mask);
+}
+
 int main(void)
 {
     struct sigaction sa;
@@ -32,21 +43,30 @@ int main(void)
     sa.sa_handler = on_alarm;
     if (sigaction(SIGALRM, &sa, NULL) != 0)
         return 2;
+    sigset_t alrm, open_mask;
+    sigemptyset(&alrm);
+    sigaddset(&alrm, SIGALRM);
+    if (sigprocmask(SIG_BLOCK, &alrm, &open_mask) != 0)
+        return 5;
+    sigdelset(&open_mask, SIGALRM);
     /* One shot of 20 ms. */
     struct itimerval it = {{0, 0}, {0, 20000}};
     if (setitimer(ITIMER_REAL, &it, NULL) != 0)
         return 3;
-    while (ticks < 1)
-        pause();
+    wait_ticks(1, &open_mask);
     /* Periodic, 5 ms, three ticks, then off. */
     struct itimerval per = {{0, 5000}, {0, 5000}}, off = {{0, 0}, {0, 0}};
     if (setitimer(ITIMER_REAL, &per, NULL) != 0)
         return 4;
-    while (ticks < 4)
-        pause();
+    wait_ticks(4, &open_mask);
     setitimer(ITIMER_REAL, &off, NULL);
     struct itimerval cur;
     getitimer(ITIMER_REAL, &cur);
+    /* A tick that came after the fourth is pending: take it unhandled. */
+    struct timespec now = {0, 0};
+    while (sigtimedwait(&alrm, NULL, &now) == SIGALRM)
+        ;
+    sigprocmask(SIG_UNBLOCK, &alrm, NULL);
     /* alarm: set, read back, cancel. */
     alarm(100);
     unsigned left = alarm(0);
