@@ -48,7 +48,9 @@ libpip_libpip_la_SOURCES = \
 	libpip/src/pip_libmain.c
 libpip_libpip_la_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -I$(top_srcdir)/libpip/src \
 	-I$(top_builddir)/libpip
-libpip_libpip_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+# TLS descriptors (configure.ac): pip_cur_task_ is read on libulp's
+# carriers too.
+libpip_libpip_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(PVAS_TLS_DIALECT)
 # libpip.so is also a program: `libpip.so --version` (entry in pip_libmain.c).
 libpip_libpip_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
 	-Wl,-e,pip_libmain_entry

@@ -34,20 +34,15 @@ ULP_LIB_SOURCES = \
 if HOST_AARCH64
 ULP_ARCH_SOURCES = libulp/src/arch/aarch64/ulp_arch.h \
 	libulp/src/arch/aarch64/ulp_switch.c
-# TLS descriptors are aarch64's default dialect.
-ULP_TLS_DIALECT =
 else
 ULP_ARCH_SOURCES = libulp/src/arch/x86_64/ulp_arch.h \
 	libulp/src/arch/x86_64/ulp_arch.c \
 	libulp/src/arch/x86_64/ulp_switch.c
-# TLS descriptors: ulp_self_ (read at every switch) without a call to
-# __tls_get_addr.
-ULP_TLS_DIALECT = -mtls-dialect=gnu2
 endif
 lib_LTLIBRARIES += libulp/libulp.la
 libulp_libulp_la_SOURCES = $(ULP_LIB_SOURCES) $(ULP_ARCH_SOURCES)
 libulp_libulp_la_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS) -I$(top_srcdir)/libulp/src
-libulp_libulp_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(ULP_TLS_DIALECT)
+libulp_libulp_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(PVAS_TLS_DIALECT)
 libulp_libulp_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 libulp_libulp_la_LIBADD = common/libpvaslog.la libpip/libpip.la -lpthread
 ulpincludedir = $(includedir)
@@ -121,9 +116,11 @@ if HOST_AARCH64
 # One thread-pointer method (TPIDR_EL0): each program runs once.
 TESTS += libulp/tests/test_ulp_switch $(ULP_TESTS)
 else
-TESTS += $(ULP_TESTS_BY_METHOD) $(ULP_TESTS) $(ULP_TESTS_NOFSGS)
+TESTS += $(ULP_TESTS_BY_METHOD) $(ULP_TESTS) $(ULP_TESTS_NOFSGS) \
+	libulp/tests/test_ulp_tls_model.sh
 endif
 CLEANFILES += $(ULP_TESTS_BY_METHOD) $(ULP_TESTS_NOFSGS)
+EXTRA_DIST += libulp/tests/test_ulp_tls_model.sh
 libulp/tests/test_ulp_switch.wrfsbase: libulp/tests/test_ulp_switch
 	$(AM_V_GEN)rm -f $@ && \
 	printf '#!/bin/sh\nULP_FSBASE=wrfsbase; export ULP_FSBASE\nexec "$$(dirname "$$0")/%s" "$$@"\n' '$(<F)' >$@ && \

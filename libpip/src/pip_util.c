@@ -268,7 +268,8 @@ int pip_parse_stacksz(size_t *szp)
 /*
  * PIP_NAMESPACES: how many dlmopen namespaces (each with its own libc) the
  * root creates at most; more tasks share them.  Stock glibc has 16 in all,
- * and static TLS for about 11 at the default tunables.
+ * and static TLS for about 11 at the default tunables (10 when the program
+ * links libpip, whose TLS descriptors take static TLS in each copy).
  */
 int pip_parse_namespaces(int ntasks, int *nnsp)
 {
