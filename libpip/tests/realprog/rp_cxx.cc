@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // rp_cxx.cc: an ordinary C++ program (iostream, exceptions, RTTI, static
 // constructors, the standard library) run as a PiP task.  Its output must
-// equal the output of running it alone.
+// equal the output of running it alone.  Tasks beyond PIP_NAMESPACES share
+// a libc copy and so its stdout buffer, as threads do: a line written in
+// several pieces may interleave with another task's.  Each line is built
+// first and written whole (one write to the stream), as programs that print
+// from many threads do.
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -37,46 +41,59 @@ struct Registry {
 };
 Registry registry;
 int ctor_value = registry.m["ctor"];
+
+// One line of output, written whole when the statement ends.
+struct Line {
+    std::ostringstream os;
+    template <typename T> Line &operator<<(const T &v)
+    {
+        os << v;
+        return *this;
+    }
+    ~Line()
+    {
+        os << '\n';
+        std::cout << os.str() << std::flush;
+    }
+};
 } // namespace
 
 int main(int argc, char **argv)
 {
-    std::cout << "static ctor " << ctor_value << " " << registry.m.size()
-              << std::endl;
+    Line() << "static ctor " << ctor_value << " " << registry.m.size();
     std::vector<Shape *> v;
     v.push_back(new Square(2));
     v.push_back(new Circle(1));
     for (Shape *s : v) {
-        std::cout << "area " << s->area() << " square "
-                  << (dynamic_cast<Square *>(s) != nullptr) << " typeid "
-                  << (typeid(*s) == typeid(Circle) ? "Circle" : "other")
-                  << std::endl;
+        Line() << "area " << s->area() << " square "
+               << (dynamic_cast<Square *>(s) != nullptr) << " typeid "
+               << (typeid(*s) == typeid(Circle) ? "Circle" : "other");
         delete s;
     }
     try {
         throw std::runtime_error("std error");
     } catch (const std::exception &e) {
-        std::cout << "caught " << e.what() << " "
-                  << (typeid(e) == typeid(std::runtime_error)) << std::endl;
+        Line() << "caught " << e.what() << " "
+               << (typeid(e) == typeid(std::runtime_error));
     }
     try {
         throw Custom_error("custom", argc);
     } catch (const std::runtime_error &e) {
         const Custom_error *c = dynamic_cast<const Custom_error *>(&e);
-        std::cout << "caught " << e.what() << " code "
-                  << (c != nullptr ? c->code : -1) << std::endl;
+        Line() << "caught " << e.what() << " code "
+               << (c != nullptr ? c->code : -1);
     }
     try {
         std::vector<int> small(2);
         (void)small.at(5);
     } catch (const std::out_of_range &) {
-        std::cout << "caught out_of_range" << std::endl;
+        Line() << "caught out_of_range";
     }
     std::ostringstream os;
     os << "args";
     for (int i = 1; i < argc; i++)
         os << " " << argv[i];
-    std::cout << os.str() << std::endl;
+    Line() << os.str();
     std::cerr << "to cerr" << std::endl;
     return 0;
 }
