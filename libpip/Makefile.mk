@@ -278,7 +278,8 @@ if PVAS_SANITIZERS
 check_LTLIBRARIES += libpip/libpip_task.la
 libpip_libpip_task_la_SOURCES = $(libpip_libpip_la_SOURCES)
 libpip_libpip_task_la_CPPFLAGS = $(libpip_libpip_la_CPPFLAGS)
-libpip_libpip_task_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fvisibility=hidden
+libpip_libpip_task_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fvisibility=hidden \
+	$(PVAS_TLS_DIALECT)
 libpip_libpip_task_la_LDFLAGS = -rpath $(abs_top_builddir)/libpip/.libs \
 	-version-info 0:0:0 -Wl,-e,pip_libmain_entry
 libpip_libpip_task_la_LIBADD = $(PVAS_LOG_TASK_LIB) -ldl -lpthread

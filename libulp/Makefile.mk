@@ -185,9 +185,10 @@ endif HAVE_CMOCKA
 # with the sanitizer flags: see libpip/Makefile.mk) and a crashing root.
 if PVAS_SANITIZERS
 check_LTLIBRARIES += libulp/libulp_task.la
-libulp_libulp_task_la_SOURCES = $(ULP_LIB_SOURCES)
+libulp_libulp_task_la_SOURCES = $(ULP_LIB_SOURCES) $(ULP_ARCH_SOURCES)
 libulp_libulp_task_la_CPPFLAGS = $(libulp_libulp_la_CPPFLAGS)
-libulp_libulp_task_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fvisibility=hidden
+libulp_libulp_task_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fvisibility=hidden \
+	$(PVAS_TLS_DIALECT)
 libulp_libulp_task_la_LDFLAGS = -rpath $(abs_top_builddir)/libulp/.libs \
 	-version-info 0:0:0
 libulp_libulp_task_la_LIBADD = $(PVAS_LOG_TASK_LIB) $(PIP_TASK_LIBPIP) -lpthread
