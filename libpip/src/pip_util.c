@@ -340,6 +340,34 @@ static void *pip_probe_thread(void *arg)
 }
 
 /*
+ * How many bytes from a running thread's struct pthread may be read: glibc
+ * puts the struct at the top of the thread's stack block (the block ends
+ * about 2 KiB past it with glibc 2.36 on x86-64), and whatever lies above
+ * the block depends on where it was mapped: often an unmapped page.  At
+ * most PIP_TID_SCAN_MAX bytes, never beyond the block.
+ */
+#define PIP_TID_SCAN_MAX 4096
+
+static int pip_thread_scan_size(pthread_t th, size_t *sizep)
+{
+    pthread_attr_t attr;
+    void *lo;
+    size_t size;
+    int rc = pthread_getattr_np(th, &attr);
+    if (rc != 0)
+        return rc;
+    rc = pthread_attr_getstack(&attr, &lo, &size);
+    (void)pthread_attr_destroy(&attr);
+    if (rc != 0)
+        return rc;
+    uintptr_t pd = (uintptr_t)th, top = (uintptr_t)lo + size;
+    if (pd < (uintptr_t)lo || pd >= top)
+        return ENOSYS; /* not glibc's layout */
+    *sizep = top - pd < PIP_TID_SCAN_MAX ? top - pd : PIP_TID_SCAN_MAX;
+    return 0;
+}
+
+/*
  * One probe thread: the offsets (at most max) of the words of its struct
  * pthread that equal its kernel TID, read while it runs.
  */
@@ -347,21 +375,23 @@ static int pip_tid_candidates(size_t *offs, int max, int *np)
 {
     struct pip_probe p = {0, 0};
     pthread_t th;
+    size_t scan = 0;
     int rc = pthread_create(&th, NULL, pip_probe_thread, &p);
     if (rc != 0)
         return rc;
     while (p.tid == 0)
         sched_yield();
     int n = 0;
+    rc = pip_thread_scan_size(th, &scan);
     const int *w = (const int *)(uintptr_t)th;
-    for (size_t i = 0; i < 4096 / sizeof(int) && n < max; i++)
+    for (size_t i = 0; rc == 0 && i < scan / sizeof(int) && n < max; i++)
         if (w[i] == p.tid)
             offs[n++] = i * sizeof(int);
     p.go = 1;
     pip_futex_wake(&p.go, 1, 0);
     pthread_join(th, NULL);
     *np = n;
-    return 0;
+    return rc;
 }
 
 /*
