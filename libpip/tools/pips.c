@@ -616,9 +616,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: no PiP root or task matches\n", prog_name);
         else
             fprintf(stderr, "%s: no PiP task found\n", prog_name);
-        return 1;
-    }
-    if (o.sig >= 0) {
+        failed = 1;
+    } else if (o.sig >= 0) {
         /*
          * Roots first: otherwise a root may see its tasks die and exit on
          * its own before the signal reaches it.
