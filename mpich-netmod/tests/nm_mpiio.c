@@ -30,7 +30,7 @@ static void ok(int rc, const char *what)
     }
 }
 
-static int salt; /* differs per file */
+static unsigned salt; /* differs per file */
 
 static int val(int r, int blk, int i)
 {
@@ -64,7 +64,7 @@ static void exercise(MPI_Comm comm, const char *dir, const char *tag)
     snprintf(path, sizeof path, "%s/%s.dat", dir, tag);
     salt = 0;
     for (const char *p = tag; *p; p++)
-        salt = salt * 31 + *p;
+        salt = salt * 31 + (unsigned char)*p;
     salt &= 0xfffff;
     MPI_File fh;
     ok(MPI_File_open(comm, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
