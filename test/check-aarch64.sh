@@ -104,8 +104,7 @@ echo "check-aarch64: libpip (thread mode only: qemu-user cannot run" \
     "clone(CLONE_VM) without CLONE_THREAD, which process mode needs)"
 for t in init spawn wait exit export barrier signal hooks coreno cloexec \
     stdio privacy tls xmem query exec scale compat; do
-    prog libpip/tests/test_pip_$t PIP_MODE=thread PT_XFREE_OPS=100000 \
-        PT_EMULATED=qemu-user
+    prog libpip/tests/test_pip_$t PIP_MODE=thread PT_XFREE_OPS=100000
 done
 echo "check-aarch64: libulp"
 for t in switch sync couple task guard; do

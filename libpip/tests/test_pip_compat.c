@@ -197,9 +197,8 @@ PT_CASE(sigkill_of_blocked_task_never_hangs)
      * machine) the fresh task's thread reads a tid word of 0 right after
      * pthread_create and pip_kill's tgkill then answers ESRCH; not seen
      * natively, where this case runs in both modes. */
-    const char *emu = getenv("PT_EMULATED");
-    if (emu != NULL && *emu != '\0')
-        pt_skip("under an emulator (PT_EMULATED): tid word unreliable");
+    if (getenv("TH_EXEC_WRAPPER") != NULL)
+        pt_skip("under an emulator (TH_EXEC_WRAPPER): tid word unreliable");
     char *task = pt_path("task_compat");
     for (int i = 0; i < PT_STRESS_ROUNDS; i++) {
         int fds[2];
