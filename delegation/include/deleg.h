@@ -418,8 +418,9 @@ typedef struct dlg_bell {
     /* read by the clients and the peers on every ring */
     _Atomic uint32_t seq;      /* bumped by every ring; futex word */
     _Atomic uint32_t sleeping; /* the delegatee sleeps on seq */
-    _Atomic uint32_t waiters;  /* clients spinning in a wait (turns) */
-    _Atomic uint32_t entries;  /* waits entered so far */
+    /* low 32 bits: clients spinning in a wait (turns); high 32 bits:
+     * waits entered so far (one atomic add enters a wait) */
+    _Atomic uint64_t waits;
     /* the turn lock, taken on every turn: a line of its own */
     _Alignas(64) _Atomic uint32_t busy;
     _Atomic uint32_t posted;   /* requests posted through the rings */
@@ -471,7 +472,7 @@ static inline int dlg_bell_ring(dlg_bell_t *b)
 {
     if (!b)
         return 0;
-    if (atomic_load_explicit(&b->waiters, memory_order_relaxed))
+    if ((uint32_t)atomic_load_explicit(&b->waits, memory_order_relaxed))
         return 1;
     atomic_fetch_add_explicit(&b->seq, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&b->sleeping, memory_order_seq_cst))
@@ -529,11 +530,12 @@ static inline uint32_t dlg_bell_inflight(dlg_bell_t *b)
 /** Clients spinning in a wait now, and waits entered so far. */
 static inline uint32_t dlg_bell_waiters(dlg_bell_t *b)
 {
-    return atomic_load_explicit(&b->waiters, memory_order_relaxed);
+    return (uint32_t)atomic_load_explicit(&b->waits, memory_order_relaxed);
 }
 static inline uint32_t dlg_bell_entries(dlg_bell_t *b)
 {
-    return atomic_load_explicit(&b->entries, memory_order_relaxed);
+    return (uint32_t)(atomic_load_explicit(&b->waits, memory_order_relaxed) >>
+                      32);
 }
 /** This thread spins in a wait running turns (calls nest); leave: done. */
 DLG_API void dlg_bell_wait_enter(dlg_bell_t *b);

@@ -168,13 +168,12 @@ void dlg_bell_turn_take(dlg_bell_t *b)
 
 void dlg_bell_wait_enter(dlg_bell_t *b)
 {
-    atomic_fetch_add(&b->waiters, 1);
-    atomic_fetch_add_explicit(&b->entries, 1, memory_order_relaxed);
+    atomic_fetch_add(&b->waits, (uint64_t)1 << 32 | 1);
 }
 
 void dlg_bell_wait_leave(dlg_bell_t *b)
 {
-    atomic_fetch_sub(&b->waiters, 1);
+    atomic_fetch_sub(&b->waits, 1);
 }
 
 void dlg_bell_wait_handback(dlg_bell_t *b)
@@ -243,7 +242,8 @@ int dlg_bell_idle(dlg_bell_t *b, dlg_idle_t *st, int work, int (*turn)(void),
             (entries != st->entries_seen && (flags() & DLG_IDLE_SLEEP))) {
             st->entries_seen = entries;
             uint32_t seq = bell_arm(b);
-            if (atomic_load_explicit(&b->waiters, memory_order_seq_cst) ||
+            if ((uint32_t)atomic_load_explicit(&b->waits,
+                                               memory_order_seq_cst) ||
                 turn() <= 0) {
                 dlg_futex_wait(&b->seq, seq, 5000000, 0);
                 st->sleeps++;

@@ -236,6 +236,23 @@ int nm_post(unsigned op, nm_rec_t *r)
     return MPI_SUCCESS;
 }
 
+/* PiP form: a standard send of at most NM_INLINE contiguous bytes to
+ * world rank `peer`, handed to our delegatee's code in one call without a
+ * record (nothing to allocate, fill, complete and wait for).  0 when sent;
+ * 1: the caller takes the usual way (the process form, the turn taken, a
+ * send queued before it, a receiver of our own delegatee). */
+int nm_send_short(const void *buf, size_t len, uint32_t ctx, int peer, int tag)
+{
+    if (!turns || !turns->direct || len > NM_INLINE)
+        return 1;
+    nm_short_t s = {
+        .buf = buf, .len = len, .ctx = ctx, .peer = peer, .tag = tag};
+    return turns->direct(NM_OP_SEND_SHORT, nm_lay.world_rank,
+                         (uint64_t)(uintptr_t)&s) == 0
+               ? 0
+               : 1;
+}
+
 /* Hand the record over without waiting for the handler, for operations
  * whose outcome the record carries (a failing handler completes the record
  * with an error class): saves a round trip to the delegatee on every send

@@ -87,11 +87,11 @@ static int serve_rings(int client)
  * request ring (the record by its offset in the region): the ring is
  * drained first (what the client posted before comes first), then the
  * operation (NM_OP_SEND or NM_OP_RECV) is taken and the sends started.
- * Returns -1 when another thread has the turn (the client uses the ring). */
+ * Returns -1 when another thread has the turn (the client uses the ring).
+ * NM_OP_SEND_SHORT (`off`: the caller's nm_short_t) returns 1 when the
+ * send takes the usual way (a record) instead. */
 static int deleg_direct(unsigned op, int world, uint64_t off)
 {
-    /* the client maps the region elsewhere: its record by offset */
-    nm_rec_t *r = (nm_rec_t *)(nm_d.base + off);
     int slot = world >= 0 && world < nm_lay.world_size
                    ? nm_d.slot_of_world[world]
                    : -1;
@@ -99,6 +99,19 @@ static int deleg_direct(unsigned op, int world, uint64_t off)
         return -1;
     while (serve_rings(1) > 0)
         ;
+    if (op == NM_OP_SEND_SHORT) {
+        /* `off` is the caller's nm_short_t (our address space); after
+         * sends queued before it, it takes the usual way */
+        nm_d.turn_kind = TURN_POST;
+        int rc = nm_d.pend
+                     ? 1
+                     : nmd_send_short(slot, (const nm_short_t *)(uintptr_t)off);
+        nm_d.turn_kind = TURN_THREAD;
+        turn_end();
+        return rc;
+    }
+    /* the client maps the region elsewhere: its record by offset */
+    nm_rec_t *r = (nm_rec_t *)(nm_d.base + off);
     nm_d.own = r;
     nm_d.turn_kind = TURN_POST;
     if (op == NM_OP_SEND && !nm_d.pend) {
@@ -311,6 +324,9 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     nm_d.dcomm = dcomm;
     PMPI_Comm_rank(dcomm, &nm_d.me);
     PMPI_Comm_dup(dcomm, &nm_d.pcomm);
+    nm_d.in_req = MPI_REQUEST_NULL;
+    if (!(nm_d.in_buf = malloc(NM_DMSG_MAX)))
+        nmd_fatal("message buffer", ENOMEM);
     nm_d.pend_tail = &nm_d.pend;
     const char *idle = getenv("MPIDELEG_DELEGATEE_IDLE");
     /* (other values were refused in MPI_Init) */
@@ -412,6 +428,7 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
      * try a turn, and our MPI (THREAD_SERIALIZED in the PiP form) is ours
      * again */
     dlg_bell_turn_take(nm_d.bell);
+    nmd_incoming_end();
     nm_log("delegatee done (%llu sleeps, %llu sends without a copy, %llu "
            "receives filled in place; %llu payloads pulled, %llu pushed, "
            "%llu receives announced)",

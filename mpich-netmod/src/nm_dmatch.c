@@ -281,81 +281,92 @@ static void note_seq(const nm_hdr_t *h)
         *nmd_seq_at(nm_d.recv_seq, s, h->src) = h->seq;
 }
 
+/* One message from delegatee `src` with tag `tag`, n bytes at b (our
+ * posted receive's buffer: used only during this call). */
+static void take_message(int tag, int src, char *b, int n)
+{
+    if (tag != TAG_MSG) {
+        nmd_control(tag, src, b, n);
+        return;
+    }
+    if (n < (int)sizeof(nm_hdr_t))
+        nmd_fatal("message without a header", EPROTO);
+    nm_hdr_t h; /* b may be unaligned */
+    memcpy(&h, b, sizeof h);
+    note_seq(&h);
+    if (!(h.flags & NM_F_SPLIT)) {
+        /* read in place; nmd_arrive() copies it only when it has to wait
+         * as unexpected */
+        nm_msg_t sm = {.hdr = h,
+                       .data = b + sizeof(nm_hdr_t),
+                       .borrowed = 1,
+                       .on_stack = 1,
+                       .pend_d = -1};
+        nmd_arrive(&sm);
+        return;
+    }
+    nm_msg_t *m = malloc(sizeof *m);
+    void *blk = malloc((size_t)n + 1);
+    if (!m || !blk)
+        nmd_fatal("incoming message", ENOMEM);
+    memcpy(blk, b, (size_t)n);
+    m->hdr = h;
+    m->blk = blk;
+    m->data = (char *)blk + sizeof(nm_hdr_t);
+    m->borrowed = 0;
+    m->on_stack = 0;
+    m->pend_d = src;
+    if (take_direct(m))
+        return;
+    /* No receive to fill in place yet: the payload waits in MPI for one (a
+     * receive posted later takes it in place), unless the send must
+     * complete without the receiver (buffered). */
+    if (m->hdr.flags & NM_F_LOCAL)
+        fetch_payload(m);
+    nmd_arrive(m);
+}
+
+/* Every message between delegatees arrives through one receive we keep
+ * posted (any source, any tag, NM_DMSG_MAX bytes: no message is longer),
+ * so in MPI's order, as a probe would find them.  MPI_Test runs MPI's
+ * progress and then looks at the receive, where MPI_Improbe looks first
+ * and runs the progress only when nothing is there (a message the
+ * progress took in waits for the next turn), and a message that finds the
+ * receive posted is copied there at once instead of into MPI's
+ * unexpected queue and out again. */
 int nmd_progress_incoming(int client)
 {
     int n = 0;
     uint64_t done0 = nm_d.completions;
     for (;;) {
         /* A client's turn stops once a record is complete (most likely
-         * the one it waits for: one pass of MPI's progress less on the
-         * way back to it); our own loop drains. */
+         * the one it waits for: it goes back to it at once, and the
+         * receive is posted again at the next turn); our own loop
+         * drains. */
         if (client && nm_d.completions != done0)
             return n;
+        if (nm_d.in_req == MPI_REQUEST_NULL)
+            PMPI_Irecv(nm_d.in_buf, NM_DMSG_MAX, MPI_BYTE, MPI_ANY_SOURCE,
+                       MPI_ANY_TAG, nm_d.dcomm, &nm_d.in_req);
         int flag = 0, cnt = 0;
-        MPI_Message msg;
         MPI_Status st;
-        PMPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, nm_d.dcomm, &flag, &msg, &st);
+        PMPI_Test(&nm_d.in_req, &flag, &st);
         if (!flag)
             return n;
         n++;
         PMPI_Get_count(&st, MPI_BYTE, &cnt);
-        /* a short message goes through the stack: no allocation unless it
-         * has to wait as unexpected */
-        union {
-            nm_hdr_t h;
-            char b[sizeof(nm_hdr_t) + 2 * NM_INLINE];
-        } sb;
-        int small = cnt >= (int)sizeof(nm_hdr_t) && cnt <= (int)sizeof sb;
-        void *blk = small ? (void *)&sb : malloc((size_t)cnt + 1);
-        if (!blk)
-            nmd_fatal("incoming message", ENOMEM);
-        PMPI_Mrecv(blk, cnt, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-        if (st.MPI_TAG != TAG_MSG) {
-            nmd_control(st.MPI_TAG, st.MPI_SOURCE, blk, cnt);
-            if (!small)
-                free(blk);
-            continue;
-        }
-        if (cnt < (int)sizeof(nm_hdr_t))
-            nmd_fatal("message without a header", EPROTO);
-        nm_hdr_t h; /* blk may be unaligned */
-        memcpy(&h, blk, sizeof h);
-        note_seq(&h);
-        if (small && !(h.flags & NM_F_SPLIT)) {
-            nm_msg_t sm = {.hdr = h,
-                           .data = sb.b + sizeof(nm_hdr_t),
-                           .borrowed = 1,
-                           .on_stack = 1,
-                           .pend_d = -1};
-            nmd_arrive(&sm);
-            continue;
-        }
-        if (small) {
-            void *heap = malloc((size_t)cnt + 1);
-            if (!heap)
-                nmd_fatal("incoming message", ENOMEM);
-            memcpy(heap, blk, (size_t)cnt);
-            blk = heap;
-        }
-        nm_msg_t *m = malloc(sizeof *m);
-        if (!m)
-            nmd_fatal("incoming message", ENOMEM);
-        m->hdr = h;
-        m->blk = blk;
-        m->data = (char *)blk + sizeof(nm_hdr_t);
-        m->borrowed = 0;
-        m->on_stack = 0;
-        m->pend_d = -1;
-        if (m->hdr.flags & NM_F_SPLIT) {
-            m->pend_d = st.MPI_SOURCE;
-            if (take_direct(m))
-                continue;
-            /* No receive to fill in place yet: the payload waits in MPI
-             * for one (a receive posted later takes it in place), unless
-             * the send must complete without the receiver (buffered). */
-            if (m->hdr.flags & NM_F_LOCAL)
-                fetch_payload(m);
-        }
-        nmd_arrive(m);
+        take_message(st.MPI_TAG, st.MPI_SOURCE, nm_d.in_buf, cnt);
     }
+}
+
+/* The end of the loop: the receive is cancelled (what is still on its way
+ * is dropped, as are the messages nobody takes). */
+void nmd_incoming_end(void)
+{
+    if (nm_d.in_req != MPI_REQUEST_NULL) {
+        PMPI_Cancel(&nm_d.in_req);
+        PMPI_Wait(&nm_d.in_req, MPI_STATUS_IGNORE);
+    }
+    free(nm_d.in_buf);
+    nm_d.in_buf = NULL;
 }

@@ -314,6 +314,17 @@ void nmd_send_zero_copy(nm_rec_t *r, nm_hdr_t *h, int dst_d, const nm_rr_t *a)
         nm_d.zsends++;
         return;
     }
+    nmd_send_split(h, (void *)(uintptr_t)r->addr, r, NULL, dst_d);
+    nm_d.zsends++;
+}
+
+/* The header h alone, then the payload (h->size bytes at data) as a
+ * message of its own on pcomm.  When MPI is done with the payload, rec
+ * completes (the client's buffer: zero copy) or blk is freed (a copy of
+ * ours). */
+void nmd_send_split(nm_hdr_t *h, const void *data, nm_rec_t *rec, void *blk,
+                    int dst_d)
+{
     nm_hdr_t *hb = malloc(sizeof *hb);
     if (!hb)
         nmd_fatal("message header", ENOMEM);
@@ -326,10 +337,10 @@ void nmd_send_zero_copy(nm_rec_t *r, nm_hdr_t *h, int dst_d, const nm_rr_t *a)
     PMPI_Isend(hb, (int)sizeof *hb, MPI_BYTE, dst_d, TAG_MSG, nm_d.dcomm,
                &o->req);
     o = nmd_out_slot();
-    o->rec = r;
-    PMPI_Isend((void *)(uintptr_t)r->addr, (int)r->len, MPI_BYTE, dst_d,
-               h->ptag, nm_d.pcomm, &o->req);
-    nm_d.zsends++;
+    o->rec = rec;
+    o->blk = blk;
+    PMPI_Isend(data, (int)h->size, MPI_BYTE, dst_d, h->ptag, nm_d.pcomm,
+               &o->req);
     nmd_ring_peer(dst_d);
 }
 

@@ -16,6 +16,48 @@
 
 #include "nm_dstate.h"
 
+/* A short message to another delegatee: one eager message from the stack,
+ * done when the call returns (no buffer to keep, no request to test). */
+static void send_eager(const nm_hdr_t *hdr, const void *data, int dst_d)
+{
+    char b[sizeof(nm_hdr_t) + NM_INLINE];
+    memcpy(b, hdr, sizeof *hdr);
+    memcpy(b + sizeof *hdr, data, hdr->size);
+    /* a full queue blocks the send until the peer drains it: wake the
+     * peer first too (process form: a sleeping peer delegatee naps for up
+     * to 2 ms; PiP form: for at most 50 us, or a client of it spins, and a
+     * ring here would put the read of the peer's doorbell before the
+     * message, on the latency's path) */
+    if (!nm_d.any_same)
+        nmd_ring_peer(dst_d);
+    PMPI_Send(b, (int)(sizeof *hdr + hdr->size), MPI_BYTE, dst_d, TAG_MSG,
+              nm_d.dcomm);
+    nmd_ring_peer(dst_d);
+}
+
+/* NM_OP_SEND_SHORT of client `slot` (PiP form, under the turn lock, with
+ * no send queued before it): 0 when sent, 1 when it takes the usual way
+ * (a client of ours receives it: the record path delivers it). */
+int nmd_send_short(int slot, const nm_short_t *s)
+{
+    int dst_d = nm_dcomm_rank_of(s->peer);
+    if (dst_d == nm_d.me || s->len > NM_INLINE)
+        return 1;
+    dclient_t *c = &nm_d.cl[slot];
+    nm_hdr_t hdr = {.ctx = s->ctx,
+                    .src = c->world,
+                    .dst = s->peer,
+                    .tag = s->tag,
+                    .size = s->len,
+                    .ack_d = nm_d.me};
+    hdr.seq = ++*nmd_seq_at(nm_d.sent_seq, slot, s->peer);
+    nm_rr_t a; /* an announced receive it matches is dropped */
+    if (nm_d.nrr)
+        nmd_take_rr(c->world, s->peer, s->ctx, s->tag, &a);
+    send_eager(&hdr, s->buf, dst_d);
+    return 0;
+}
+
 /* Read a pending send from its client and send or deliver it. */
 void nmd_do_send(pend_t *p)
 {
@@ -50,21 +92,7 @@ void nmd_do_send(pend_t *p)
         return;
     }
     if ((r->flags & NM_F_INLINE) && dst_d != nm_d.me) {
-        /* short: one eager message from the stack, done when the call
-         * returns (no buffer to keep, no request to test) */
-        char b[sizeof(nm_hdr_t) + NM_INLINE];
-        memcpy(b, &hdr, sizeof hdr);
-        memcpy(b + sizeof hdr, r->inl, r->len);
-        /* a full queue blocks the send until the peer drains it: wake the
-         * peer first too (process form: a sleeping peer delegatee naps for
-         * up to 2 ms; PiP form: for at most 50 us, or a client of it spins,
-         * and a ring here would put the read of the peer's doorbell before
-         * the message, on the latency's path) */
-        if (!nm_d.any_same)
-            nmd_ring_peer(dst_d);
-        PMPI_Send(b, (int)(sizeof hdr + r->len), MPI_BYTE, dst_d, TAG_MSG,
-                  nm_d.dcomm);
-        nmd_ring_peer(dst_d);
+        send_eager(&hdr, r->inl, dst_d);
         if (!sync)
             nmd_complete(r);
         return;
@@ -104,6 +132,10 @@ void nmd_do_send(pend_t *p)
     memcpy(blk, &m->hdr, sizeof m->hdr);
     if (dst_d == nm_d.me) {
         nmd_arrive(m);
+    } else if (sizeof(nm_hdr_t) + r->len > NM_DMSG_MAX) {
+        /* longer than the receiver's posted receive: split */
+        nmd_send_split(&m->hdr, m->data, NULL, blk, dst_d);
+        free(m);
     } else {
         outq_t *o = nmd_out_slot();
         o->blk = blk;

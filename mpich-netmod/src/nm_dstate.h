@@ -34,6 +34,12 @@ enum { TURN_THREAD, TURN_WAIT, TURN_POST };
 #define TAG_PUSHED 5 /* sender -> receiver: pushed */
 #define TAG_RR     6 /* receiver -> sender: a receive is posted (announce) */
 
+/* The largest message between delegatees on dcomm: every message there
+ * fits the receive each delegatee keeps posted (nmd_progress_incoming);
+ * a message with a longer payload goes split (header, then the payload on
+ * pcomm). */
+#define NM_DMSG_MAX 4096
+
 /* TAG_RTR and TAG_PUSHED bodies */
 typedef struct {
     uint64_t token;  /* the sender's record */
@@ -127,9 +133,11 @@ typedef struct {
 
 typedef struct {
     MPI_Comm dcomm;
-    MPI_Comm pcomm; /* payloads of split messages, tag = hdr.ptag */
-    int32_t pseq;   /* last payload tag used */
-    inq_t *in;      /* receives being filled (nin of capin) */
+    MPI_Comm pcomm;     /* payloads of split messages, tag = hdr.ptag */
+    int32_t pseq;       /* last payload tag used */
+    MPI_Request in_req; /* the posted receive of every dcomm message */
+    char *in_buf;       /* its buffer, NM_DMSG_MAX bytes */
+    inq_t *in;          /* receives being filled (nin of capin) */
     int nin, capin;
     int me; /* dcomm rank */
     dlg_region_t *region;
@@ -216,6 +224,8 @@ NM_HIDDEN int nmd_take_rr(int32_t src, int32_t dst, uint32_t ctx, int32_t tag,
 NM_HIDDEN int nmd_try_push(void);
 NM_HIDDEN void nmd_send_zero_copy(nm_rec_t *r, nm_hdr_t *h, int dst_d,
                                   const nm_rr_t *a);
+NM_HIDDEN void nmd_send_split(nm_hdr_t *h, const void *data, nm_rec_t *rec,
+                              void *blk, int dst_d);
 NM_HIDDEN void nmd_control(int tag, int d, const void *b, int n);
 NM_HIDDEN void nmd_announce(int slot, nm_rec_t *r);
 NM_HIDDEN void nmd_cma_setup(int nd);
@@ -230,6 +240,8 @@ NM_HIDDEN nm_msg_t *nmd_take_unexpected(dclient_t *c, const nm_rec_t *r,
 NM_HIDDEN void nmd_drop_pending(void);
 NM_HIDDEN int nmd_progress_recvs(void);
 NM_HIDDEN int nmd_progress_incoming(int client);
+NM_HIDDEN void nmd_incoming_end(void);
+NM_HIDDEN int nmd_send_short(int slot, const nm_short_t *s);
 
 /* ---- nm_dsend.c: sends, the clients' operations ---- */
 NM_HIDDEN void nmd_do_send(pend_t *p);

@@ -35,7 +35,20 @@ enum {
     NM_OP_MRECV = 6,
     NM_OP_CANCEL = 7,
     NM_OP_FIN = 8,
+    /* PiP form, through the turns' direct call only: a standard send of
+     * at most NM_INLINE contiguous bytes (arg: its nm_short_t) */
+    NM_OP_SEND_SHORT = 9,
 };
+
+/* A short standard send handed over in one call (NM_OP_SEND_SHORT): no
+ * record; the bytes are read during the call. */
+typedef struct {
+    const void *buf;
+    uint64_t len; /* <= NM_INLINE */
+    uint32_t ctx;
+    int32_t peer; /* world rank */
+    int32_t tag;
+} nm_short_t;
 
 enum {
     NM_F_SYNC = 1u << 0,
@@ -191,6 +204,7 @@ nm_rec_t *nm_rec_get(void);
 void nm_rec_put(nm_rec_t *r);
 int nm_post(unsigned op, nm_rec_t *r);
 int nm_post_async(unsigned op, nm_rec_t *r);
+int nm_send_short(const void *buf, size_t len, uint32_t ctx, int peer, int tag);
 /* Wait for r to complete; MPICH's progress every (mpi_mask + 1)-th round */
 int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy, unsigned mpi_mask);
 int nm_spin_round(unsigned k, unsigned mpi_mask); /* one round of a wait */

@@ -530,6 +530,61 @@ static void t_comms(void)
     say("communicators from dup/split/create, Sendrecv(_replace), Allreduce");
 }
 
+/* Messages around the size where the delegatees split a message into a
+ * header and a payload of its own (a 56-byte header and 4040 bytes fill
+ * the 4 KiB a delegatee keeps posted), in every blocking mode, received
+ * with MPI_ANY_TAG after all were sent: the order and the bytes. */
+static void t_split_sizes(void)
+{
+    static const int len[] = {4039, 4040, 4041, 8, 65536, 4096, 0, 200000};
+    enum { NL = sizeof len / sizeof len[0], NM = 3 };
+    int cap = NL * (200000 + MPI_BSEND_OVERHEAD);
+    char *bbuf = malloc((size_t)cap), *b = malloc(200000);
+    CHECK(bbuf && b, "malloc");
+    MPI_Buffer_attach(bbuf, cap);
+    if (rank == 1) {
+        for (int m = 0; m < NM; m++)
+            for (int i = 0; i < NL; i++) {
+                for (int k = 0; k < len[i]; k++)
+                    b[k] = (char)(k * 13 + i + 7 * m);
+                if (m == 0)
+                    MPI_Send(b, len[i], MPI_CHAR, 0, 10 * m + i,
+                             MPI_COMM_WORLD);
+                else if (m == 1)
+                    MPI_Bsend(b, len[i], MPI_CHAR, 0, 10 * m + i,
+                              MPI_COMM_WORLD);
+                else if (i % 2)
+                    MPI_Ssend(b, len[i], MPI_CHAR, 0, 10 * m + i,
+                              MPI_COMM_WORLD);
+                else /* the synchronous ones of even i come next */
+                    MPI_Send(b, len[i], MPI_CHAR, 0, 10 * m + i,
+                             MPI_COMM_WORLD);
+            }
+    } else if (rank == 0) {
+        for (int m = 0; m < NM; m++)
+            for (int i = 0; i < NL; i++) {
+                MPI_Status st;
+                int n = -1, bad = 0;
+                MPI_Recv(b, 200000, MPI_CHAR, 1, MPI_ANY_TAG, MPI_COMM_WORLD,
+                         &st);
+                MPI_Get_count(&st, MPI_CHAR, &n);
+                CHECK(st.MPI_TAG == 10 * m + i && n == len[i],
+                      "mode %d message %d: tag %d, %d bytes", m, i, st.MPI_TAG,
+                      n);
+                for (int k = 0; k < n; k++)
+                    bad += b[k] != (char)(k * 13 + i + 7 * m);
+                CHECK(bad == 0, "mode %d message %d: %d bytes wrong", m, i,
+                      bad);
+            }
+    }
+    char *back = NULL;
+    int backsz = 0;
+    MPI_Buffer_detach(&back, &backsz);
+    free(bbuf);
+    free(b);
+    say("standard, buffered and synchronous sends around 4 KiB, in order");
+}
+
 static void t_self_and_large(void)
 {
     size_t n = 4u << 20;
@@ -708,6 +763,7 @@ int main(int argc, char **argv)
     t_nonblocking();
     t_anysource();
     t_order();
+    t_split_sizes();
     t_status_trunc();
     t_probe();
     t_cancel();
