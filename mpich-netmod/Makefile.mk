@@ -246,12 +246,25 @@ mpich_netmod_bench_nm_lat_pct_SOURCES = mpich-netmod/bench/nm_lat_pct.c \
 mpich_netmod_bench_nm_lat_pct_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_bench_nm_lat_pct_LDADD = $(MPI_LIBS)
 mpich_netmod_bench_nm_lat_pct_LDFLAGS = $(AM_LDFLAGS) -no-install
+# what MPICH's calls cost a delegatee's short message (direct MPICH)
+nmbench_PROGRAMS += mpich-netmod/bench/nm_patterns
+mpich_netmod_bench_nm_patterns_SOURCES = mpich-netmod/bench/nm_patterns.c \
+	mpich-netmod/bench/nm_median.h
+mpich_netmod_bench_nm_patterns_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_bench_nm_patterns_LDADD = $(MPI_LIBS)
+mpich_netmod_bench_nm_patterns_LDFLAGS = $(AM_LDFLAGS) -no-install
 bench-netmod: mpich-netmod/bench/nm_bench mpich-netmod/bench/nm_lat_pct \
+	    mpich-netmod/bench/nm_patterns test/mpi-run \
 	    mpich-netmod/libmpideleg.la $(NM_PIP_BENCH)
 	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-bench.sh \
 	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench
 	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-user-bench.sh \
 	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench
+	@echo "MPICH's calls for a delegatee's 64 B message (direct, 2 ranks):"
+	@r=$(abs_top_builddir)/mpich-netmod/bench/results/nm_patterns.csv; \
+	$(abs_top_builddir)/test/mpi-run -n 2 -t 300 \
+	    $(abs_top_builddir)/mpich-netmod/bench/nm_patterns >$$r 2>/dev/null && \
+	grep '^#' $$r && echo "  CSV: $$r"
 BENCH_TARGETS += bench-netmod
 # Collectives: MPICH, the shim with MPIDELEG_COLL=direct and =hier
 # (make bench-netmod-coll; part of make bench).
