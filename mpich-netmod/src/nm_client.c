@@ -30,6 +30,7 @@ static dlg_bell_t *bell;
 /* PiP form: our delegatee's turns (NULL in the process form) */
 static dlg_turns_t turns_of;
 static const dlg_turns_t *turns;
+int nm_short_direct;
 #define NM_ASYNC_MAX 256
 static dlg_ticket_t async_t[NM_ASYNC_MAX];
 static unsigned async_head, async_n;
@@ -69,6 +70,7 @@ int nm_client_start(MPI_Comm wcomm)
         int no_turns = nt && strcmp(nt, "1") == 0; /* 0, empty: turns */
         if (bell && !no_turns && dlg_bell_turns(bell, &turns_of) == 0)
             turns = &turns_of;
+        nm_short_direct = turns && turns->direct;
         nm_log("turns of the delegatee: %s", turns ? "on"
                                              : no_turns
                                                  ? "off (MPIDELEG_NO_TURNS=1)"
@@ -122,6 +124,7 @@ int nm_client_stop(void)
     dlg_bell_close(bell);
     bell = NULL;
     turns = NULL;
+    nm_short_direct = 0;
     dlg_region_close(region);
     client = NULL;
     region = NULL;
@@ -243,7 +246,7 @@ int nm_post(unsigned op, nm_rec_t *r)
  * send queued before it, a receiver of our own delegatee). */
 int nm_send_short(const void *buf, size_t len, uint32_t ctx, int peer, int tag)
 {
-    if (!turns || !turns->direct || len > NM_INLINE)
+    if (len > NM_INLINE)
         return 1;
     nm_short_t s = {
         .buf = buf, .len = len, .ctx = ctx, .peer = peer, .tag = tag};

@@ -324,9 +324,7 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     nm_d.dcomm = dcomm;
     PMPI_Comm_rank(dcomm, &nm_d.me);
     PMPI_Comm_dup(dcomm, &nm_d.pcomm);
-    nm_d.in_req = MPI_REQUEST_NULL;
-    if (!(nm_d.in_buf = malloc(NM_DMSG_MAX)))
-        nmd_fatal("message buffer", ENOMEM);
+    nmd_incoming_start();
     nm_d.pend_tail = &nm_d.pend;
     const char *idle = getenv("MPIDELEG_DELEGATEE_IDLE");
     /* (other values were refused in MPI_Init) */

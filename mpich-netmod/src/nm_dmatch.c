@@ -359,6 +359,14 @@ int nmd_progress_incoming(int client)
     }
 }
 
+/* Before the loop: the posted receive's buffer (posted at the first turn). */
+void nmd_incoming_start(void)
+{
+    nm_d.in_req = MPI_REQUEST_NULL;
+    if (!(nm_d.in_buf = malloc(NM_DMSG_MAX)))
+        nmd_fatal("message buffer", ENOMEM);
+}
+
 /* The end of the loop: the receive is cancelled (what is still on its way
  * is dropped, as are the messages nobody takes). */
 void nmd_incoming_end(void)

@@ -35,6 +35,16 @@ static void send_eager(const nm_hdr_t *hdr, const void *data, int dst_d)
     nmd_ring_peer(dst_d);
 }
 
+/* Client `slot`'s message h to a client of another delegatee: numbered
+ * per pair of clients; an announced receive that it will match is taken
+ * into *a (returns 1: a send that can push there uses it, the others drop
+ * it and the receiver fills it as usual). */
+static int to_other_delegatee(nm_hdr_t *h, int slot, nm_rr_t *a)
+{
+    h->seq = ++*nmd_seq_at(nm_d.sent_seq, slot, h->dst);
+    return nm_d.nrr && nmd_take_rr(h->src, h->dst, h->ctx, h->tag, a);
+}
+
 /* NM_OP_SEND_SHORT of client `slot` (PiP form, under the turn lock, with
  * no send queued before it): 0 when sent, 1 when it takes the usual way
  * (a client of ours receives it: the record path delivers it). */
@@ -43,17 +53,14 @@ int nmd_send_short(int slot, const nm_short_t *s)
     int dst_d = nm_dcomm_rank_of(s->peer);
     if (dst_d == nm_d.me || s->len > NM_INLINE)
         return 1;
-    dclient_t *c = &nm_d.cl[slot];
     nm_hdr_t hdr = {.ctx = s->ctx,
-                    .src = c->world,
+                    .src = nm_d.cl[slot].world,
                     .dst = s->peer,
                     .tag = s->tag,
                     .size = s->len,
                     .ack_d = nm_d.me};
-    hdr.seq = ++*nmd_seq_at(nm_d.sent_seq, slot, s->peer);
-    nm_rr_t a; /* an announced receive it matches is dropped */
-    if (nm_d.nrr)
-        nmd_take_rr(c->world, s->peer, s->ctx, s->tag, &a);
+    nm_rr_t a;
+    to_other_delegatee(&hdr, slot, &a);
     send_eager(&hdr, s->buf, dst_d);
     return 0;
 }
@@ -77,16 +84,8 @@ void nmd_do_send(pend_t *p)
     r->err = MPI_SUCCESS;
     if (sizeof(nm_hdr_t) + r->len > INT_MAX)
         nmd_fatal("message larger than 2 GiB", EMSGSIZE);
-    /* to another delegatee: numbered per pair of clients; an announced
-     * receive that this message will match is used (a send that can push
-     * there) or dropped (the receiver fills it as usual) */
     nm_rr_t a;
-    int announced = 0;
-    if (dst_d != nm_d.me) {
-        hdr.seq = ++*nmd_seq_at(nm_d.sent_seq, p->client, r->peer);
-        announced =
-            nm_d.nrr && nmd_take_rr(c->world, r->peer, r->ctx, r->tag, &a);
-    }
+    int announced = dst_d != nm_d.me && to_other_delegatee(&hdr, p->client, &a);
     if (borrow && !sync && dst_d != nm_d.me) {
         nmd_send_zero_copy(r, &hdr, dst_d, announced ? &a : NULL);
         return;

@@ -240,6 +240,7 @@ NM_HIDDEN nm_msg_t *nmd_take_unexpected(dclient_t *c, const nm_rec_t *r,
 NM_HIDDEN void nmd_drop_pending(void);
 NM_HIDDEN int nmd_progress_recvs(void);
 NM_HIDDEN int nmd_progress_incoming(int client);
+NM_HIDDEN void nmd_incoming_start(void);
 NM_HIDDEN void nmd_incoming_end(void);
 NM_HIDDEN int nmd_send_short(int slot, const nm_short_t *s);
 

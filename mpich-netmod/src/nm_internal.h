@@ -204,6 +204,9 @@ nm_rec_t *nm_rec_get(void);
 void nm_rec_put(nm_rec_t *r);
 int nm_post(unsigned op, nm_rec_t *r);
 int nm_post_async(unsigned op, nm_rec_t *r);
+/* PiP form: short standard sends go to the delegatee's code in one call
+ * (nm_send_short) */
+extern int nm_short_direct;
 int nm_send_short(const void *buf, size_t len, uint32_t ctx, int peer, int tag);
 /* Wait for r to complete; MPICH's progress every (mpi_mask + 1)-th round */
 int nm_rec_wait(nm_rec_t *r, dlg_policy_t policy, unsigned mpi_mask);

@@ -560,9 +560,27 @@ int nm_op_to_greq(nm_op_t *op, MPI_Request *req)
 
 /* ---------------- sends ---------------- */
 
+/* A short standard send of a contiguous type in one call (PiP form:
+ * nm_send_short); 1: the usual way, which also reports any error. */
+static int send_short(const void *buf, int count, MPI_Datatype dt, int dest,
+                      int tag, nm_comm_t *c)
+{
+    int usize, contig;
+    if (!nm_short_direct || count < 0 || tag < 0 || tag > nm_tag_max(c) ||
+        dest < 0 || dest >= c->size ||
+        nm_dt_info(dt, &usize, &contig) != MPI_SUCCESS || !contig)
+        return 1;
+    size_t len = (size_t)count * (size_t)usize;
+    if (len > NM_INLINE || (len && !buf))
+        return 1;
+    return nm_send_short(buf, len, c->ctx, c->world[dest], tag);
+}
+
 static int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest,
                          int tag, nm_comm_t *c, MPI_Comm comm, int mode)
 {
+    if (mode == NM_SEND_STD && send_short(buf, count, dt, dest, tag, c) == 0)
+        return MPI_SUCCESS;
     nm_op_t st = {0}, *op = &st;
     int rc = send_start(buf, count, dt, dest, tag, c, mode, &op);
     if (rc == MPI_SUCCESS) {
@@ -595,30 +613,12 @@ nm_comm_t *nm_deleg_comm(MPI_Comm comm, int peer)
     return c && c->delegated ? c : NULL;
 }
 
-/* A short standard send of a contiguous type in one call (PiP form:
- * nm_send_short); 1: the usual way, which also reports any error. */
-static int send_short(const void *buf, int count, MPI_Datatype dt, int dest,
-                      int tag, nm_comm_t *c)
-{
-    int usize, contig;
-    if (count < 0 || tag < 0 || tag > nm_tag_max(c) || dest < 0 ||
-        dest >= c->size || nm_dt_info(dt, &usize, &contig) != MPI_SUCCESS ||
-        !contig)
-        return 1;
-    size_t len = (size_t)count * (size_t)usize;
-    if (len > NM_INLINE || (len && !buf))
-        return 1;
-    return nm_send_short(buf, len, c->ctx, c->world[dest], tag);
-}
-
 int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
              MPI_Comm comm)
 {
     nm_comm_t *c = nm_deleg_comm(comm, dest);
     if (!c)
         return PMPI_Send(buf, count, dt, dest, tag, nm_xl(comm));
-    if (send_short(buf, count, dt, dest, tag, c) == 0)
-        return MPI_SUCCESS;
     return send_blocking(buf, count, dt, dest, tag, c, comm, 0);
 }
 
@@ -630,8 +630,6 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
     nm_comm_t *c = nm_deleg_comm(comm, dest);
     if (!c)
         return PMPI_Rsend(buf, count, dt, dest, tag, nm_xl(comm));
-    if (send_short(buf, count, dt, dest, tag, c) == 0)
-        return MPI_SUCCESS;
     return send_blocking(buf, count, dt, dest, tag, c, comm, 0);
 }
 

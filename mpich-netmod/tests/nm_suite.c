@@ -577,9 +577,8 @@ static void t_split_sizes(void)
                       bad);
             }
     }
-    char *back = NULL;
-    int backsz = 0;
-    MPI_Buffer_detach(&back, &backsz);
+    int sz;
+    MPI_Buffer_detach(&bbuf, &sz);
     free(bbuf);
     free(b);
     say("standard, buffered and synchronous sends around 4 KiB, in order");
