@@ -4,13 +4,24 @@
 # tasks (pip-exec -n N, N from RP_NTASKS, default "1 8 64") in each mode of
 # RP_MODES (default "process thread").  Passes when every run exits with the
 # status of the lone run and its standard output, sorted, is the lone run's
-# output N times, sorted (tasks print in any order).  Standard input is
-# /dev/null.  Needs PIP_EXEC (the pip-exec to use).  Exit 0 if all pass.
+# output N times, sorted (tasks print in any order).  With more tasks than
+# PIP_NAMESPACES (default 8), tasks share a libc copy and so its stdout
+# buffer, as threads of one program do (libpip(7)): a program that writes a
+# line in pieces (figlet: a putchar per character) may have its lines
+# interleaved with another task's.  There the output must still hold the
+# lone run's bytes N times (same bytes, same counts, in any order), and the
+# pass line says that lines interleaved.  Standard input is /dev/null.
+# Needs PIP_EXEC (the pip-exec to use).  Exit 0 if all pass.
 name=$1
 shift
 : "${PIP_EXEC:?PIP_EXEC not set}"
 : "${RP_NTASKS:=1 8 64}"
 : "${RP_MODES:=process thread}"
+ns=${PIP_NAMESPACES:-8}
+# bytes FILE: FILE's bytes, one per line, sorted (a multiset of bytes).
+bytes() {
+    od -An -v -tx1 "$1" | tr -s ' ' '\n' | sed '/^$/d' | sort
+}
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 timeout -s KILL 60 "$@" </dev/null >"$tmp/alone" 2>"$tmp/alone.err"
@@ -32,6 +43,12 @@ for mode in $RP_MODES; do
         what="$name, $mode mode, -n $n"
         if [ $rc -ne $want_rc ]; then
             echo "FAIL: $what: exit status $rc, alone $want_rc"
+        elif ! cmp -s "$tmp/want.s" "$tmp/got.s" && [ "$n" -gt "$ns" ] &&
+            bytes "$tmp/want" >"$tmp/want.b" && bytes "$tmp/got" >"$tmp/got.b" &&
+            cmp -s "$tmp/want.b" "$tmp/got.b"; then
+            echo "PASS: $what ($(wc -c <"$tmp/got") bytes, all there; lines" \
+                "interleaved: $n tasks share $ns libc copies' stdout)"
+            continue
         elif ! cmp -s "$tmp/want.s" "$tmp/got.s"; then
             echo "FAIL: $what: output differs from $n lone runs" \
                 "($(wc -l <"$tmp/got.s") lines, want $(wc -l <"$tmp/want.s");" \
