@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # test_pip_demo.sh: the README's demo, `pip-exec -n 8 examples/pip_demo`, in
 # both modes: 8 tasks, 8 distinct private counters 1..8, every neighbour read
-# correct, distinct PIDs in process mode and one PID in thread mode.
+# correct, distinct PIDs in process mode and one PID in thread mode; and
+# -n 1 (a task that is its own neighbour) in both modes.
 set -u
 bdir=${abs_top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}
 pipexec=${PIP_EXEC:-$bdir/libpip/pip-exec}
@@ -28,5 +29,11 @@ for mode in process thread; do
     else
         check "thread: one PID" '[ "$pids" -eq 1 ]'
     fi
+    # One task is its own neighbour and still passes every check.
+    out=$(PIP_MODE=$mode timeout 60 "$pipexec" -n 1 "$demo" 2>&1)
+    status=$?
+    printf '%s\n' "$out" | sed "s/^/[$mode -n 1] /"
+    check "$mode -n 1: exit status 0, OK" \
+        '[ "$status" -eq 0 ] && printf "%s\n" "$out" | grep -q "^task 0/1 .* OK$"'
 done
 [ "$fails" -eq 0 ]
