@@ -38,6 +38,22 @@ if BUILD_LIBPIP
 TESTS += common/tests/test_pvas_log_env.sh
 endif
 
+# A bad PVAS_LOG fails libulp's and libdeleg's initialisation.
+EXTRA_DIST += common/tests/test_pvas_log_init.sh
+FORMAT_FILES += common/tests/pvas_log_init.c
+if BUILD_LIBULP
+if BUILD_DELEGATION
+check_PROGRAMS += common/tests/pvas_log_init
+TESTS += common/tests/test_pvas_log_init.sh
+common_tests_pvas_log_init_SOURCES = common/tests/pvas_log_init.c
+common_tests_pvas_log_init_CPPFLAGS = $(AM_CPPFLAGS) $(ULP_CPPFLAGS) \
+	-I$(top_srcdir)/delegation/include
+common_tests_pvas_log_init_LDADD = libulp/libulp.la libpip/libpip.la \
+	delegation/libdeleg.la
+common_tests_pvas_log_init_LDFLAGS = $(AM_LDFLAGS) -no-install
+endif
+endif
+
 # Man pages: each component adds the roff pages it installs to PVAS_MANS
 # (libpip/man/pip-exec.1 from libpip/man/pip-exec.1.md, ...); they are
 # converted with lowdown when configure found it, and otherwise neither

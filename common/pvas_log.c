@@ -235,21 +235,18 @@ void pvas_log(int comp, int level, const char *fmt, ...)
     va_end(ap);
 }
 
-/*
- * A bad PVAS_LOG is reported when the library is loaded, once per library
- * copy, whether or not anything is ever logged.
- */
-__attribute__((constructor)) static void pvas_log_report(void)
+const char *pvas_log_env_refuse(void)
 {
     const char *e = pvas_log_env_error();
     if (e != NULL && !atomic_exchange(&reported, 1)) {
         int saved = errno;
-        char buf[sizeof env_err + 16];
-        int n = snprintf(buf, sizeof buf, "%s; ignored\n", e);
+        char buf[sizeof env_err + 2];
+        int n = snprintf(buf, sizeof buf, "%s\n", e);
         if (n > 0)
             put(buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
         errno = saved;
     }
+    return e;
 }
 
 /* Before an abort: wait (at most 2 s) until whoever reads this process's

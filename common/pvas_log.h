@@ -9,7 +9,8 @@
  * switches (PIP_DEBUG, ULP_DEBUG, DLG_DEBUG, MPIDELEG_DEBUG, FTA_LOG,
  * EARTH_LOG, SWIN_LOG_LEVEL) are deprecated aliases: a component named in
  * PVAS_LOG takes that level, otherwise its old variable's, otherwise the
- * level of all:, otherwise off.
+ * level of all:, otherwise off.  A bad PVAS_LOG fails each library's
+ * initialisation (pvas_log_env_refuse), as its own bad variables do.
  *
  * A line is "<component>[<pid>]: <message>" or, once the component knows
  * its MPI rank, "<component>[<pid> rank <r>]: <message>", written with one
@@ -85,6 +86,15 @@ PVAS_LOG_API const char *pvas_log_alias_name(int comp);
 
 /* The one-line complaint about a bad PVAS_LOG, or NULL when it is good. */
 PVAS_LOG_API const char *pvas_log_env_error(void);
+
+/*
+ * For a library's initialisation, which a bad PVAS_LOG fails as a bad value
+ * of the library's own variables does: NULL when PVAS_LOG is good or unset;
+ * otherwise its one-line complaint, also printed on stderr, once per
+ * library copy.  Callers that print the reason themselves use
+ * pvas_log_env_error().
+ */
+PVAS_LOG_API const char *pvas_log_env_refuse(void);
 
 /* Forget what was read from the environment (tests). */
 PVAS_LOG_API void pvas_log_reset(void);

@@ -4,7 +4,8 @@
 # user meets them, through pip-exec and a program that does not exist
 # (libpip then logs one reason): same line either way, in the one format
 # "<component>[<pid>]: <message>"; a component named in PVAS_LOG beats its
-# alias; a bad PVAS_LOG gets one line naming the variable.
+# alias; a bad PVAS_LOG fails pip_init: pip-exec runs nothing and exits
+# non-zero with one line naming the variable.
 set -u
 bdir=${abs_top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
 pipexec=${PIP_EXEC:-$bdir/libpip/pip-exec}
@@ -42,10 +43,18 @@ run named PVAS_LOG=all:debug,pip:off PIP_DEBUG=1
 check "pip:off beats PIP_DEBUG=1 and all:" '[ "$(lines "^pip\[" named)" -eq 0 ]' named
 run other PVAS_LOG=earth:debug
 check "another component's level: pip stays off" '[ "$(lines "^pip\[" other)" -eq 0 ]' other
-run bad PVAS_LOG=pip:loud
-check "bad PVAS_LOG: one line naming it" \
-    '[ "$(lines "^PVAS_LOG='"'"'pip:loud'"'"': unknown level '"'"'loud'"'"'" bad)" -eq 1 ] &&
-     [ "$(lines PVAS_LOG bad)" -eq 1 ]' bad
+demo=$bdir/examples/pip_demo
+if [ -x "$demo" ]; then
+    env -u PIP_DEBUG PVAS_LOG=pip:loud timeout 60 "$pipexec" -n 2 "$demo" \
+        >"$tmp/bad.out" 2>"$tmp/bad"
+    st=$?
+    check "bad PVAS_LOG: status 2, nothing run, one line naming it" \
+        '[ "$st" -eq 2 ] && [ ! -s "$tmp/bad.out" ] &&
+         [ "$(lines "PVAS_LOG='"'"'pip:loud'"'"': unknown level '"'"'loud'"'"'" bad)" -eq 1 ] &&
+         [ "$(wc -l <"$tmp/bad")" -eq 1 ]' bad
+else
+    echo "FAIL: $demo not built"; fails=$((fails + 1))
+fi
 run badalias PVAS_LOG=pip:loud PIP_DEBUG=1
 check "bad PVAS_LOG: the alias still counts" '[ "$(lines "$fmt" badalias)" -eq 1 ]' badalias
 [ "$fails" -eq 0 ]

@@ -68,6 +68,8 @@ int dlg_client_attach(dlg_region_t *r, const dlg_client_attr_t *attr,
     int rc = dg_check(c, 1);
     uint64_t live_ms;
     if (!rc)
+        rc = dlg_env_log();
+    if (!rc)
         rc = dlg_spin_bound_env(&c->spin_ns);
     if (!rc)
         rc = dlg_env_uint("DLG_LIVENESS_MS", 20, 1, 60000, &live_ms);

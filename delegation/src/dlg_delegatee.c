@@ -79,6 +79,8 @@ int dlg_delegatee_create(dlg_region_t *r, const dlg_delegatee_attr_t *attr,
     int rc = attr_fill(attr, &a);
     if (rc)
         return rc;
+    if ((rc = dlg_env_log()) != 0)
+        return rc;
     dlg_policy_t idle = a.idle_policy;
     if (idle == DLG_POLICY_DEFAULT &&
         (rc = dlg_env_policy("DLG_IDLE_POLICY", DLG_POLICY_ADAPTIVE, &idle)))

@@ -211,6 +211,8 @@ DLG_HIDDEN int dlg_env_policy(const char *name, dlg_policy_t dflt,
 DLG_HIDDEN int dlg_env_uint(const char *name, uint64_t dflt, uint64_t min,
                             uint64_t max, uint64_t *out);
 DLG_HIDDEN int dlg_spin_bound_env(uint64_t *out);
+/* -EINVAL (its complaint printed once) when PVAS_LOG is bad, else 0. */
+DLG_HIDDEN int dlg_env_log(void);
 DLG_HIDDEN void dlg_log(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 /* Check a robust "life" mutex owned by a peer: 0 alive, -EOWNERDEAD died,

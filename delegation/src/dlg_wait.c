@@ -151,6 +151,11 @@ static uint64_t calibrate_spin(void)
     return b;
 }
 
+int dlg_env_log(void)
+{
+    return pvas_log_env_refuse() != NULL ? -EINVAL : 0;
+}
+
 int dlg_spin_bound_env(uint64_t *out)
 {
     static _Atomic uint64_t cached; /* calibrated value + 1 */

@@ -78,6 +78,9 @@ static int fta_setup(void)
     pvas_log_set_rank(fta_rt.world_rank);
     PMPI_Comm_size(w, &fta_rt.world_size);
     (void)env_long("FTA_LOG", 0, 0, 1); /* checked here, read by pvas_log */
+    const char *bad_log = pvas_log_env_error();
+    if (bad_log != NULL)
+        env_bad("ft-agree: %s" FTA_ENV_CLASS, bad_log);
     fta_rt.arity = (uint32_t)env_long("FTA_ARITY", 4, 2, 1024);
     fta_rt.fault_send = env_long("FTA_FAULT_SEND", 0, 0, 1000000000);
     fta_rt.fast_max = (int)env_long("FTA_FAST_MAX", 8, 0, 1024);

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# test_fta_env.sh: every bad FTA_* value ends the job in MPI_Init with
-# status 2 and exactly one line on stderr naming the variable, the value
-# and the MPI error class (never a silent default, never a hang).
+# test_fta_env.sh: every bad FTA_* value, and a bad PVAS_LOG, ends the job
+# in MPI_Init with status 2 and exactly one line on stderr naming the
+# variable, the value and the MPI error class (never a silent default,
+# never a hang).
 b=${abs_top_builddir:-.}/ft-agree/tests
 run=${MPI_RUN:-${abs_top_builddir:-.}/test/mpi-run}
 command -v mpiexec >/dev/null 2>&1 || { echo "SKIP: no mpiexec"; exit 77; }
@@ -34,4 +35,5 @@ bad "FTA_FD_TIMEOUT_MS='2s'" FTA_FD_TIMEOUT_MS=2s
 bad "FTA_FD_TIMEOUT_MS='100' must exceed FTA_FD_PERIOD_MS='100'" FTA_FD_TIMEOUT_MS=100 FTA_FD_PERIOD_MS=100
 bad "FTA_FD_ADDR='localhost'" FTA_FD_ADDR=localhost
 bad "FTA_LOG='yes'" FTA_LOG=yes
+bad "PVAS_LOG='ftagree:loud'" PVAS_LOG=ftagree:loud
 exit $fails

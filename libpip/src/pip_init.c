@@ -4,6 +4,7 @@
  * destroyed here; it lives in pip_base.c) and the query functions.
  */
 #include "pip_internal.h"
+#include "pvas_log.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -44,6 +45,11 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
 
     int mode, rc, nns;
     size_t stacksz;
+    const char *bad_log = pvas_log_env_error();
+    if (bad_log != NULL) {
+        pip_env_error("%s", bad_log);
+        return EINVAL;
+    }
     if ((rc = pip_parse_mode(opts, &mode)) != 0)
         return rc;
     if ((rc = pip_parse_stacksz(&stacksz)) != 0)

@@ -5,6 +5,7 @@
  * report, and the link that lets a task's copy of libulp use the root's.
  */
 #include "ulp_internal.h"
+#include "pvas_log.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -160,6 +161,8 @@ int ulp_init(void)
 
     if (ulp_ns_link_.ops != NULL || ulp_g_.initialised)
         return -EBUSY;
+    if (pvas_log_env_refuse() != NULL)
+        return -EINVAL;
     memset(&ulp_g_, 0, sizeof(ulp_g_));
     ulp_g_.page = (size_t)sysconf(_SC_PAGESIZE);
 

@@ -249,13 +249,18 @@ static int place(int how)
     return 0;
 }
 
-/* On/off variables: unset, empty, 0 or 1. */
+/* PVAS_LOG, and the on/off variables: unset, empty, 0 or 1. */
 static int env_flags(void)
 {
     static const char *const names[] = {"MPIDELEG_DISABLE", "MPIDELEG_DEBUG",
                                         "MPIDELEG_NO_TURNS", "MPIDELEG_PIP",
                                         "MPIDELEG_QUIET"};
     static const char *const w[] = {"0", "1"};
+    const char *bad_log = pvas_log_env_error();
+    if (bad_log != NULL) {
+        nm_env_bad("mpideleg: %s" NM_ENV_CLASS "\n", bad_log);
+        return -1;
+    }
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (env_word(names[i], w, 2) < 0)
             return -1;

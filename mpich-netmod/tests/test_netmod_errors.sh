@@ -43,6 +43,7 @@ bad_var MPIDELEG_CMA maybe
 bad_var MPIDELEG_CMA_MIN 1e6
 bad_var MPIDELEG_PIP true
 bad_var MPIDELEG_DEBUG verbose
+bad_var PVAS_LOG mpideleg:loud
 bad_var MPIDELEG_QUIET please
 # the layout line: once, on rank 0, with the numbers of the layout
 "$MPI_RUN" -n 4 -t 60 env LD_PRELOAD="$NM_LIB" MPIDELEG_BOARD_SIZE=2 \

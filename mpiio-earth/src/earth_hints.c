@@ -255,6 +255,9 @@ int earth_env_check(void)
                 {"EARTH_FSEMU_K", 1, 1, 1 << 20},
                 {"EARTH_FSEMU_ALPHA", 0, 0, 1e6}};
     int rc;
+    const char *bad_log = pvas_log_env_error();
+    if (bad_log != NULL)
+        return hint_error(MPI_ERR_ARG, "%s", bad_log);
     for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
         if ((rc = env_number(nums[i].name, nums[i].integer, nums[i].lo,
                              nums[i].hi)) != MPI_SUCCESS)

@@ -3,7 +3,7 @@
 # earth_enable=auto (the default): on one node with no contention model and
 # no EARTH tuning, collective calls go to ROMIO; EARTH_ENABLE=enable, a
 # tuning variable or hint, striping_factor > 1 or the contention model make
-# EARTH carry them.  Every bad EARTH_* value fails MPI_File_open on every
+# EARTH carry them.  Every bad EARTH_* value (and PVAS_LOG) fails MPI_File_open on every
 # rank with its MPI error class and exactly one line on stderr naming the
 # variable, the value and the class.
 prog=${abs_top_builddir:-.}/mpiio-earth/tests/earth_env
@@ -68,6 +68,7 @@ bad EARTH_AGGR_LAYOUT=diagonal MPI_ERR_INFO_VALUE
 bad EARTH_FD_STRIPES=-3 MPI_ERR_INFO_VALUE
 bad EARTH_ASYNC=2 MPI_ERR_ARG
 bad EARTH_LOG=loud MPI_ERR_ARG
+bad PVAS_LOG=earth:loud MPI_ERR_ARG
 bad EARTH_BOARD_SIZE=0 MPI_ERR_ARG
 bad EARTH_FSEMU=on MPI_ERR_ARG
 bad EARTH_FSEMU_SERVERS=100 MPI_ERR_ARG

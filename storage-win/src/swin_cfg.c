@@ -153,6 +153,12 @@ int swin_env_check(struct swin_err *e)
     static const char *const adv[] = {"random", "normal", NULL};
     static const char *const lvl[] = {"0", "1", "2", "3", NULL};
     long long v;
+    const char *bad_log = pvas_log_env_error();
+    if (bad_log != NULL) {
+        swin_err_set(e, MPI_ERR_ARG, "storage window: %s", bad_log);
+        e->env = 1;
+        return -1;
+    }
     const char *s = getenv("SWIN_SYNC_INTERVAL_MS");
     if (s != NULL && *s != '\0' && swin_parse_ll(s, 0, &v) != 0) {
         swin_err_set(e, MPI_ERR_ARG,

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# Every bad SWIN_* and PCAF_* value: MPI_Win_allocate fails on every rank
+# Every bad SWIN_* and PCAF_* value, and a bad PVAS_LOG: MPI_Win_allocate fails on every rank
 # with MPI_ERR_ARG, and exactly one line on stderr names the variable, the
 # value and the class; with the default (fatal) handler the job ends
 # (non-zero status) with that one line.
@@ -47,6 +47,7 @@ bad storage SWIN_TRACK=always
 bad storage SWIN_SYNC_INTERVAL_MS=10ms
 bad storage SWIN_MADVISE=hugepage
 bad storage SWIN_LOG_LEVEL=debug
+bad storage PVAS_LOG=swin:loud
 bad plain PCAF_ENABLED=maybe
 bad plain PCAF_SHAREDFILE=sometimes
 bad plain PCAF_UNLINK=2
