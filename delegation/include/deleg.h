@@ -138,7 +138,8 @@ DLG_API const char *dlg_policy_name(dlg_policy_t p);
  * calibrated once per process as 4x the measured cost of a futex wake plus a
  * sched_yield (the price of blocking and being woken), clamped to
  * [1000, 100000] ns; 0 on a machine with one online CPU (spinning cannot
- * help when the peer needs the same CPU).
+ * help when the peer needs the same CPU).  Read once per process, at the
+ * first call (a bad DLG_SPIN_NS gives 0 here and fails the constructors).
  */
 DLG_API uint64_t dlg_spin_bound_ns(void);
 

@@ -171,11 +171,18 @@ int dlg_spin_bound_env(uint64_t *out)
     return 0;
 }
 
+/* Every adaptive wait asks: the environment is read (or the bound
+ * calibrated) once, not on each wait (getenv scans the whole environment). */
 uint64_t dlg_spin_bound_ns(void)
 {
+    static _Atomic uint64_t known; /* the bound + 1, once read */
+    uint64_t k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (k)
+        return k - 1;
     uint64_t v = 0;
     if (dlg_spin_bound_env(&v) != 0)
-        return 0;
+        v = 0;
+    atomic_store_explicit(&known, v + 1, memory_order_relaxed);
     return v;
 }
 
