@@ -7,6 +7,7 @@ EXTRA_DIST += mpiio-earth/README.md mpiio-earth/DESIGN.md mpiio-earth/tests/READ
 	mpiio-earth/tests/test_earth_patterns.sh \
 	mpiio-earth/tests/test_earth_romio_preload.sh \
 	mpiio-earth/tests/test_earth_nonblocking.sh \
+	mpiio-earth/tests/test_earth_threads.sh \
 	mpiio-earth/tests/test_earth_handoff.sh \
 	mpiio-earth/tests/test_earth_mpich_io.sh \
 	mpiio-earth/tests/test_earth_hdf5.sh mpiio-earth/tests/earth_hdf5.c \
@@ -58,6 +59,12 @@ mpiio_earth_tests_earth_patterns_CPPFLAGS = $(EARTH_CPPFLAGS)
 mpiio_earth_tests_earth_patterns_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpiio_earth_tests_earth_patterns_LDADD = $(EARTH_TEST_LDADD)
 mpiio_earth_tests_earth_patterns_LDFLAGS = $(AM_LDFLAGS) -no-install
+check_PROGRAMS += mpiio-earth/tests/earth_threads
+mpiio_earth_tests_earth_threads_SOURCES = mpiio-earth/tests/earth_threads.c
+mpiio_earth_tests_earth_threads_CPPFLAGS = $(EARTH_CPPFLAGS)
+mpiio_earth_tests_earth_threads_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpiio_earth_tests_earth_threads_LDADD = $(EARTH_TEST_LDADD) -lpthread
+mpiio_earth_tests_earth_threads_LDFLAGS = $(AM_LDFLAGS) -no-install
 check_PROGRAMS += mpiio-earth/tests/earth_nonblocking
 mpiio_earth_tests_earth_nonblocking_SOURCES = mpiio-earth/tests/earth_nonblocking.c
 mpiio_earth_tests_earth_nonblocking_CPPFLAGS = $(EARTH_CPPFLAGS)
@@ -94,7 +101,8 @@ TESTS += mpiio-earth/tests/test_earth_agree.sh
 TESTS += mpiio-earth/tests/test_earth_layers.sh
 TESTS += mpiio-earth/tests/test_earth_patterns.sh \
 	mpiio-earth/tests/test_earth_romio_preload.sh \
-	mpiio-earth/tests/test_earth_nonblocking.sh
+	mpiio-earth/tests/test_earth_nonblocking.sh \
+	mpiio-earth/tests/test_earth_threads.sh
 
 if HAVE_CMOCKA
 check_PROGRAMS += mpiio-earth/tests/test_earth_hints

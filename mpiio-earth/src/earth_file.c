@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #ifdef EARTH_HAVE_HWLOC
 #include <hwloc.h>
 #endif
@@ -18,13 +19,22 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * Threads of an MPI_THREAD_MULTIPLE program may open, use and close
+ * different files at once: the registry below, the keyval and the bases'
+ * counts are shared by them (MPICH's own lock does not cover this
+ * library's code).  reg_lock guards the list and the keyval's creation;
+ * counts change atomically.
+ */
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* ---- per-communicator duplicates ---- */
 
 static int base_key = MPI_KEYVAL_INVALID;
 
 void earth_base_put(earth_base_t *b)
 {
-    if (b && --b->refs == 0) {
+    if (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0) {
         PMPI_Comm_free(&b->comm);
         free(b);
     }
@@ -45,28 +55,37 @@ earth_base_t *earth_base_find(MPI_Comm comm)
 {
     earth_base_t *b = NULL;
     int flag = 0;
-    if (base_key == MPI_KEYVAL_INVALID ||
-        PMPI_Comm_get_attr(comm, base_key, &b, &flag) != MPI_SUCCESS || !flag)
+    pthread_mutex_lock(&reg_lock);
+    int key = base_key;
+    pthread_mutex_unlock(&reg_lock);
+    if (key == MPI_KEYVAL_INVALID ||
+        PMPI_Comm_get_attr(comm, key, &b, &flag) != MPI_SUCCESS || !flag)
         return NULL;
-    b->refs++;
+    /* comm is in use by this call: its attribute's reference holds */
+    __atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
     return b;
 }
 
 earth_base_t *earth_base_attach(MPI_Comm comm, MPI_Comm dup)
 {
     earth_base_t *b = malloc(sizeof(*b));
+    pthread_mutex_lock(&reg_lock);
     if (base_key == MPI_KEYVAL_INVALID &&
         PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, base_delete, &base_key,
                                 NULL) != MPI_SUCCESS)
         base_key = MPI_KEYVAL_INVALID;
-    if (!b || base_key == MPI_KEYVAL_INVALID ||
-        PMPI_Comm_set_attr(comm, base_key, b) != MPI_SUCCESS) {
+    int key = base_key;
+    pthread_mutex_unlock(&reg_lock);
+    if (b) {
+        b->comm = dup;
+        b->refs = 2; /* the attribute's and the caller's */
+    }
+    if (!b || key == MPI_KEYVAL_INVALID ||
+        PMPI_Comm_set_attr(comm, key, b) != MPI_SUCCESS) {
         free(b);
         PMPI_Comm_free(&dup);
         return NULL;
     }
-    b->comm = dup;
-    b->refs = 2; /* the attribute's and the caller's */
     return b;
 }
 
@@ -76,25 +95,32 @@ static earth_file_t *files;
 
 earth_file_t *earth_file_find(MPI_File fh)
 {
-    for (earth_file_t *f = files; f; f = f->next)
+    earth_file_t *f;
+    pthread_mutex_lock(&reg_lock);
+    for (f = files; f; f = f->next)
         if (f->fh == fh)
-            return f;
-    return NULL;
+            break;
+    pthread_mutex_unlock(&reg_lock);
+    return f;
 }
 
 void earth_file_add(earth_file_t *ef)
 {
+    pthread_mutex_lock(&reg_lock);
     ef->next = files;
     files = ef;
+    pthread_mutex_unlock(&reg_lock);
 }
 
 void earth_file_remove(earth_file_t *ef)
 {
+    pthread_mutex_lock(&reg_lock);
     earth_file_t **p = &files;
     while (*p && *p != ef)
         p = &(*p)->next;
     if (*p)
         *p = ef->next;
+    pthread_mutex_unlock(&reg_lock);
 }
 
 void earth_file_free(earth_file_t *ef)

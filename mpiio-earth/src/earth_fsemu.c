@@ -30,6 +30,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,12 +76,14 @@ static double env_num(const char *name, double dflt)
     return (*end || d < 0) ? dflt : d;
 }
 
-void earth_fsemu_init(void)
+/* Set up once per process, whichever thread does I/O first (ROMIO's
+ * calls and EARTH's helper threads read and write from several). */
+static pthread_once_t emu_once = PTHREAD_ONCE_INIT;
+
+static void fsemu_setup(void)
 {
     const char *on = getenv("EARTH_FSEMU");
     char name[64];
-    if (emu.state)
-        return;
     resolve();
     emu.state = 1;
     if (!on || strcmp(on, "1"))
@@ -118,6 +121,11 @@ void earth_fsemu_init(void)
     close(fd);
     earth_log(1, "contention model on: %d servers, stripe %lld, K %d",
               emu.servers, (long long)emu.stripe, emu.k);
+}
+
+void earth_fsemu_init(void)
+{
+    pthread_once(&emu_once, fsemu_setup);
 }
 
 static double now_s(void)
@@ -178,8 +186,7 @@ static ssize_t emulate(int is_write, int fd, void *buf, size_t n, off_t off)
 
 int earth_fsemu_stats(struct earth_fsemu_stats *st, int reset)
 {
-    if (emu.state == 0)
-        earth_fsemu_init();
+    earth_fsemu_init();
     memset(st, 0, sizeof(*st));
     if (emu.state != 2)
         return -1;
@@ -199,8 +206,7 @@ EARTH_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off);
 
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-    if (emu.state == 0)
-        earth_fsemu_init();
+    earth_fsemu_init();
     if (emu.state != 2 || n == 0)
         return real_pwrite(fd, (void *)buf, n, off);
     return emulate(1, fd, (void *)buf, n, off);
@@ -208,8 +214,7 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 
 ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
-    if (emu.state == 0)
-        earth_fsemu_init();
+    earth_fsemu_init();
     if (emu.state != 2 || n == 0)
         return real_pread(fd, buf, n, off);
     return emulate(0, fd, buf, n, off);
