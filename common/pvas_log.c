@@ -22,8 +22,8 @@ static const char *const comp_name[PVAS_LOG_NCOMP] = {
     "pip", "ulp", "deleg", "mpideleg", "ftagree", "earth", "swin"};
 
 static const char *const alias_name[PVAS_LOG_NCOMP] = {
-    "PIP_DEBUG", "ULP_DEBUG",   "DLG_DEBUG",     "MPIDELEG_DEBUG",
-    "FTA_LOG",   "EARTH_LOG",   "SWIN_LOG_LEVEL"};
+    "PIP_DEBUG", "ULP_DEBUG", "DLG_DEBUG",     "MPIDELEG_DEBUG",
+    "FTA_LOG",   "EARTH_LOG", "SWIN_LOG_LEVEL"};
 
 static const char *const level_name[] = {"off", "error", "info", "debug"};
 #define NLEVEL ((int)(sizeof(level_name) / sizeof(level_name[0])))
@@ -190,10 +190,11 @@ size_t pvas_log_format(char *buf, int comp, const char *fmt, va_list ap)
 {
     const size_t cap = PVAS_LOG_LINE_MAX - 1; /* room for the newline */
     int r = atomic_load(&my_rank);
-    int n = r >= 0 ? snprintf(buf, cap, "%s[%ld rank %d]: ",
-                              pvas_log_name(comp), (long)getpid(), r)
-                   : snprintf(buf, cap, "%s[%ld]: ", pvas_log_name(comp),
-                              (long)getpid());
+    int n = r >= 0
+                ? snprintf(buf, cap, "%s[%ld rank %d]: ", pvas_log_name(comp),
+                           (long)getpid(), r)
+                : snprintf(buf, cap, "%s[%ld]: ", pvas_log_name(comp),
+                           (long)getpid());
     if (n < 0)
         n = 0;
     if ((size_t)n < cap) {

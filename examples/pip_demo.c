@@ -96,8 +96,8 @@ int main(void)
     int a0 = peer->array[0], a1 = peer->array[1], a2 = peer->array[2],
         a3 = peer->array[3];
     /* A task alone is its own neighbour; another task's array is elsewhere. */
-    int counter_ok = counter == pipid + 1 &&
-                     (next == pipid) == (peer->array == array);
+    int counter_ok =
+        counter == pipid + 1 && (next == pipid) == (peer->array == array);
 
     /*
      * 4. The neighbour's memory goes away when it ends, so it must not end
