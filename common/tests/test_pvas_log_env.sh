@@ -43,9 +43,10 @@ run named PVAS_LOG=all:debug,pip:off PIP_DEBUG=1
 check "pip:off beats PIP_DEBUG=1 and all:" '[ "$(lines "^pip\[" named)" -eq 0 ]' named
 run other PVAS_LOG=earth:debug
 check "another component's level: pip stays off" '[ "$(lines "^pip\[" other)" -eq 0 ]' other
-demo=$bdir/examples/pip_demo
+# a task program that prints (libpip's own test program, built with it)
+demo=$bdir/libpip/tests/realprog/rp_stdio
 if [ -x "$demo" ]; then
-    env -u PIP_DEBUG PVAS_LOG=pip:loud timeout 60 "$pipexec" -n 2 "$demo" \
+    env -u PIP_DEBUG PVAS_LOG=pip:loud timeout 60 "$pipexec" -n 2 "$demo" x \
         >"$tmp/bad.out" 2>"$tmp/bad"
     st=$?
     check "bad PVAS_LOG: status 2, nothing run, one line naming it" \

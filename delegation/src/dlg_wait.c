@@ -156,34 +156,31 @@ int dlg_env_log(void)
     return pvas_log_env_refuse() != NULL ? -EINVAL : 0;
 }
 
+/* DLG_SPIN_NS, or the calibrated bound, read once per process: every
+ * adaptive wait asks, and getenv scans the whole environment.  A bad value
+ * is not kept (each constructor refuses it again). */
 int dlg_spin_bound_env(uint64_t *out)
-{
-    static _Atomic uint64_t cached; /* calibrated value + 1 */
-    const char *s = getenv("DLG_SPIN_NS");
-    if (s && *s)
-        return dlg_env_uint("DLG_SPIN_NS", 0, 0, 1000000000ull, out);
-    uint64_t c = atomic_load(&cached);
-    if (!c) {
-        c = calibrate_spin() + 1;
-        atomic_store(&cached, c);
-    }
-    *out = c - 1;
-    return 0;
-}
-
-/* Every adaptive wait asks: the environment is read (or the bound
- * calibrated) once, not on each wait (getenv scans the whole environment). */
-uint64_t dlg_spin_bound_ns(void)
 {
     static _Atomic uint64_t known; /* the bound + 1, once read */
     uint64_t k = atomic_load_explicit(&known, memory_order_relaxed);
-    if (k)
-        return k - 1;
+    if (!k) {
+        const char *s = getenv("DLG_SPIN_NS");
+        uint64_t v;
+        if (!s || !*s)
+            v = calibrate_spin();
+        else if (dlg_env_uint("DLG_SPIN_NS", 0, 0, 1000000000ull, &v) != 0)
+            return -EINVAL;
+        k = v + 1;
+        atomic_store_explicit(&known, k, memory_order_relaxed);
+    }
+    *out = k - 1;
+    return 0;
+}
+
+uint64_t dlg_spin_bound_ns(void)
+{
     uint64_t v = 0;
-    if (dlg_spin_bound_env(&v) != 0)
-        v = 0;
-    atomic_store_explicit(&known, v + 1, memory_order_relaxed);
-    return v;
+    return dlg_spin_bound_env(&v) == 0 ? v : 0;
 }
 
 void dlg_log(const char *fmt, ...)

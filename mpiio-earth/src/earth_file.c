@@ -23,8 +23,8 @@
  * Threads of an MPI_THREAD_MULTIPLE program may open, use and close
  * different files at once: the registry below, the keyval and the bases'
  * counts are shared by them (MPICH's own lock does not cover this
- * library's code).  reg_lock guards the list and the keyval's creation;
- * counts change atomically.
+ * library's code).  reg_lock guards the list and the keyval's creation
+ * (the keyval is read atomically); counts change atomically.
  */
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -55,9 +55,7 @@ earth_base_t *earth_base_find(MPI_Comm comm)
 {
     earth_base_t *b = NULL;
     int flag = 0;
-    pthread_mutex_lock(&reg_lock);
-    int key = base_key;
-    pthread_mutex_unlock(&reg_lock);
+    int key = __atomic_load_n(&base_key, __ATOMIC_ACQUIRE);
     if (key == MPI_KEYVAL_INVALID ||
         PMPI_Comm_get_attr(comm, key, &b, &flag) != MPI_SUCCESS || !flag)
         return NULL;
@@ -70,11 +68,14 @@ earth_base_t *earth_base_attach(MPI_Comm comm, MPI_Comm dup)
 {
     earth_base_t *b = malloc(sizeof(*b));
     pthread_mutex_lock(&reg_lock);
-    if (base_key == MPI_KEYVAL_INVALID &&
-        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, base_delete, &base_key,
-                                NULL) != MPI_SUCCESS)
-        base_key = MPI_KEYVAL_INVALID;
     int key = base_key;
+    if (key == MPI_KEYVAL_INVALID) {
+        if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, base_delete, &key,
+                                    NULL) == MPI_SUCCESS)
+            __atomic_store_n(&base_key, key, __ATOMIC_RELEASE);
+        else
+            key = MPI_KEYVAL_INVALID;
+    }
     pthread_mutex_unlock(&reg_lock);
     if (b) {
         b->comm = dup;
