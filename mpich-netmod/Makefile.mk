@@ -233,26 +233,29 @@ endif
 # $(pkglibexecdir)/bench so that users can measure their own machines.
 nmbenchdir = $(pkglibexecdir)/bench
 nmbench_PROGRAMS = mpich-netmod/bench/nm_bench
+# flags of the benchmark programs (plain MPI programs)
+NMB_CF = $(AM_CFLAGS) $(MPI_CFLAGS)
+NMB_LDF = $(AM_LDFLAGS) -no-install
 mpich_netmod_bench_nm_bench_SOURCES = mpich-netmod/bench/nm_bench.c \
 	mpich-netmod/bench/nm_median.h
-mpich_netmod_bench_nm_bench_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_bench_nm_bench_CFLAGS = $(NMB_CF)
 mpich_netmod_bench_nm_bench_LDADD = $(MPI_LIBS) -ldl
-mpich_netmod_bench_nm_bench_LDFLAGS = $(AM_LDFLAGS) -no-install
+mpich_netmod_bench_nm_bench_LDFLAGS = $(NMB_LDF)
 # the shim as users run it: NetPIPE (when installed) and an oversubscribed
 # ping-pong, preloaded vs direct (run-user-bench.sh)
 nmbench_PROGRAMS += mpich-netmod/bench/nm_lat_pct
 mpich_netmod_bench_nm_lat_pct_SOURCES = mpich-netmod/bench/nm_lat_pct.c \
 	mpich-netmod/bench/nm_median.h
-mpich_netmod_bench_nm_lat_pct_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_bench_nm_lat_pct_CFLAGS = $(NMB_CF)
 mpich_netmod_bench_nm_lat_pct_LDADD = $(MPI_LIBS)
-mpich_netmod_bench_nm_lat_pct_LDFLAGS = $(AM_LDFLAGS) -no-install
+mpich_netmod_bench_nm_lat_pct_LDFLAGS = $(NMB_LDF)
 # what MPICH's calls cost a delegatee's short message (direct MPICH)
 nmbench_PROGRAMS += mpich-netmod/bench/nm_patterns
 mpich_netmod_bench_nm_patterns_SOURCES = mpich-netmod/bench/nm_patterns.c \
 	mpich-netmod/bench/nm_median.h
-mpich_netmod_bench_nm_patterns_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_bench_nm_patterns_CFLAGS = $(NMB_CF)
 mpich_netmod_bench_nm_patterns_LDADD = $(MPI_LIBS)
-mpich_netmod_bench_nm_patterns_LDFLAGS = $(AM_LDFLAGS) -no-install
+mpich_netmod_bench_nm_patterns_LDFLAGS = $(NMB_LDF)
 bench-netmod: mpich-netmod/bench/nm_bench mpich-netmod/bench/nm_lat_pct \
 	    mpich-netmod/bench/nm_patterns test/mpi-run \
 	    mpich-netmod/libmpideleg.la $(NM_PIP_BENCH)
