@@ -253,7 +253,9 @@ static int xfer_all(int fd, void *buf, size_t len, int out)
 {
     char *p = buf;
     while (len > 0) {
-        ssize_t n = out ? write(fd, p, len) : read(fd, p, len);
+        /* a peer that hung up (a root falling back closes at once) is an
+         * error here, not a SIGPIPE that ends the rank */
+        ssize_t n = out ? send(fd, p, len, MSG_NOSIGNAL) : read(fd, p, len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)

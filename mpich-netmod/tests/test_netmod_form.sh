@@ -181,6 +181,14 @@ if ldconfig -p 2>/dev/null | grep -q 'libpip\.so\.0 '; then
 else
     LD_LIBRARY_PATH=$nolibpip nm_fallback nolibpip 'libpip.so.0 cannot be loaded' "$t/nm_suite"
     nm_same direct2 nolibpip '^delegated world'
+    # the same with 400 KB of environment: the root falls back and hangs up
+    # while the stand-ins still send it theirs (a SIGPIPE ended them once)
+    big=$(head -c 100000 /dev/zero | tr '\0' x)
+    LD_LIBRARY_PATH=$nolibpip NM_BIG1=$big NM_BIG2=$big NM_BIG3=$big \
+        NM_BIG4=$big nm_fallback nolibpipbig 'libpip.so.0 cannot be loaded' \
+        "$t/nm_suite"
+    unset NM_BIG1 NM_BIG2 NM_BIG3 NM_BIG4 big
+    nm_same direct2 nolibpipbig '^delegated world'
 fi
 # MPIDELEG_QUIET=1 silences the fallback line
 nm_run quiet 4 a env MPIDELEG_FORM=pip MPIDELEG_QUIET=1 "$t/nm_suite_nopie"
