@@ -67,7 +67,6 @@ libpip/pip_build.h: pip-build-h-always
 	  echo "#define PIP_BUILD_COMMIT \"$$c\""; \
 	} >$@.tmp && if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 pip-build-h-always:
-.PHONY: pip-build-h-always
 # Generated, never distributed: BUILT_SOURCES makes it before anything is
 # compiled (a rule naming pip_libmain's object would replace automake's own
 # rule for that object, which broke the tarball's build).
