@@ -5,7 +5,7 @@
 # library; its symbols are hidden, so each library has its own copy.
 noinst_LTLIBRARIES += common/libpvaslog.la
 common_libpvaslog_la_SOURCES = common/pvas_log.c common/pvas_log.h \
-	common/pvas_syscall.h
+	common/pvas_syscall.h common/pvas_env.h
 common_libpvaslog_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 
 # The copy linked into the uninstrumented task libraries of a sanitizer

@@ -67,8 +67,11 @@ libpip/pip_build.h: pip-build-h-always
 	  echo "#define PIP_BUILD_COMMIT \"$$c\""; \
 	} >$@.tmp && if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 pip-build-h-always:
-libpip/src/libpip_la-pip_libmain.lo: libpip/pip_build.h
-libpip/src/libpip_task_la-pip_libmain.lo: libpip/pip_build.h
+# Generated, never distributed: BUILT_SOURCES makes it before anything is
+# compiled (a rule naming pip_libmain's object would replace automake's own
+# rule for that object, which broke the tarball's build).
+BUILT_SOURCES += libpip/pip_build.h
+nodist_libpip_libpip_la_SOURCES = libpip/pip_build.h
 
 pipincludedir = $(includedir)/pip
 pipinclude_HEADERS = libpip/include/pip/pip.h libpip/include/pip/pip_machdep.h
@@ -277,6 +280,7 @@ PIP_TASK_LDF = -pie -rdynamic -no-install
 if PVAS_SANITIZERS
 check_LTLIBRARIES += libpip/libpip_task.la
 libpip_libpip_task_la_SOURCES = $(libpip_libpip_la_SOURCES)
+nodist_libpip_libpip_task_la_SOURCES = $(nodist_libpip_libpip_la_SOURCES)
 libpip_libpip_task_la_CPPFLAGS = $(libpip_libpip_la_CPPFLAGS)
 libpip_libpip_task_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fvisibility=hidden \
 	$(PVAS_TLS_DIALECT)

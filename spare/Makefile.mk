@@ -25,7 +25,7 @@ spare_spare_sim_SOURCES = spare/src/spare_sim.h spare/src/spare_sim_main.c \
 spare_spare_sim_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/spare/include
 spare_spare_sim_LDADD = spare/libspare.la -lm
 
-EXTRA_DIST += spare/README.md spare/DESIGN.md spare/bench/RESULTS.md spare/man/spare-sim.1.md spare/man/libspare.3.md \
+EXTRA_DIST += spare/README.md spare/DESIGN.md spare/bench/RESULTS.md spare/bench/fig12.png spare/bench/fig13.png spare/bench/fig14.svg spare/bench/fig15.svg spare/man/spare-sim.1.md spare/man/libspare.3.md \
 	spare/scripts/spare-plots.sh spare/scripts/spare-study24.sh \
 	spare/scripts/spare-exhaustive6.sh \
 	spare/tests/test_spare_golden.sh spare/spare.pc.in $(SPARE_GOLDEN)

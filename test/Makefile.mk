@@ -40,6 +40,15 @@ EXTRA_DIST += libpip/libpip.exports libulp/libulp.exports \
 	delegation/libdeleg.exports mpich-netmod/libmpideleg.exports \
 	ft-agree/libftagree.exports mpiio-earth/libmpiio-earth.exports \
 	spare/libspare.exports storage-win/libmpi-storagewin.exports
+# make check-load: make check next to one busy loop per CPU (HACKING.md).
+dist_check_SCRIPTS += test/test_check_load.sh
+EXTRA_DIST += test/check-load.sh
+TESTS += test/test_check_load.sh
+
+# make distcheck's cheap guard: the tarball's file list and generated headers.
+dist_check_SCRIPTS += test/test_dist_files.sh
+TESTS += test/test_dist_files.sh
+
 # File sizes and circles among a component's files (tools/check-structure.py).
 EXTRA_DIST += tools/check-structure.py
 dist_check_SCRIPTS += test/test_structure.sh

@@ -33,15 +33,22 @@ start=$(date +%s)
 status=$?
 elapsed=$(($(date +%s) - start))
 [ "$status" -eq 124 ] && pass "hung program failed with 124" || fail "hung program: status $status, want 124"
-[ "$elapsed" -lt 30 ] && pass "hung program stopped after ${elapsed}s" || fail "hung program took ${elapsed}s"
+# a hang guard far from the 3-4 s a quiet machine takes (mpi_hang never ends)
+[ "$elapsed" -lt 60 ] && pass "hung program stopped after ${elapsed}s" || fail "hung program took ${elapsed}s"
 grep -q TIMEOUT "${TMPDIR:-/tmp}/mpi_run_test.$$" && pass "timeout reported on stderr" || fail "no TIMEOUT message"
 rm -f "${TMPDIR:-/tmp}/mpi_run_test.$$"
-sleep 1
-left=0
-for exe in /proc/[0-9]*/exe; do
-    case $(readlink "$exe" 2>/dev/null) in
-    "$dir/mpi_hang" | "$dir/.libs/mpi_hang") left=$((left + 1)) ;;
-    esac
+# killed processes may take a moment to go: poll (up to 30 s), no fixed sleep
+tries=0
+while :; do
+    left=0
+    for exe in /proc/[0-9]*/exe; do
+        case $(readlink "$exe" 2>/dev/null) in
+        "$dir/mpi_hang" | "$dir/.libs/mpi_hang") left=$((left + 1)) ;;
+        esac
+    done
+    [ "$left" -eq 0 ] || [ "$tries" -ge 300 ] && break
+    sleep 0.1
+    tries=$((tries + 1))
 done
 [ "$left" -eq 0 ] && pass "no mpi_hang process left" || fail "$left mpi_hang processes left"
 

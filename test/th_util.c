@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "pvas_env.h"
 
 extern char **environ;
 
@@ -289,8 +290,13 @@ int th_cma_refused(int child_writes_parent)
     static volatile char probe[8] = "cma";
     char buf[8] = "CMA";
     int p[2], st = 0, err = 0;
-    const char *v = getenv("TH_TEST_NO_CMA");
-    if (v != NULL && *v != '\0' && strcmp(v, "0") != 0)
+    int no_cma;
+    if (pvas_env_bool("TH_TEST_NO_CMA", 0, 0, &no_cma) != 0) {
+        fprintf(stderr, "th_util: TH_TEST_NO_CMA='%s' must be %s\n",
+                getenv("TH_TEST_NO_CMA"), pvas_env_bool_expected(0));
+        exit(99); /* a broken test setup */
+    }
+    if (no_cma)
         return EPERM;
     if (pipe(p) != 0)
         return errno;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "mpix_ft.h"
 #include "stencil.h"
+#include "pvas_env.h"
 
 static int wrank, debug;
 
@@ -637,8 +638,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    const char *dbg = getenv("STENCIL_DEBUG");
-    debug = dbg && *dbg && strcmp(dbg, "0") != 0;
+    debug = pvas_env_on("STENCIL_DEBUG", 0); /* others: refused by the options */
     int st = run_main(argc, argv);
     fflush(NULL);
     MPI_Finalize();

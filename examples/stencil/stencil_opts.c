@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stencil.h"
+#include "pvas_env.h"
 
 #define ERR0(...)                                                              \
     do {                                                                       \
@@ -139,6 +140,12 @@ int stencil_opts_parse(int argc, char **argv, int rank, opts_t *o)
     o->ckdir = getenv("STENCIL_CKPT_DIR");
     const char *e;
     long v;
+    int on;
+    if (pvas_env_bool("STENCIL_DEBUG", 0, 0, &on) != 0) {
+        ERR0("bad STENCIL_DEBUG '%s' (%s)\n", getenv("STENCIL_DEBUG"),
+             pvas_env_bool_expected(0));
+        return 2;
+    }
     if ((e = getenv("STENCIL_RANDOM_KILLS")) && *e) {
         if (parse_long(e, 0, &o->nrandom)) {
             ERR0("bad STENCIL_RANDOM_KILLS '%s'\n", e);

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include "fta_fd.h"
 #include "pvas_log.h"
+#include "pvas_env.h"
 
 #define FD_MAGIC 0xFAFD0001u
 enum { FD_HB = 1, FD_DEAD = 2, FD_BYE = 3 };
@@ -229,13 +230,9 @@ static uint64_t host_key(void)
 
 static int proc_wanted(void)
 {
-    const char *e = getenv("FTA_FD_PROC");
-    if (!e || !*e || !strcmp(e, "1"))
-        return 1;
-    if (!strcmp(e, "0"))
-        return 0;
-    fprintf(stderr, "ft-agree: FTA_FD_PROC=%s: not 0 or 1; using 1\n", e);
-    return 1;
+    int on; /* a bad value ended the job in MPI_Init */
+    (void)pvas_env_bool("FTA_FD_PROC", 1, 0, &on);
+    return on;
 }
 
 static void *fd_thread(void *arg)

@@ -18,6 +18,7 @@
 #include "fta_mpi_int.h"
 #include "mpix_ft.h"
 #include "pvas_log.h"
+#include "pvas_env.h"
 
 /* The first bad FTA_* setting of this rank: fta_setup prints it on the
  * lowest rank that has one and ends the job (one line, not one per rank). */
@@ -52,6 +53,15 @@ static long env_long(const char *name, long dflt, long min, long max)
     return v;
 }
 
+/* An on/off variable (common/pvas_env.h): unset, empty, 0 or 1. */
+static void env_flag(const char *name)
+{
+    int on;
+    if (pvas_env_bool(name, 0, 0, &on) < 0)
+        env_bad("ft-agree: %s='%s' must be %s" FTA_ENV_CLASS, name,
+                getenv(name), pvas_env_bool_expected(0));
+}
+
 /* All ranks learn whether one had a bad setting; the lowest such rank
  * prints its line, then every rank finalizes and exits with status 2. */
 static void env_verdict(void)
@@ -77,7 +87,8 @@ static int fta_setup(void)
     PMPI_Comm_rank(w, &fta_rt.world_rank);
     pvas_log_set_rank(fta_rt.world_rank);
     PMPI_Comm_size(w, &fta_rt.world_size);
-    (void)env_long("FTA_LOG", 0, 0, 1); /* checked here, read by pvas_log */
+    env_flag("FTA_LOG"); /* checked here, read by pvas_log */
+    env_flag("FTA_FD_PROC"); /* checked here, read by the detector */
     const char *bad_log = pvas_log_env_error();
     if (bad_log != NULL)
         env_bad("ft-agree: %s" FTA_ENV_CLASS, bad_log);

@@ -35,5 +35,8 @@ bad "FTA_FD_TIMEOUT_MS='2s'" FTA_FD_TIMEOUT_MS=2s
 bad "FTA_FD_TIMEOUT_MS='100' must exceed FTA_FD_PERIOD_MS='100'" FTA_FD_TIMEOUT_MS=100 FTA_FD_PERIOD_MS=100
 bad "FTA_FD_ADDR='localhost'" FTA_FD_ADDR=localhost
 bad "FTA_LOG='yes'" FTA_LOG=yes
+bad "FTA_LOG=' 1' must be 0 or 1" "FTA_LOG= 1"
+bad "FTA_FD_PROC='2' must be 0 or 1" FTA_FD_PROC=2
+bad "FTA_FD_PROC='true'" FTA_FD_PROC=true
 bad "PVAS_LOG='ftagree:loud'" PVAS_LOG=ftagree:loud
 exit $fails

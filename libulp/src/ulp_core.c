@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pvas_env.h"
+
 /* Tell valgrind about the park stacks (it would take a switch to one for
  * a huge stack frame), where its header is installed. */
 #if defined(__has_include)
@@ -186,6 +188,12 @@ int ulp_init(void)
     }
     ulp_g_.sw = ulp_arch_switch_tpidr;
 #else
+    int nofs;
+    if (pvas_env_bool("ULP_TEST_NO_FSGSBASE", 0, 0, &nofs) != 0) {
+        ulp_dbg("bad ULP_TEST_NO_FSGSBASE '%s' (%s)",
+                getenv("ULP_TEST_NO_FSGSBASE"), pvas_env_bool_expected(0));
+        return -EINVAL;
+    }
     int have = ulp_arch_have_fsgsbase();
     int explicit_copy = 0;
     v = getenv("ULP_FSBASE");

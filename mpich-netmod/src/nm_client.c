@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "nm_internal.h"
+#include "pvas_env.h"
 
 dlg_policy_t nm_policy_blocking = DLG_POLICY_POLL;
 dlg_policy_t nm_policy_nonblocking = DLG_POLICY_ADAPTIVE;
@@ -66,8 +67,8 @@ int nm_client_start(MPI_Comm wcomm)
             bell = NULL;
         /* same address space (PiP tasks of one process): we may run our
          * delegatee's work ourselves while we wait for it */
-        const char *nt = getenv("MPIDELEG_NO_TURNS");
-        int no_turns = nt && strcmp(nt, "1") == 0; /* 0, empty: turns */
+        /* 0, empty, unset: turns; other values refused in MPI_Init */
+        int no_turns = pvas_env_on("MPIDELEG_NO_TURNS", 0);
         if (bell && !no_turns && dlg_bell_turns(bell, &turns_of) == 0)
             turns = &turns_of;
         nm_short_direct = turns && turns->direct;

@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pvas_env.h"
 
 typedef int (*fcntl_fn)(int, int, ...);
 
@@ -41,8 +42,7 @@ static int translate(void)
 {
     int m = atomic_load_explicit(&ofd_mode, memory_order_relaxed);
     if (m < 0) {
-        const char *p = getenv("MPIDELEG_PIP");
-        m = p && strcmp(p, "1") == 0;
+        m = pvas_env_on("MPIDELEG_PIP", 0);
         atomic_store_explicit(&ofd_mode, m, memory_order_relaxed);
     }
     return m;

@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include <pip/pip.h>
+#include "pvas_env.h"
 
 #define ME       "mpideleg"
 #define TIMEOUT  20.0      /* s: the group's members meet */
@@ -63,11 +64,10 @@ static int asked;
 /* Fallback lines: when asked (unless MPIDELEG_QUIET=1), or for debugging. */
 static int quiet(void)
 {
-    const char *d = getenv("MPIDELEG_DEBUG");
-    if (d && *d && strcmp(d, "0") != 0)
+    /* before main: bad values are refused later, in MPI_Init */
+    if (pvas_env_on("MPIDELEG_DEBUG", 0))
         return 0;
-    const char *q = getenv("MPIDELEG_QUIET");
-    return !asked || (q && strcmp(q, "1") == 0);
+    return !asked || pvas_env_on("MPIDELEG_QUIET", 0);
 }
 
 static void fallback(long rank, const char *fmt, ...)
@@ -690,8 +690,7 @@ __attribute__((constructor)) static void nm_form_init(int argc, char **argv,
                            "mpideleg-pip there)");
         return;
     }
-    const char *dis = getenv("MPIDELEG_DISABLE");
-    if (dis && strcmp(dis, "1") == 0)
+    if (pvas_env_on("MPIDELEG_DISABLE", 0))
         return;
     long size = env_long("PMI_SIZE", -1);
     long pmi_fd = env_long("PMI_FD", -1);

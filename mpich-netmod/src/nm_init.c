@@ -16,6 +16,7 @@
 #include "nm_base.h"
 #include "nm_internal.h"
 #include "pvas_log.h"
+#include "pvas_env.h"
 
 nm_layout_t nm_lay;
 int nm_active;
@@ -255,15 +256,19 @@ static int env_flags(void)
     static const char *const names[] = {"MPIDELEG_DISABLE", "MPIDELEG_DEBUG",
                                         "MPIDELEG_NO_TURNS", "MPIDELEG_PIP",
                                         "MPIDELEG_QUIET"};
-    static const char *const w[] = {"0", "1"};
     const char *bad_log = pvas_log_env_error();
     if (bad_log != NULL) {
         nm_env_bad("mpideleg: %s" NM_ENV_CLASS "\n", bad_log);
         return -1;
     }
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (env_word(names[i], w, 2) < 0)
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        int on;
+        if (pvas_env_bool(names[i], 0, 0, &on) < 0) {
+            nm_env_bad("mpideleg: %s='%s' must be %s" NM_ENV_CLASS "\n",
+                       names[i], getenv(names[i]), pvas_env_bool_expected(0));
             return -1;
+        }
+    }
     static const char *const idle[] = {"adaptive", "poll"};
     return env_word("MPIDELEG_DELEGATEE_IDLE", idle, 2) < 0 ? -1 : 0;
 }
@@ -301,8 +306,8 @@ int nm_layout_read(int (*parts_env)(void))
 
 int nm_disabled(void)
 {
-    const char *s = getenv("MPIDELEG_DISABLE");
-    return s && strcmp(s, "1") == 0; /* other values: nm_layout_read refuses */
+    /* other values: nm_layout_read refuses them */
+    return pvas_env_on("MPIDELEG_DISABLE", 0);
 }
 
 /* ------------------------------------------------------------------ */

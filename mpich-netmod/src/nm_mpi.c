@@ -15,6 +15,7 @@
 #include "nm_coll.h"
 #include "nm_internal.h"
 #include "pvas_log.h"
+#include "pvas_env.h"
 
 static int pip_form(void);
 
@@ -23,8 +24,7 @@ static int pip_form(void);
  * MPIDELEG_QUIET=1 silences it. */
 static void banner(void)
 {
-    const char *q = getenv("MPIDELEG_QUIET");
-    if (nm_lay.world_rank != 0 || (q && strcmp(q, "1") == 0))
+    if (nm_lay.world_rank != 0 || pvas_env_on("MPIDELEG_QUIET", 0))
         return;
     int ngroups = (nm_lay.world_size + nm_lay.group - 1) / nm_lay.group;
     int clients = nm_lay.world_size - ngroups;
@@ -125,8 +125,7 @@ static int nm_setup(void)
  * turn lock), so every rank asks for at least MPI_THREAD_SERIALIZED. */
 static int pip_form(void)
 {
-    const char *s = getenv("MPIDELEG_PIP");
-    return s && strcmp(s, "1") == 0 && !nm_disabled();
+    return pvas_env_on("MPIDELEG_PIP", 0) && !nm_disabled();
 }
 
 int MPI_Init(int *argc, char ***argv)

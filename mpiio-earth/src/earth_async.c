@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "pvas_env.h"
 
 #pragma GCC visibility push(default)
 
@@ -49,11 +50,10 @@ static int earth_may_run(void)
 {
     static const char *const asks[] = {"EARTH_REQ", "EARTH_STEPS",
                                        "EARTH_AGGR_LAYOUT", "EARTH_FD_STRIPES"};
-    const char *e = getenv("EARTH_ENABLE"), *d = getenv("EARTH_DISABLE");
-    const char *f = getenv("EARTH_FSEMU");
-    if (d && !strcmp(d, "1"))
+    const char *e = getenv("EARTH_ENABLE");
+    if (pvas_env_on("EARTH_DISABLE", 0))
         return 0;
-    if ((e && !strcmp(e, "enable")) || (f && !strcmp(f, "1")))
+    if ((e && !strcmp(e, "enable")) || pvas_env_on("EARTH_FSEMU", 0))
         return 1;
     for (size_t i = 0; i < sizeof(asks) / sizeof(asks[0]); i++)
         if (getenv(asks[i]))
@@ -64,11 +64,10 @@ static int earth_may_run(void)
 
 static int async_wanted(void)
 {
+    int on; /* a bad value fails the first MPI_File_open */
     const char *e = getenv("EARTH_ASYNC");
-    if (e && strcmp(e, "0") == 0)
-        return 0;
-    if (e && strcmp(e, "1") == 0)
-        return 1;
+    if (e && *e && pvas_bool_parse(e, 0, &on) == 0)
+        return on;
     return earth_may_run();
 }
 

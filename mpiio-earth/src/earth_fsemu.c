@@ -38,6 +38,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include "pvas_env.h"
 
 #define FSEMU_MAX_SERVERS 64
 
@@ -82,11 +83,10 @@ static pthread_once_t emu_once = PTHREAD_ONCE_INIT;
 
 static void fsemu_setup(void)
 {
-    const char *on = getenv("EARTH_FSEMU");
     char name[64];
     resolve();
     emu.state = 1;
-    if (!on || strcmp(on, "1"))
+    if (!pvas_env_on("EARTH_FSEMU", 0))
         return;
     emu.servers = (int)env_num("EARTH_FSEMU_SERVERS", 4);
     if (emu.servers < 1 || emu.servers > FSEMU_MAX_SERVERS)

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pvas_env.h"
 
 #define EARTH_REQ_MAX   1024
 #define EARTH_STEPS_MAX 64
@@ -208,16 +209,12 @@ int earth_hints_env(earth_hints_t *h)
         if (v && (rc = hint_set(&tmp, map[i].key, v, map[i].env)) != 0)
             return rc;
     }
-    const char *d = getenv("EARTH_DISABLE");
-    if (d && *d) {
-        if (!strcmp(d, "1"))
-            tmp.enable = 0;
-        else if (strcmp(d, "0"))
-            return hint_error(MPI_ERR_INFO_VALUE,
-                              "EARTH_DISABLE='%s': expected 0 "
-                              "or 1",
-                              d);
-    }
+    int off;
+    if (pvas_env_bool("EARTH_DISABLE", 0, 0, &off) < 0)
+        return hint_error(MPI_ERR_INFO_VALUE, "EARTH_DISABLE='%s': expected %s",
+                          getenv("EARTH_DISABLE"), pvas_env_bool_expected(0));
+    if (off)
+        tmp.enable = 0;
     *h = tmp;
     return MPI_SUCCESS;
 }
@@ -244,9 +241,7 @@ int earth_env_check(void)
         const char *name;
         int integer;
         double lo, hi;
-    } nums[] = {{"EARTH_ASYNC", 1, 0, 1},
-                {"EARTH_FSEMU", 1, 0, 1},
-                {"EARTH_LOG", 1, 0, 3},
+    } nums[] = {{"EARTH_LOG", 1, 0, 3},
                 {"EARTH_BOARD_SIZE", 1, 1, 1 << 20},
                 {"EARTH_FSEMU_SERVERS", 1, 1, 64},
                 {"EARTH_FSEMU_STRIPE", 1, 1, 1099511627776.0},
@@ -258,6 +253,13 @@ int earth_env_check(void)
     const char *bad_log = pvas_log_env_error();
     if (bad_log != NULL)
         return hint_error(MPI_ERR_ARG, "%s", bad_log);
+    static const char *const flags[] = {"EARTH_ASYNC", "EARTH_FSEMU"};
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+        int on;
+        if (pvas_env_bool(flags[i], 0, 0, &on) < 0)
+            return hint_error(MPI_ERR_ARG, "%s='%s': expected %s", flags[i],
+                              getenv(flags[i]), pvas_env_bool_expected(0));
+    }
     for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
         if ((rc = env_number(nums[i].name, nums[i].integer, nums[i].lo,
                              nums[i].hi)) != MPI_SUCCESS)

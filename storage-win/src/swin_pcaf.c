@@ -16,23 +16,19 @@
 #include <unistd.h>
 
 #include "swin_internal.h"
+#include "pvas_env.h"
 
 static long alloc_seq;            /* allocations made so far */
 static long long shared_next_off; /* next free offset in the shared file */
 
-/* Read a boolean variable; -1 with e set when malformed. */
+/* Read an on/off variable (common/pvas_env.h; OpenCoarrays' true/false
+ * too); -1 with e set when malformed. */
 static int env_bool(const char *name, int dflt, int *out, struct swin_err *e)
 {
-    const char *s = getenv(name);
-    if (s == NULL || *s == '\0') {
-        *out = dflt;
-        return 0;
-    }
-    if (swin_parse_bool(s, out) != 0) {
-        swin_err_set(e, MPI_ERR_ARG,
-                     "persistent coarrays: %s='%s': expected 'true' or "
-                     "'false'",
-                     name, s);
+    if (pvas_env_bool(name, dflt, PVAS_ENV_TRUE_FALSE, out) != 0) {
+        swin_err_set(e, MPI_ERR_ARG, "persistent coarrays: %s='%s': expected %s",
+                     name, getenv(name),
+                     pvas_env_bool_expected(PVAS_ENV_TRUE_FALSE));
         e->env = 1;
         return -1;
     }
@@ -60,11 +56,8 @@ static int env_num(const char *name, long long min, long long dflt,
 
 int swin_pcaf_enabled(void)
 {
-    const char *s = getenv("PCAF_ENABLED");
-    int b = 0;
-    if (s == NULL)
-        return 0;
-    if (swin_parse_bool(s, &b) != 0)
+    int b;
+    if (pvas_env_bool("PCAF_ENABLED", 0, PVAS_ENV_TRUE_FALSE, &b) != 0)
         return -1;
     return b;
 }

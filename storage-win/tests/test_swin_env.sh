@@ -51,6 +51,7 @@ bad storage PVAS_LOG=swin:loud
 bad plain PCAF_ENABLED=maybe
 bad plain PCAF_SHAREDFILE=sometimes
 bad plain PCAF_UNLINK=2
+bad plain PCAF_UNLINK=yes
 bad plain PCAF_SYNCFREQ=-5
 bad plain PCAF_SEGSIZE=4097
 bad plain PCAF_STRIPESIZE=0

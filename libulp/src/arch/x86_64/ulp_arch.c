@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
+#include "pvas_env.h"
 
 #ifndef HWCAP2_FSGSBASE
 #define HWCAP2_FSGSBASE (1 << 1)
@@ -14,8 +15,8 @@
 
 int ulp_arch_have_fsgsbase(void)
 {
-    const char *v = getenv("ULP_TEST_NO_FSGSBASE");
-    if (v != NULL && *v != '\0' && strcmp(v, "0") != 0)
+    /* a bad value: ulp_init refuses it */
+    if (pvas_env_on("ULP_TEST_NO_FSGSBASE", 0))
         return 0;
     return (getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE) != 0;
 }
