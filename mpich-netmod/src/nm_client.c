@@ -290,6 +290,8 @@ int nm_post_async(unsigned op, nm_rec_t *r)
 static void deleg_died(void)
 {
     if (!deleg_dead)
+        nm_dead_grace(); /* hydra may be ending the job: no line then */
+    if (!deleg_dead)
         fprintf(stderr,
                 "mpideleg: rank %d: delegatee (world rank %d, pid %d) died\n",
                 nm_lay.world_rank, deleg_world, (int)deleg_pid);
