@@ -14,6 +14,7 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/DESIGN.md \
 	mpich-netmod/tests/test_netmod_threads.sh \
 	mpich-netmod/tests/test_netmod_pip.sh \
 	mpich-netmod/tests/test_netmod_form.sh \
+	mpich-netmod/tests/test_netmod_twonode.sh \
 	mpich-netmod/tests/test_netmod_persist.sh \
 	mpich-netmod/tests/test_netmod_progress.sh \
 	mpich-netmod/tests/test_netmod_coll.sh \
@@ -223,7 +224,7 @@ mpich_netmod_tests_nm_suite_nopie_SOURCES = mpich-netmod/tests/nm_suite.c
 mpich_netmod_tests_nm_suite_nopie_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fno-pie
 mpich_netmod_tests_nm_suite_nopie_LDADD = $(MPI_LIBS) -ldl
 mpich_netmod_tests_nm_suite_nopie_LDFLAGS = $(AM_LDFLAGS) -no-pie -no-install
-TESTS += mpich-netmod/tests/test_netmod_form.sh
+TESTS += mpich-netmod/tests/test_netmod_form.sh mpich-netmod/tests/test_netmod_twonode.sh
 FORMAT_FILES += mpich-netmod/tools/mpideleg_pip.c mpich-netmod/src/nm_form.c mpich-netmod/src/nm_flock.c \
 	mpich-netmod/src/nm_standin.c mpich-netmod/src/nm_standin.h
 NM_PIP_BENCH = mpich-netmod/mpideleg-pip mpich-netmod/bench/nm_bench_pip

@@ -782,9 +782,29 @@ static void task_stdio(void)
     stderr->_fileno = err;
 }
 
+/* libmpiio-earth in the same process: both libraries wrap MPI calls and
+ * call MPICH's PMPI_ entries, which bypass the other (EARTH's MPI_Init
+ * would keep the delegatees from starting, or the shim's MPI_File_open
+ * EARTH from seeing the file): the pair is refused before main, in either
+ * order and form, with one line from rank 0 and status 2. */
+static void refuse_earth(void)
+{
+    if (!dlsym(RTLD_DEFAULT, "earth_file_stats"))
+        return;
+    const char *r = getenv(getenv("PMI_RANK") ? "PMI_RANK" : "PMI_ID");
+    if (r && strcmp(r, "0") == 0)
+        fprintf(stderr, ME ": libmpiio-earth.so is loaded too: the two "
+                           "libraries do not combine; preload one of them\n");
+    fflush(NULL);
+    _exit(2);
+}
+
 __attribute__((constructor)) static void nm_form_init(int argc, char **argv,
                                                       char **envp)
 {
+    if ((getenv("PMI_FD") || getenv("PMI_PORT")) && in_base_namespace() &&
+        !getenv("MPIDELEG_PIP") && main_needs_mpi())
+        refuse_earth();
     const char *f = getenv("MPIDELEG_FORM");
     if (f && strcmp(f, "process") == 0)
         return;
