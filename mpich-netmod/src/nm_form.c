@@ -850,8 +850,8 @@ __attribute__((constructor)) static void nm_form_init(int argc, char **argv,
     /* The default needs hydra's word on which ranks share a node. */
     if (!asked && (nlocal < 1 || lid < 0 || lid >= nlocal)) {
         if (rank == 0)
-            fallback(rank, "MPI_LOCALNRANKS or MPI_LOCALRANKID is not set "
-                           "(not hydra)");
+            fallback(rank, "MPI_LOCALNRANKS or MPI_LOCALRANKID is unset or "
+                           "inconsistent (not hydra?)");
         return;
     }
     const char *why = unfit_process();
