@@ -36,6 +36,7 @@
  * gives it.
  */
 #include "nm_standin.h"
+#include "pvas_log.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -594,7 +595,9 @@ static void root(const char *key, long g, long first, long last, int argc,
         why = "out of memory";
     for (int i = 0; mbs && i < ntasks; i++)
         mbs[i].sock = mbs[i].pmi_fd = mbs[i].out = mbs[i].err = -1;
+    double t_gather = nm_si_now();
     int got = gather(lfd, first, last, mbs, why);
+    t_gather = nm_si_now() - t_gather;
     if (!why && got < ntasks - 1)
         why = "a rank of the group did not come (another node?)";
     int pipid = PIP_PIPID_ROOT, nt = ntasks;
@@ -640,6 +643,7 @@ static void root(const char *key, long g, long first, long last, int argc,
         _exit(2);
     }
     int32_t *status = calloc((size_t)ntasks, sizeof *status);
+    double t_spawn = nm_si_now();
     for (int i = 0; i < ntasks; i++) {
         if (!status) {
             fprintf(stderr, ME ": rank %ld: out of memory\n", first);
@@ -670,6 +674,11 @@ static void root(const char *key, long g, long first, long last, int argc,
         }
     }
     (void)unsetenv("MPIDELEG_PIP_STDIO");
+    pvas_log(PVAS_LOG_MPIDELEG, PVAS_LOG_DEBUG,
+             "PiP root of ranks %ld-%ld: stand-ins came in %.1f ms, %d tasks "
+             "spawned in %.1f ms",
+             first, last - 1, 1e3 * t_gather, ntasks,
+             1e3 * (nm_si_now() - t_spawn));
     for (int left = ntasks; left > 0; left--) {
         int id = -1, st = 0;
         if (pf.wait_any(&id, &st) != 0)
