@@ -91,8 +91,15 @@ static int nm_setup(void)
      * the split is collective)? */
     MPI_Comm node;
     int nlocal = 1, ncpu = 1;
-    if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
-                             MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    /* hydra tells every rank: a collective less at start-up (the shim's
+     * split of MPI_COMM_WORLD by node otherwise) */
+    const char *ln = getenv("MPI_LOCALNRANKS");
+    char *end = NULL;
+    long lnv = ln && *ln ? strtol(ln, &end, 10) : 0;
+    if (end && !*end && lnv >= 1 && lnv <= nm_lay.world_size)
+        nlocal = (int)lnv;
+    else if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                                  MPI_INFO_NULL, &node) == MPI_SUCCESS) {
         PMPI_Comm_size(node, &nlocal);
         PMPI_Comm_free(&node);
     }
