@@ -30,7 +30,8 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/DESIGN.md \
 	mpich-netmod/bench/run-paired.sh mpich-netmod/bench/median.awk \
 	mpich-netmod/bench/RESULTS.md mpich-netmod/bench/np-2026-11-27.svg \
 	mpich-netmod/bench/run-coll-bench.sh \
-	mpich-netmod/bench/run-twonode-bench.sh mpich-netmod/bench/twonode-plot.gp
+	mpich-netmod/bench/run-twonode-bench.sh mpich-netmod/bench/twonode-plot.gp \
+	mpich-netmod/bench/twonode-2026-12-07.svg
 
 if BUILD_MPICH_NETMOD
 PVAS_MANS += mpich-netmod/man/mpideleg.7
