@@ -14,6 +14,8 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/DESIGN.md \
 	mpich-netmod/tests/test_netmod_threads.sh \
 	mpich-netmod/tests/test_netmod_pip.sh \
 	mpich-netmod/tests/test_netmod_form.sh \
+	mpich-netmod/tests/test_netmod_twonode.sh \
+	mpich-netmod/tests/test_netmod_mpich_twonode.sh \
 	mpich-netmod/tests/test_netmod_persist.sh \
 	mpich-netmod/tests/test_netmod_progress.sh \
 	mpich-netmod/tests/test_netmod_coll.sh \
@@ -27,7 +29,9 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/DESIGN.md \
 	mpich-netmod/bench/run-user-bench.sh mpich-netmod/bench/np-plot.gp \
 	mpich-netmod/bench/run-paired.sh mpich-netmod/bench/median.awk \
 	mpich-netmod/bench/RESULTS.md mpich-netmod/bench/np-2026-11-27.svg \
-	mpich-netmod/bench/run-coll-bench.sh
+	mpich-netmod/bench/run-coll-bench.sh \
+	mpich-netmod/bench/run-twonode-bench.sh mpich-netmod/bench/twonode-plot.gp \
+	mpich-netmod/bench/twonode-2026-12-07.svg
 
 if BUILD_MPICH_NETMOD
 PVAS_MANS += mpich-netmod/man/mpideleg.7
@@ -223,7 +227,8 @@ mpich_netmod_tests_nm_suite_nopie_SOURCES = mpich-netmod/tests/nm_suite.c
 mpich_netmod_tests_nm_suite_nopie_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fno-pie
 mpich_netmod_tests_nm_suite_nopie_LDADD = $(MPI_LIBS) -ldl
 mpich_netmod_tests_nm_suite_nopie_LDFLAGS = $(AM_LDFLAGS) -no-pie -no-install
-TESTS += mpich-netmod/tests/test_netmod_form.sh
+TESTS += mpich-netmod/tests/test_netmod_form.sh mpich-netmod/tests/test_netmod_twonode.sh \
+	mpich-netmod/tests/test_netmod_mpich_twonode.sh
 FORMAT_FILES += mpich-netmod/tools/mpideleg_pip.c mpich-netmod/src/nm_form.c mpich-netmod/src/nm_flock.c \
 	mpich-netmod/src/nm_standin.c mpich-netmod/src/nm_standin.h
 NM_PIP_BENCH = mpich-netmod/mpideleg-pip mpich-netmod/bench/nm_bench_pip
@@ -262,6 +267,8 @@ bench-netmod: mpich-netmod/bench/nm_bench mpich-netmod/bench/nm_lat_pct \
 	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-bench.sh \
 	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench
 	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-user-bench.sh \
+	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench
+	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-twonode-bench.sh \
 	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench
 	@echo "MPICH's calls for a delegatee's 64 B message (direct, 2 ranks):"
 	@r=$(abs_top_builddir)/mpich-netmod/bench/results/nm_patterns.csv; \

@@ -55,7 +55,19 @@ int nm_client_start(MPI_Comm wcomm)
 {
     char spec[128];
     deleg_world = nm_deleg_of(nm_lay.world_rank);
-    int rc = PMPI_Recv(spec, (int)sizeof spec, MPI_CHAR, deleg_world, 7, wcomm,
+    /* The delegatee first meets its peers (collectives among the
+     * delegatees) and builds its region: wait for its word without
+     * spinning in MPICH, so that on a node with fewer CPUs than ranks the
+     * CPU goes to the delegatees (in the PiP form, threads of this
+     * process). */
+    int there = 0, rc = MPI_SUCCESS;
+    while (rc == MPI_SUCCESS && !there) {
+        rc = PMPI_Iprobe(deleg_world, 7, wcomm, &there, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && !there)
+            usleep(200);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Recv(spec, (int)sizeof spec, MPI_CHAR, deleg_world, 7, wcomm,
                        MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -290,6 +302,8 @@ int nm_post_async(unsigned op, nm_rec_t *r)
 
 static void deleg_died(void)
 {
+    if (!deleg_dead)
+        nm_dead_grace(); /* hydra may be ending the job: no line then */
     if (!deleg_dead)
         fprintf(stderr,
                 "mpideleg: rank %d: delegatee (world rank %d, pid %d) died\n",

@@ -298,6 +298,10 @@ static void on_dead(dlg_delegatee_t *dg, int client, pid_t pid, void *ctx)
 {
     (void)dg;
     (void)ctx;
+    /* A client that called MPI_Abort, or that hydra saw die, ends the job
+     * through hydra, which kills this process within moments: no line,
+     * no second abort code.  Still alive after the grace, say why. */
+    nm_dead_grace();
     fprintf(stderr,
             "mpideleg: delegatee (world rank %d): client %d (pid %d) "
             "died; aborting the job\n",

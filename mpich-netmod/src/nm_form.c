@@ -36,6 +36,7 @@
  * gives it.
  */
 #include "nm_standin.h"
+#include "pvas_log.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -73,10 +74,16 @@ static int quiet(void)
 static void fallback(long rank, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Said even when not asked (unless MPIDELEG_QUIET=1): the user's own
+ * settings keep the group from the PiP form. */
+static int loud;
+
 /* One line: why this rank (and its group) runs the process form. */
 static void fallback(long rank, const char *fmt, ...)
 {
-    if (quiet())
+    const char *q = getenv("MPIDELEG_QUIET");
+    /* the group settings are the job's: rank 0's group says it once */
+    if (loud ? (q && strcmp(q, "1") == 0) || rank != 0 : quiet())
         return;
     char why[400];
     va_list ap;
@@ -476,6 +483,50 @@ static const char *pie_why(int e)
     }
 }
 
+/* libpip's namespaces (pip_util.c): the default and the most stock glibc
+ * allows. */
+#define NS_DEFAULT 8
+#define NS_MAX     15
+
+/* Why a group of ntasks ranks cannot run in libpip's namespaces (NULL: it
+ * can).  Each MPICH rank needs a namespace of its own: two ranks sharing
+ * one copy of libmpich would wait for each other for ever, so the group
+ * falls back, with a line even when not asked. */
+static const char *namespaces_why(int ntasks, char *buf, size_t len)
+{
+    const char *v = getenv("PIP_NAMESPACES");
+    long ns = NS_DEFAULT;
+    if (v && *v) {
+        char *end;
+        errno = 0;
+        ns = strtol(v, &end, 10);
+        if (errno || *end || ns < 1 || ns > NS_MAX) {
+            loud = 1;
+            snprintf(buf, len,
+                     "PIP_NAMESPACES='%s' is not a number from 1 to %d", v,
+                     NS_MAX);
+            return buf;
+        }
+    }
+    if (ntasks <= ns)
+        return NULL;
+    loud = 1;
+    if (ntasks > NS_MAX)
+        snprintf(
+            buf, len,
+            "a group of %d ranks needs %d PiP namespaces, more than libpip's "
+            "%d: lower MPIDELEG_BOARD_SIZE or "
+            "MPIDELEG_BOARDS_PER_DELEGATEE",
+            ntasks, ntasks, NS_MAX);
+    else
+        snprintf(buf, len,
+                 "a group of %d ranks needs %d PiP namespaces, PIP_NAMESPACES "
+                 "allows %ld: set PIP_NAMESPACES=%d, or lower "
+                 "MPIDELEG_BOARD_SIZE or MPIDELEG_BOARDS_PER_DELEGATEE",
+                 ntasks, ntasks, ns, ntasks);
+    return buf;
+}
+
 /* Gather the group's stand-ins for up to TIMEOUT s: how many came. */
 static int gather(int lfd, long first, long last, struct member *mbs,
                   const char *why)
@@ -536,12 +587,17 @@ static void root(const char *key, long g, long first, long last, int argc,
         why = "PIP_MODE is not thread (MPICH initialises in thread-mode "
               "tasks only)";
     int ntasks = (int)(last - first);
+    char nsbuf[200];
+    if (!why)
+        why = namespaces_why(ntasks, nsbuf, sizeof nsbuf);
     struct member *mbs = calloc((size_t)ntasks, sizeof *mbs);
     if (!why && !mbs)
         why = "out of memory";
     for (int i = 0; mbs && i < ntasks; i++)
         mbs[i].sock = mbs[i].pmi_fd = mbs[i].out = mbs[i].err = -1;
+    double t_gather = nm_si_now();
     int got = gather(lfd, first, last, mbs, why);
+    t_gather = nm_si_now() - t_gather;
     if (!why && got < ntasks - 1)
         why = "a rank of the group did not come (another node?)";
     int pipid = PIP_PIPID_ROOT, nt = ntasks;
@@ -587,6 +643,7 @@ static void root(const char *key, long g, long first, long last, int argc,
         _exit(2);
     }
     int32_t *status = calloc((size_t)ntasks, sizeof *status);
+    double t_spawn = nm_si_now();
     for (int i = 0; i < ntasks; i++) {
         if (!status) {
             fprintf(stderr, ME ": rank %ld: out of memory\n", first);
@@ -617,6 +674,11 @@ static void root(const char *key, long g, long first, long last, int argc,
         }
     }
     (void)unsetenv("MPIDELEG_PIP_STDIO");
+    pvas_log(PVAS_LOG_MPIDELEG, PVAS_LOG_DEBUG,
+             "PiP root of ranks %ld-%ld: stand-ins came in %.1f ms, %d tasks "
+             "spawned in %.1f ms",
+             first, last - 1, 1e3 * t_gather, ntasks,
+             1e3 * (nm_si_now() - t_spawn));
     for (int left = ntasks; left > 0; left--) {
         int id = -1, st = 0;
         if (pf.wait_any(&id, &st) != 0)
@@ -634,6 +696,77 @@ static void root(const char *key, long g, long first, long last, int argc,
     (void)lib;
     fflush(NULL);
     _exit(code);
+}
+
+/* ------------------------------------------------------------------ */
+/* Which ranks share this node                                         */
+/* ------------------------------------------------------------------ */
+
+#define LOCAL_TIMEOUT 10.0 /* s: the node's ranks show up */
+
+/* This rank's presence on the node: a datagram socket bound to an
+ * abstract name of the job's key and the rank, open until the process
+ * ends (a PiP root's stays in its tasks' table, which is harmless). */
+static void presence_open(const char *key, long rank)
+{
+    struct sockaddr_un a;
+    char k[80];
+    snprintf(k, sizeof k, "%s:r", key);
+    socklen_t len = nm_si_addr(&a, k, rank);
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, len) != 0) {
+        close(fd);
+    }
+}
+
+/* Is rank r of the job present on this node? */
+static int presence_of(const char *key, long r)
+{
+    struct sockaddr_un a;
+    char k[80];
+    snprintf(k, sizeof k, "%s:r", key);
+    socklen_t len = nm_si_addr(&a, k, r);
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return 0;
+    int ok = connect(fd, (struct sockaddr *)&a, len) == 0;
+    close(fd);
+    return ok;
+}
+
+/* Are the ranks first..last-1 all on this node?  hydra tells how many
+ * ranks the node has (MPI_LOCALNRANKS) and this rank's place among them
+ * (MPI_LOCALRANKID), not which: each rank marks its presence, and the
+ * node's ranks are looked for (first where hydra's block distribution
+ * puts them, then everywhere) until all nlocal are seen or
+ * LOCAL_TIMEOUT s have passed (a rank that never shows up counts as
+ * elsewhere).  Every rank of the node sees the same set, so the members
+ * of a group agree. */
+static int group_is_local(const char *key, long rank, long size, long nlocal,
+                          long lid, long first, long last)
+{
+    presence_open(key, rank);
+    unsigned char *seen = calloc((size_t)size, 1);
+    if (!seen)
+        return 0;
+    long nseen = 0, b0 = rank - lid;
+    double t0 = nm_si_now();
+    while (nseen < nlocal && nm_si_now() - t0 < LOCAL_TIMEOUT) {
+        for (int pass = 0; pass < 2 && nseen < nlocal; pass++) {
+            long lo = pass ? 0 : b0 < 0 ? 0 : b0;
+            long hi = pass ? size : b0 + nlocal > size ? size : b0 + nlocal;
+            for (long r = lo; r < hi && nseen < nlocal; r++)
+                if (!seen[r] && presence_of(key, r))
+                    seen[r] = 1, nseen++;
+        }
+        if (nseen < nlocal)
+            usleep(5000);
+    }
+    int all = 1;
+    for (long r = first; r < last; r++)
+        all &= seen[r];
+    free(seen);
+    return all;
 }
 
 /* ------------------------------------------------------------------ */
@@ -658,9 +791,29 @@ static void task_stdio(void)
     stderr->_fileno = err;
 }
 
+/* libmpiio-earth in the same process: both libraries wrap MPI calls and
+ * call MPICH's PMPI_ entries, which bypass the other (EARTH's MPI_Init
+ * would keep the delegatees from starting, or the shim's MPI_File_open
+ * EARTH from seeing the file): the pair is refused before main, in either
+ * order and form, with one line from rank 0 and status 2. */
+static void refuse_earth(void)
+{
+    if (!dlsym(RTLD_DEFAULT, "earth_file_stats"))
+        return;
+    const char *r = getenv(getenv("PMI_RANK") ? "PMI_RANK" : "PMI_ID");
+    if (r && strcmp(r, "0") == 0)
+        fprintf(stderr, ME ": libmpiio-earth.so is loaded too: the two "
+                           "libraries do not combine; preload one of them\n");
+    fflush(NULL);
+    _exit(2);
+}
+
 __attribute__((constructor)) static void nm_form_init(int argc, char **argv,
                                                       char **envp)
 {
+    if ((getenv("PMI_FD") || getenv("PMI_PORT")) && in_base_namespace() &&
+        !getenv("MPIDELEG_PIP") && main_needs_mpi())
+        refuse_earth();
     const char *f = getenv("MPIDELEG_FORM");
     if (f && strcmp(f, "process") == 0)
         return;
@@ -700,12 +853,13 @@ __attribute__((constructor)) static void nm_form_init(int argc, char **argv,
         fallback(rank, "PMI_RANK, PMI_SIZE or PMI_FD is not a number");
         return;
     }
-    /* The default needs every rank on this node (a group across nodes
-     * would wait for members that never come); hydra says how many are. */
-    if (!asked && env_long("MPI_LOCALNRANKS", -1) != size) {
+    long nlocal = env_long("MPI_LOCALNRANKS", -1),
+         lid = env_long("MPI_LOCALRANKID", -1);
+    /* The default needs hydra's word on which ranks share a node. */
+    if (!asked && (nlocal < 1 || lid < 0 || lid >= nlocal)) {
         if (rank == 0)
-            fallback(rank, "MPI_LOCALNRANKS is not PMI_SIZE (the job spans "
-                           "nodes, or not hydra)");
+            fallback(rank, "MPI_LOCALNRANKS or MPI_LOCALRANKID is unset or "
+                           "inconsistent (not hydra?)");
         return;
     }
     const char *why = unfit_process();
@@ -724,6 +878,17 @@ __attribute__((constructor)) static void nm_form_init(int argc, char **argv,
      * ancestor on this node. */
     char key[64];
     snprintf(key, sizeof key, "%ld:%ld", (long)job_pid(), size);
+    /* A group split across nodes runs the process form (its members on
+     * each node find so by themselves, without waiting for each other). */
+    if (nlocal >= 1 && nlocal < size && lid >= 0 && lid < nlocal &&
+        !group_is_local(key, rank, size, nlocal, lid, first, last)) {
+        if (rank == first)
+            fallback(rank,
+                     "the ranks %ld-%ld of its group are not all on "
+                     "this node (MPI_LOCALNRANKS=%ld)",
+                     first, last - 1, nlocal);
+        return;
+    }
     if (rank != first)
         stand_in(key, g, rank, (int)pmi_fd, argc, argv);
     else

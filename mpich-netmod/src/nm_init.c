@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nm_base.h"
 #include "nm_internal.h"
@@ -285,11 +286,15 @@ int nm_layout_read(int (*parts_env)(void))
         return -1;
     nm_lay.group = nm_lay.board_size * nm_lay.boards_per_deleg + 1;
     if (nm_lay.world_size < 2 || nm_lay.world_size % nm_lay.group == 1) {
-        nm_env_bad("mpideleg: %d ranks cannot form delegatee groups of %d "
-                   "(%d boards x %d clients + 1 delegatee): a group would have "
-                   "no client\n",
-                   nm_lay.world_size, nm_lay.group, nm_lay.boards_per_deleg,
-                   nm_lay.board_size);
+        int n = nm_lay.world_size;
+        nm_env_bad("mpideleg: %d rank%s cannot form delegatee groups of %d "
+                   "(MPIDELEG_BOARDS_PER_DELEGATEE=%d x "
+                   "MPIDELEG_BOARD_SIZE=%d clients + 1 delegatee): %s; "
+                   "change MPIDELEG_BOARD_SIZE or the number of ranks\n",
+                   n, n == 1 ? "" : "s", nm_lay.group, nm_lay.boards_per_deleg,
+                   nm_lay.board_size,
+                   n < 2 ? "a job needs a client and a delegatee"
+                         : "the last group would have no client");
         return -1;
     }
     nm_lay.is_deleg = nm_deleg_of(nm_lay.world_rank) == nm_lay.world_rank;
@@ -632,4 +637,10 @@ void nm_comm_table_clear(void)
     free(claimed);
     claimed = NULL;
     nclaimed = capclaimed = 0;
+}
+
+void nm_dead_grace(void)
+{
+    for (int i = 0; i < NM_DEAD_GRACE_MS / 50; i++)
+        usleep(50000);
 }

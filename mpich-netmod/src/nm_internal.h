@@ -163,6 +163,11 @@ int nm_dcomm_rank_of(int world_rank); /* delegatee index of a world rank */
 
 /* ---- communicators (nm_init.c) ---- */
 MPI_Comm nm_xl(MPI_Comm c);
+/* A peer of this rank died: give the launcher NM_DEAD_GRACE_MS to end
+ * the job (after an MPI_Abort or a rank's death it kills every rank)
+ * before this rank reports it. */
+#define NM_DEAD_GRACE_MS 3000
+void nm_dead_grace(void);
 /* Appended to the one-line message about a bad MPIDELEG_* value: the
  * class of the error, and what happens (nm_setup: every rank finalizes
  * and exits with status 2). */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mpideleg.h"
 #include "nm_base.h"
@@ -55,6 +56,17 @@ static int parts_env(void)
     return nm_coll_env() < 0 ? -1 : 0;
 }
 
+/* MPICH's and the shim's share of MPI_Init, for PVAS_LOG=mpideleg:debug
+ * (where a job's start-up goes). */
+static double init_t0, init_t1, t_comms, t_client;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static int nm_setup(void)
 {
     PMPI_Comm_size(MPI_COMM_WORLD, &nm_lay.world_size);
@@ -79,8 +91,15 @@ static int nm_setup(void)
      * the split is collective)? */
     MPI_Comm node;
     int nlocal = 1, ncpu = 1;
-    if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
-                             MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    /* hydra tells every rank: a collective less at start-up (the shim's
+     * split of MPI_COMM_WORLD by node otherwise) */
+    const char *ln = getenv("MPI_LOCALNRANKS");
+    char *end = NULL;
+    long lnv = ln && *ln ? strtol(ln, &end, 10) : 0;
+    if (end && !*end && lnv >= 1 && lnv <= nm_lay.world_size)
+        nlocal = (int)lnv;
+    else if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                                  MPI_INFO_NULL, &node) == MPI_SUCCESS) {
         PMPI_Comm_size(node, &nlocal);
         PMPI_Comm_free(&node);
     }
@@ -96,6 +115,7 @@ static int nm_setup(void)
                              &part);
     if (rc != MPI_SUCCESS)
         return rc;
+    t_comms = now_s();
     banner();
     if (nm_lay.is_deleg)
         nm_delegatee_main(nm_setup_comm, part); /* never returns */
@@ -105,6 +125,7 @@ static int nm_setup(void)
     nm_coll_progress_set(nm_coll_run);
     nm_active = 1;
     rc = nm_client_start(nm_setup_comm);
+    t_client = now_s();
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "mpideleg: rank %d cannot reach its delegatee\n",
                 nm_lay.world_rank);
@@ -128,21 +149,54 @@ static int pip_form(void)
     return pvas_env_on("MPIDELEG_PIP", 0) && !nm_disabled();
 }
 
+static int setup_timed(void)
+{
+    int rc = nm_setup();
+    if (t_client > 0)
+        pvas_log(PVAS_LOG_MPIDELEG, PVAS_LOG_DEBUG,
+                 "MPI_Init: MPICH %.1f ms, the shim's setup %.1f ms "
+                 "(communicators %.1f, meeting the delegatee %.1f, the "
+                 "rest %.1f)",
+                 1e3 * (init_t1 - init_t0), 1e3 * (now_s() - init_t1),
+                 1e3 * (t_comms - init_t1), 1e3 * (t_client - t_comms),
+                 1e3 * (now_s() - t_client));
+    return rc;
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
     int provided;
+    init_t0 = now_s();
     int rc = pip_form() ? PMPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED,
                                            &provided)
                         : PMPI_Init(argc, argv);
-    return rc == MPI_SUCCESS ? nm_setup() : rc;
+    init_t1 = now_s();
+    return rc == MPI_SUCCESS ? setup_timed() : rc;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     if (pip_form() && required < MPI_THREAD_SERIALIZED)
         required = MPI_THREAD_SERIALIZED;
+    init_t0 = now_s();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
-    return rc == MPI_SUCCESS ? nm_setup() : rc;
+    init_t1 = now_s();
+    return rc == MPI_SUCCESS ? setup_timed() : rc;
+}
+
+/* The job ends through MPICH's abort of its real MPI_COMM_WORLD, which
+ * tells the launcher the code (hydra's mpiexec returns it): MPICH aborts
+ * any other communicator, the client communicator the application knows
+ * as MPI_COMM_WORLD included, by messages to its members only, and the
+ * launcher would see the hidden delegatees fail instead.  MPI allows an
+ * abort of every process; this is what a job script checking mpiexec's
+ * status needs. */
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    if (!nm_active)
+        return PMPI_Abort(comm, errorcode);
+    fflush(NULL);
+    return PMPI_Abort(MPI_COMM_WORLD, errorcode);
 }
 
 int MPI_Finalize(void)

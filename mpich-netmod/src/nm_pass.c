@@ -633,11 +633,6 @@ int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
     return PMPI_Errhandler_get(nm_xl(comm), errhandler);
 }
 
-int MPI_Abort(MPI_Comm comm, int errorcode)
-{
-    return PMPI_Abort(nm_xl(comm), errorcode);
-}
-
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                      void *baseptr, MPI_Win *win)
 {

@@ -27,6 +27,25 @@ export ASAN_OPTIONS
 NM_TMP=$(mktemp -d "${TMPDIR:-/tmp}/nm-test.XXXXXX") || exit 99
 trap 'rm -rf "$NM_TMP"' EXIT
 nm_fail=0
+# NM_NODES=2: every run on two nodes emulated by hydra's fork launcher
+# (hosts nodeA and nodeB, which need not resolve; each takes half the
+# ranks, rounded up: a 4-rank layout a puts each delegatee group on one
+# node, layout b's group spans both)
+case ${NM_NODES:-1} in
+1) ;;
+2)
+    {
+        echo '#!/bin/sh'
+        echo 'n=2 prev='
+        echo 'for a; do [ "$prev" = -n ] && n=$a; prev=$a; done'
+        echo "exec ${MPIEXEC:-mpiexec}"' -launcher fork -hosts nodeA,nodeB -ppn $(( (n + 1) / 2 )) "$@"'
+    } >"$NM_TMP/mpiexec-2n"
+    chmod +x "$NM_TMP/mpiexec-2n"
+    MPIEXEC=$NM_TMP/mpiexec-2n
+    export MPIEXEC
+    ;;
+*) echo "NM_NODES='$NM_NODES' must be 1 or 2" >&2; exit 99 ;;
+esac
 
 # nm_run NAME NP LAYOUT(a|b|direct) PROG ARGS...: run, keep stdout in
 # $NM_TMP/NAME.out; layout a = 2 boards x 1 client, 2 delegatees (4 ranks);

@@ -66,7 +66,15 @@ for dp in $progs; do
     # programs written for exactly 2 ranks (or a rank count dividing 10):
     # layout b has 3 clients; nonblocking3 and allredmany take a minute with
     # 3 ranks on 2 cores (directly too)
-    case " ${MPIDELEG_MPICH_TWO:-anyall cancelanysrc dtype_send sendrecv2 rcancel iallred coll2 coll6 coll7 gatherv ring_neighbor_alltoall p_gatherv nbcoll2 nonblocking3 allredmany} " in
+    # on two emulated nodes (NM_NODES=2) layout b's client communicator
+    # has ranks 0 and 1 on one node and 2 on the other: MPICH 4.0.2's own
+    # MPI_Reduce on a reordered communicator so placed returns wrong sums
+    # from 1024 ints on (directly, without the shim: mpiexec -launcher fork
+    # -hosts nodeA,nodeB -ppn 2 -n 3 with a split of MPI_COMM_WORLD), and
+    # reduce tests such communicators
+    two2=
+    [ "${NM_NODES:-1}" = 2 ] && two2=reduce
+    case " ${MPIDELEG_MPICH_TWO:-anyall cancelanysrc dtype_send sendrecv2 rcancel iallred coll2 coll6 coll7 gatherv ring_neighbor_alltoall p_gatherv nbcoll2 nonblocking3 allredmany} $two2 " in
     *" $p "*) lays="direct a" ;;
     esac
     for lay in $lays; do

@@ -7,7 +7,7 @@
 # (nm_xl) and calls the PMPI entry.  Calls matching REFUSE would refuse
 # delegated communicators with MPI_ERR_UNSUPPORTED_OPERATION.  Calls
 # implemented by hand (nm_p2p.c, nm_init.c, nm_persist.c, nm_sendrecv.c,
-# nm_coll.c)
+# nm_coll.c, nm_mpi.c)
 # are skipped.
 # MPI-IO's bindings are declared in mpio.h, not mpi_proto.h: give both (the
 # shim must translate MPI_File_open's communicator, or a collective open on
@@ -33,7 +33,7 @@ MPI_Isendrecv_replace_c MPI_Comm_set_errhandler MPI_Errhandler_set
 MPI_Psend_init MPI_Precv_init
 MPI_Barrier MPI_Bcast MPI_Reduce MPI_Allreduce MPI_Allgather MPI_Alltoall
 MPI_Ibarrier MPI_Ibcast MPI_Ireduce MPI_Iallreduce MPI_Iallgather
-MPI_Ialltoall""".split())
+MPI_Ialltoall MPI_Abort""".split())
 # Refused on delegated communicators (none at present).
 REFUSE = re.compile(r"^$")
 

@@ -29,6 +29,7 @@
  * threads, so a drain cannot deadlock.
  */
 #include "earth_internal.h"
+#include "pvas_log.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -71,13 +72,23 @@ static int async_wanted(void)
     return earth_may_run();
 }
 
+/* EARTH's log lines carry the rank (ENVIRONMENT.md, PVAS_LOG). */
+static void log_rank(void)
+{
+    int rank;
+    if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS)
+        pvas_log_set_rank(rank);
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
     int provided;
     if (!async_wanted()) {
         int rc = PMPI_Init(argc, argv);
-        if (rc == MPI_SUCCESS)
+        if (rc == MPI_SUCCESS) {
             PMPI_Query_thread(&thread_level);
+            log_rank();
+        }
         return rc;
     }
     return MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
@@ -87,8 +98,10 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int want = async_wanted() ? MPI_THREAD_MULTIPLE : required;
     int rc = PMPI_Init_thread(argc, argv, want, provided);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
         thread_level = *provided;
+        log_rank();
+    }
     earth_log(2, "thread level %d (asked %d)", *provided, required);
     return rc;
 }
