@@ -71,7 +71,8 @@ libpip/src/libpip_la-pip_libmain.lo: libpip/pip_build.h
 libpip/src/libpip_task_la-pip_libmain.lo: libpip/pip_build.h
 
 pipincludedir = $(includedir)/pip
-pipinclude_HEADERS = libpip/include/pip/pip.h libpip/include/pip/pip_machdep.h
+pipinclude_HEADERS = libpip/include/pip/pip.h libpip/include/pip/pip_machdep.h \
+	libpip/include/pip/pip_clone.h
 nodist_pipinclude_HEADERS = libpip/include/pip/pip_config.h
 pkgconfig_DATA += libpip/pip.pc
 
@@ -136,6 +137,7 @@ libpip/pipcc libpip/pipfc: $(top_srcdir)/libpip/tools/pipcc.in Makefile
 	    -e 's|[@]PIPCC_ROOTLIB[@]|$(libdir)/libpiproot.a|g' \
 	    -e 's|[@]PIPCC_COMPAT_VERSION[@]|$(PIP_API_VERSION)|g' \
 	    -e 's|[@]PIPCC_LANG[@]|$(PIPCC_LANG)|g' \
+	    -e 's|[@]PIPCC_UNPIE[@]|$(bindir)/pip-unpie|g' \
 	    $(top_srcdir)/libpip/tools/pipcc.in >$@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 libpip/tests/pipcc libpip/tests/pipfc: $(top_srcdir)/libpip/tools/pipcc.in Makefile
@@ -147,6 +149,7 @@ libpip/tests/pipcc libpip/tests/pipfc: $(top_srcdir)/libpip/tools/pipcc.in Makef
 	    -e 's|[@]PIPCC_ROOTLIB[@]|$(abs_top_builddir)/libpip/libpiproot.a|g' \
 	    -e 's|[@]PIPCC_COMPAT_VERSION[@]|$(PIP_API_VERSION)|g' \
 	    -e 's|[@]PIPCC_LANG[@]|$(PIPCC_LANG)|g' \
+	    -e 's|[@]PIPCC_UNPIE[@]|$(abs_top_builddir)/libpip/pip-unpie|g' \
 	    $(top_srcdir)/libpip/tools/pipcc.in >$@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 

@@ -393,7 +393,7 @@ int main(int argc, char **argv)
     if (failed) {
         int mode = 0;
         (void)pip_get_mode(&mode);
-        if (mode != PIP_MODE_PROCESS) {
+        if (mode & PIP_MODE_PTHREAD) {
             /* Thread mode: the tasks are our threads; end everything now. */
             fflush(NULL);
             _exit(failed);
