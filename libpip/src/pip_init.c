@@ -59,6 +59,16 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
     int private_fds;
     if ((rc = pip_parse_fds(&private_fds)) != 0)
         return rc;
+    int share_ns;
+    if ((rc = pip_parse_share_ns(&share_ns)) != 0)
+        return rc;
+    /*
+     * Thread mode refuses to make live tasks share a libc (pip_loader.c):
+     * by default it creates as many namespaces as glibc allows.
+     */
+    const char *nns_env = getenv("PIP_NAMESPACES");
+    if (mode == PIP_MODE_PTHREAD && (nns_env == NULL || *nns_env == '\0'))
+        nns = ntasks < PIP_NAMESPACES_MAX ? ntasks : PIP_NAMESPACES_MAX;
 
     size_t hdr = sizeof(struct pip_root) +
                  sizeof(struct pip_task) * (size_t)(ntasks + 1);
@@ -95,6 +105,7 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
     r->stack_size = stacksz;
     r->stop_on_start = pip_parse_stop_on_start();
     r->private_fds = private_fds;
+    r->share_ns = share_ns;
     r->pid = getpid();
     r->tid = (pid_t)syscall(SYS_gettid);
     r->thread = pthread_self();

@@ -271,6 +271,7 @@ struct pip_root {
     size_t stack_size;
     int stop_on_start; /* pipid, -1 all, PIP_PIPID_NULL none */
     int private_fds;   /* PIP_FDS=private: thread-mode tasks' own fd table */
+    int share_ns;      /* PIP_SHARE_NAMESPACES: thread mode may share */
     pid_t pid;
     pid_t tid;
     pthread_t thread;
@@ -371,6 +372,7 @@ PIP_HIDDEN int pip_parse_mode(uint32_t opts, int *modep, int *shownp) PIP_WUR;
 PIP_HIDDEN int pip_parse_stacksz(size_t *szp) PIP_WUR;
 PIP_HIDDEN int pip_parse_stop_on_start(void);
 PIP_HIDDEN int pip_parse_fds(int *privp) PIP_WUR;
+PIP_HIDDEN int pip_parse_share_ns(int *sharep) PIP_WUR;
 PIP_HIDDEN int pip_parse_namespaces(int ntasks, int *nnsp) PIP_WUR;
 PIP_HIDDEN int pip_find_tid_offset(size_t *offp) PIP_WUR;
 PIP_HIDDEN int pip_core_to_cpuset(uint32_t coreno, cpu_set_t *set,

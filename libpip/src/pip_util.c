@@ -300,6 +300,31 @@ int pip_parse_namespaces(int ntasks, int *nnsp)
 }
 
 /*
+ * PIP_SHARE_NAMESPACES: thread mode only.  Unset, empty, 0, no or off:
+ * a task for which no dlmopen namespace of its own is left is refused
+ * (EAGAIN) rather than made to share a running task's libc; 1, yes or on:
+ * such tasks share the namespaces there are (stdio buffers, environ,
+ * atexit lists, strtok's state ... of that libc).
+ */
+int pip_parse_share_ns(int *sharep)
+{
+    const char *v = getenv("PIP_SHARE_NAMESPACES");
+    *sharep = 0;
+    if (v == NULL || *v == '\0' || strcmp(v, "0") == 0 ||
+        strcasecmp(v, "no") == 0 || strcasecmp(v, "off") == 0)
+        return 0;
+    if (strcmp(v, "1") == 0 || strcasecmp(v, "yes") == 0 ||
+        strcasecmp(v, "on") == 0) {
+        *sharep = 1;
+        return 0;
+    }
+    pip_env_error("PIP_SHARE_NAMESPACES='%s' is not one of 1, yes, on, 0, no, "
+                  "off",
+                  v);
+    return EINVAL;
+}
+
+/*
  * PIP_FDS: "shared" (the default: thread-mode tasks share the root's
  * descriptor table, as threads do) or "private" (each thread-mode task gets
  * a copy of the table at its start, as a process would, without the
