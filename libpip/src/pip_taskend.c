@@ -245,9 +245,26 @@ static void pip_sigsys_handler(int signo, siginfo_t *si, void *uc)
             pip_sigsys_prev.sa_sigaction(signo, si, uc);
             return;
         }
-        if (pip_sigsys_prev.sa_handler != SIG_DFL &&
-            pip_sigsys_prev.sa_handler != SIG_IGN) {
+        if (pip_sigsys_prev.sa_handler == SIG_IGN)
+            return;
+        if (pip_sigsys_prev.sa_handler != SIG_DFL) {
             pip_sigsys_prev.sa_handler(signo);
+            return;
+        }
+        /* Default action in a task (pip_kill, kill()): it ends the task. */
+        struct pip_task *t = r != NULL ? pip_thread_task() : NULL;
+        if (t != NULL && !t->exiting &&
+            (pid_t)pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0) == r->pid) {
+            pid_t tid = (pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
+            t->kill_sig = SIGSYS;
+            if (tid == t->tid && t->exit_jmp_ok) {
+                t->exiting = 1;
+                t->status = SIGSYS; /* waitpid's "killed by signal" */
+                pip_notify_end(t);
+                longjmp(t->exit_jmp, 2);
+            }
+            (void)pip_raw_syscall(SYS_tgkill, r->pid, t->tid, PIP_SIG_TASKEND,
+                                  0, 0, 0);
             return;
         }
         signal(SIGSYS, SIG_DFL);
@@ -474,9 +491,14 @@ int pip_thread_kill(struct pip_task *t, int sig)
      * the task can be ended.
      */
     int started = t->exit_jmp_ok;
-    if (sig != 0 && pip_sig_terminates(sig) &&
-        sigaction(sig, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
-        cur.sa_handler == SIG_DFL &&
+    /* SIGSYS: libpip's handler stands for the default action. */
+    int dfl = sigaction(sig, NULL, &cur) == 0 &&
+              (((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction ==
+                                                    pip_sigsys_handler &&
+                !(pip_sigsys_prev.sa_flags & SA_SIGINFO) &&
+                pip_sigsys_prev.sa_handler == SIG_DFL) ||
+               (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL));
+    if (sig != 0 && pip_sig_terminates(sig) && dfl &&
         (!started || (pip_thread_blocks(t->tid, sig) == 0 &&
                       pip_thread_blocks(t->tid, PIP_SIG_TASKEND) == 0 &&
                       pip_thread_in_sigwait(t->tid) == 0))) {
