@@ -640,6 +640,17 @@ $(PIPCOMPAT_TESTS): Makefile
 	    '$(subst .,,$(suffix $@))' \
 	    '$(abs_top_builddir)/libpip/tests/pipcompat' >$@ && \
 	chmod +x $@
+# PiP's tools as PiP's scripts use them (pc_tools.sh), both modes.
+PIPCOMPAT_TOOL_TESTS = libpip/tests/pipcompat/pc_tools.process \
+	libpip/tests/pipcompat/pc_tools.thread
+TESTS += $(PIPCOMPAT_TOOL_TESTS)
+CLEANFILES += $(PIPCOMPAT_TOOL_TESTS)
+$(PIPCOMPAT_TOOL_TESTS): Makefile
+	$(AM_V_GEN)$(MKDIR_P) libpip/tests/pipcompat && rm -f $@ && \
+	printf '#!/bin/sh\nexec sh "%s" %s "%s"\n' \
+	    '$(abs_top_srcdir)/libpip/tests/pipcompat/pc_tools.sh' \
+	    '$(subst .,,$(suffix $@))' '$(abs_top_builddir)' >$@ && \
+	chmod +x $@
 
 endif BUILD_LIBPIP
 
