@@ -175,8 +175,8 @@ static char *resolve(const char *prog)
 static int thread_mode(void)
 {
     const char *m = getenv("PIP_MODE");
-    return m != NULL && (strcasecmp(m, "thread") == 0 ||
-                         strcasecmp(m, "pthread") == 0);
+    return m != NULL &&
+           (strcasecmp(m, "thread") == 0 || strcasecmp(m, "pthread") == 0);
 }
 
 static const char *loader_reason(int err, const struct spec *s)
@@ -288,8 +288,8 @@ static int is_sep(const char *a)
 
 /*
  * More tasks than libc copies (dlmopen namespaces, PIP_NAMESPACES,
- * PIP_NAMESPACES_DEFAULT by default): tasks of one copy share what libpip cannot give each of them.
- * Said once, before any task runs.
+ * PIP_NAMESPACES_DEFAULT by default): tasks of one copy share what libpip
+ * cannot give each of them. Said once, before any task runs.
  */
 static void shared_libc_note(int total)
 {
@@ -427,7 +427,8 @@ int main(int argc, char **argv)
 
     int ntasks = total;
     /* Programs expect a descriptor table of their own (PIP_FDS). */
-    int fds_set = getenv("PIP_FDS") == NULL && setenv("PIP_FDS", "private", 0) == 0;
+    int fds_set =
+        getenv("PIP_FDS") == NULL && setenv("PIP_FDS", "private", 0) == 0;
     int rc = pip_init(NULL, &ntasks, NULL, 0);
     if (fds_set)
         (void)unsetenv("PIP_FDS");

@@ -267,7 +267,8 @@ struct pip_root {
     int magic;
     int ntasks;
     int mode; /* PIP_MODE_PTHREAD / PIP_MODE_PROCESS */
-    int mode_shown; /* what pip_get_mode reports (PiP's variant names) */
+    /* what pip_get_mode reports (PiP's variant names) */
+    int mode_shown;
     size_t stack_size;
     int stop_on_start; /* pipid, -1 all, PIP_PIPID_NULL none */
     int private_fds;   /* PIP_FDS=private: thread-mode tasks' own fd table */

@@ -268,10 +268,9 @@ static void pip_sigsys_handler(int signo, siginfo_t *si, void *uc)
             return;
         }
         signal(SIGSYS, SIG_DFL);
-        (void)pip_raw_syscall(SYS_tgkill,
-                              pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0),
-                              pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0),
-                              SIGSYS, 0, 0, 0);
+        (void)pip_raw_syscall(
+            SYS_tgkill, pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0),
+            pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0), SIGSYS, 0, 0, 0);
         return;
     }
     int status = (int)(pip_sigsys_status(uc) & 0xff);
@@ -294,8 +293,8 @@ static void pip_sigsys_handler(int signo, siginfo_t *si, void *uc)
      * status, and this thread. */
     if (!t->exiting) {
         t->kill_sig = PIP_KILL_EXIT | status;
-        (void)pip_raw_syscall(SYS_tgkill, r->pid, t->tid, PIP_SIG_TASKEND, 0,
-                              0, 0);
+        (void)pip_raw_syscall(SYS_tgkill, r->pid, t->tid, PIP_SIG_TASKEND, 0, 0,
+                              0);
     }
     for (;;)
         (void)pip_raw_syscall(SYS_exit, status, 0, 0, 0, 0, 0);
@@ -493,8 +492,8 @@ int pip_thread_kill(struct pip_task *t, int sig)
     int started = t->exit_jmp_ok;
     /* SIGSYS: libpip's handler stands for the default action. */
     int dfl = sigaction(sig, NULL, &cur) == 0 &&
-              (((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction ==
-                                                    pip_sigsys_handler &&
+              (((cur.sa_flags & SA_SIGINFO) &&
+                cur.sa_sigaction == pip_sigsys_handler &&
                 !(pip_sigsys_prev.sa_flags & SA_SIGINFO) &&
                 pip_sigsys_prev.sa_handler == SIG_DFL) ||
                (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL));

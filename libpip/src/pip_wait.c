@@ -77,8 +77,7 @@ static void pip_task_keep(struct pip_task *t)
              * for good.
              */
             k->keep_top = 0;
-            if (t->mode == PIP_MODE_PROCESS && t->tidp != NULL &&
-                !t->clean_end)
+            if (t->mode == PIP_MODE_PROCESS && t->tidp != NULL && !t->clean_end)
                 k->keep_top = k->size;
             k->next = r->kept;
             r->kept = k;

@@ -351,8 +351,7 @@ static void program_is_searched_in_path(void **state)
 static int thread_mode(void)
 {
     const char *m = getenv("PIP_MODE");
-    return m != NULL &&
-           (strcmp(m, "thread") == 0 || strcmp(m, "pthread") == 0);
+    return m != NULL && (strcmp(m, "thread") == 0 || strcmp(m, "pthread") == 0);
 }
 
 /*

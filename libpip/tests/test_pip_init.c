@@ -199,9 +199,9 @@ PT_CASE(explicit_modes_are_honoured)
     PT_OK(pip_get_mode(&mode));
     PT_CHECK(mode == (want == PIP_MODE_PTHREAD ? PIP_MODE_PTHREAD
                                                : PIP_MODE_PROCESS_PRELOAD));
-    PT_CHECK(strcmp(pip_get_mode_str(), want == PIP_MODE_PTHREAD
-                                            ? "pthread"
-                                            : "process:preload") == 0);
+    PT_CHECK(strcmp(pip_get_mode_str(),
+                    want == PIP_MODE_PTHREAD ? "pthread" : "process:preload") ==
+             0);
     PT_OK(pip_fin());
 }
 

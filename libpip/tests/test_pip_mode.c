@@ -46,11 +46,14 @@ static void variants_set_pips_names(void **state)
     struct {
         const char *opt, *want;
     } cases[] = {
-        {"-L", "process:preload"},  {"-l", "process:preload"},
+        {"-L", "process:preload"},
+        {"-l", "process:preload"},
         {"--process:preload", "process:preload"},
-        {"-G", "process:got"},      {"-g", "process:got"},
+        {"-G", "process:got"},
+        {"-g", "process:got"},
         {"--process:got", "process:got"},
-        {"-C", "process:pipclone"}, {"-c", "process:pipclone"},
+        {"-C", "process:pipclone"},
+        {"-c", "process:pipclone"},
         {"--process:pipclone", "process:pipclone"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

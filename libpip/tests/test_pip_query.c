@@ -33,7 +33,8 @@ PT_CASE(root_queries)
     PT_OK(pip_get_mode(&v));
     PT_CHECK(v == wanted_mode());
     PT_CHECK(strcmp(pip_get_mode_str(),
-                    v == PIP_MODE_PTHREAD ? "pthread" : "process:preload") == 0);
+                    v == PIP_MODE_PTHREAD ? "pthread" : "process:preload") ==
+             0);
     PT_CHECK(pip_isa_root());
     PT_CHECK(!pip_isa_task());
     PT_OK(pip_is_threaded(&flag));

@@ -44,27 +44,28 @@ struct opts {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: %s [-r] [-t] [-b] [--libpip] [-f FUNC] [--reserve BYTES] "
-            "[-q] [-v] PROG...\n"
-            "       %s --ldlinux\n"
-            "  -r, --root, --piproot   check that PROG can be a root\n"
-            "  -t, --task, --piptask   check that PROG can be a task\n"
-            "  -b, --both, --pipboth   check that PROG can be both\n"
-            "                   (none: report both; PROG must be one)\n"
-            "  --libpip         libpip's rules: a task's main may be unexported\n"
-            "                   (found in .symtab or from _start); a root needs\n"
-            "                   a TLS reserve (default: PiP 2.4.1's rules)\n"
-            "  -f FUNC          a task starts at FUNC instead of main\n"
-            "  --reserve BYTES  the root's TLS reserve (default %d, "
-            "pip-exec's)\n"
-            "  -q               no output, exit status only\n"
-            "  -v, --verbose    also print the facts the verdict rests on\n"
-            "  --ldlinux, --ldso  print the dynamic linker and exit\n"
-            "  -h, --usage      this help on stderr, exit 1 (--help: on "
-            "stdout, exit 0)\n"
-            "exit status: 0 yes, 1 some program cannot or a usage error\n",
-            prog_name, prog_name, PIP_TOOLS_TLS_RESERVE);
+    fprintf(
+        f,
+        "usage: %s [-r] [-t] [-b] [--libpip] [-f FUNC] [--reserve BYTES] "
+        "[-q] [-v] PROG...\n"
+        "       %s --ldlinux\n"
+        "  -r, --root, --piproot   check that PROG can be a root\n"
+        "  -t, --task, --piptask   check that PROG can be a task\n"
+        "  -b, --both, --pipboth   check that PROG can be both\n"
+        "                   (none: report both; PROG must be one)\n"
+        "  --libpip         libpip's rules: a task's main may be unexported\n"
+        "                   (found in .symtab or from _start); a root needs\n"
+        "                   a TLS reserve (default: PiP 2.4.1's rules)\n"
+        "  -f FUNC          a task starts at FUNC instead of main\n"
+        "  --reserve BYTES  the root's TLS reserve (default %d, "
+        "pip-exec's)\n"
+        "  -q               no output, exit status only\n"
+        "  -v, --verbose    also print the facts the verdict rests on\n"
+        "  --ldlinux, --ldso  print the dynamic linker and exit\n"
+        "  -h, --usage      this help on stderr, exit 1 (--help: on "
+        "stdout, exit 0)\n"
+        "exit status: 0 yes, 1 some program cannot or a usage error\n",
+        prog_name, prog_name, PIP_TOOLS_TLS_RESERVE);
 }
 
 static void die_usage(const char *fmt, ...)

@@ -142,8 +142,7 @@ extern "C" {
 #define PIP_MODE_PROCESS_GOT_OBS  (0x8000) /**< obsolete (EINVAL in opts) */
 #define PIP_MODE_MASK             (0xFF00)
 /** Process mode, whichever variant: PiP 2.4.1's value. */
-#define PIP_MODE_PROCESS                                                       \
-    (PIP_MODE_PROCESS_PRELOAD | PIP_MODE_PROCESS_PIPCLONE)
+#define PIP_MODE_PROCESS (PIP_MODE_PROCESS_PRELOAD | PIP_MODE_PROCESS_PIPCLONE)
 
 /** Every bit pip_init() and pip_task_spawn() accept in `opts`. */
 #define PIP_VALID_OPTS                                                         \

@@ -24,8 +24,8 @@
 
 INLINE int pip_clone_flags(int flags)
 {
-    int off = CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_PARENT |
-              CLONE_THREAD;
+    int off =
+        CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_PARENT | CLONE_THREAD;
 #ifdef CLONE_IO
     off |= CLONE_IO;
 #endif

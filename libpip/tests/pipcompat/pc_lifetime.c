@@ -26,8 +26,8 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#define NEXP 4 /* part 2's exporting tasks: pipids 2 .. 2+NEXP-1 */
-#define LATE (2 + NEXP)
+#define NEXP   4 /* part 2's exporting tasks: pipids 2 .. 2+NEXP-1 */
+#define LATE   (2 + NEXP)
 #define NTASKS (LATE + 1)
 
 struct shared {

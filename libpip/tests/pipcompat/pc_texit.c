@@ -54,8 +54,7 @@ static int task(int pipid)
         nanosleep(&ts, NULL);
     }
     PC_CHECK(got == pipid + 1, 4);
-    printf("task %d: its own handler took the SIGUSR2 it sent itself\n",
-           pipid);
+    printf("task %d: its own handler took the SIGUSR2 it sent itself\n", pipid);
     fflush(stdout);
     if (pipid == NTASKS - 1) {
         pthread_t th;
