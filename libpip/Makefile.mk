@@ -19,7 +19,9 @@ EXTRA_DIST += libpip/tools/pipcc.in libpip/tests/pipcc_root.c \
 	libpip/tests/pipcompat/pc_wait.exp libpip/tests/pipcompat/pc_export.exp \
 	libpip/tests/pipcompat/pc_barrier.exp \
 	libpip/tests/pipcompat/pc_signal.exp libpip/tests/pipcompat/pc_exit.exp \
-	libpip/tests/pipcompat/pc_ctor.exp libpip/tests/pipcompat/pc_fork.exp
+	libpip/tests/pipcompat/pc_ctor.exp libpip/tests/pipcompat/pc_fork.exp \
+	libpip/tests/pipcompat/pc_lifetime.exp libpip/tests/pipcompat/pc_mode.exp \
+	libpip/tests/pipcompat/pc_texit.exp libpip/tests/pipcompat/pc_tools.sh
 
 if BUILD_LIBPIP
 PVAS_MANS += $(PIP_MAN_PAGES:.md=)
@@ -74,14 +76,17 @@ BUILT_SOURCES += libpip/pip_build.h
 nodist_libpip_libpip_la_SOURCES = libpip/pip_build.h
 
 pipincludedir = $(includedir)/pip
-pipinclude_HEADERS = libpip/include/pip/pip.h libpip/include/pip/pip_machdep.h
+pipinclude_HEADERS = libpip/include/pip/pip.h libpip/include/pip/pip_machdep.h \
+	libpip/include/pip/pip_clone.h
 nodist_pipinclude_HEADERS = libpip/include/pip/pip_config.h
 pkgconfig_DATA += libpip/pip.pc
 
 # --- tools -------------------------------------------------------------------
 bin_PROGRAMS += libpip/pip-exec
-libpip_pip_exec_SOURCES = libpip/src/pip_exec.c
-libpip_pip_exec_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -I$(top_srcdir)/libpip/src
+libpip_pip_exec_SOURCES = libpip/src/pip_exec.c libpip/tools/pip_elf.c \
+	libpip/tools/pip_elf.h
+libpip_pip_exec_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -I$(top_srcdir)/libpip/src \
+	-I$(top_srcdir)/libpip/tools
 libpip_pip_exec_LDADD = libpip/libpip.la
 
 # The PiP toolset (libpip/tools/, man pages in libpip/man/).
@@ -139,6 +144,7 @@ libpip/pipcc libpip/pipfc: $(top_srcdir)/libpip/tools/pipcc.in Makefile
 	    -e 's|[@]PIPCC_ROOTLIB[@]|$(libdir)/libpiproot.a|g' \
 	    -e 's|[@]PIPCC_COMPAT_VERSION[@]|$(PIP_API_VERSION)|g' \
 	    -e 's|[@]PIPCC_LANG[@]|$(PIPCC_LANG)|g' \
+	    -e 's|[@]PIPCC_UNPIE[@]|$(bindir)/pip-unpie|g' \
 	    $(top_srcdir)/libpip/tools/pipcc.in >$@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 libpip/tests/pipcc libpip/tests/pipfc: $(top_srcdir)/libpip/tools/pipcc.in Makefile
@@ -150,6 +156,7 @@ libpip/tests/pipcc libpip/tests/pipfc: $(top_srcdir)/libpip/tools/pipcc.in Makef
 	    -e 's|[@]PIPCC_ROOTLIB[@]|$(abs_top_builddir)/libpip/libpiproot.a|g' \
 	    -e 's|[@]PIPCC_COMPAT_VERSION[@]|$(PIP_API_VERSION)|g' \
 	    -e 's|[@]PIPCC_LANG[@]|$(PIPCC_LANG)|g' \
+	    -e 's|[@]PIPCC_UNPIE[@]|$(abs_top_builddir)/libpip/pip-unpie|g' \
 	    $(top_srcdir)/libpip/tools/pipcc.in >$@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 
@@ -561,7 +568,9 @@ check_PROGRAMS += libpip/tests/pipcompat/pc_initfin \
 	libpip/tests/pipcompat/pc_func libpip/tests/pipcompat/pc_wait \
 	libpip/tests/pipcompat/pc_export libpip/tests/pipcompat/pc_barrier \
 	libpip/tests/pipcompat/pc_signal libpip/tests/pipcompat/pc_exit \
-	libpip/tests/pipcompat/pc_ctor libpip/tests/pipcompat/pc_fork
+	libpip/tests/pipcompat/pc_ctor libpip/tests/pipcompat/pc_fork \
+	libpip/tests/pipcompat/pc_lifetime libpip/tests/pipcompat/pc_mode \
+	libpip/tests/pipcompat/pc_texit
 PIPCOMPAT_CF = -std=gnu11 $(WARN_CFLAGS) -fPIE
 PIPCOMPAT_LDF = -pie -rdynamic -no-install
 libpip_tests_pipcompat_pc_initfin_SOURCES = libpip/tests/pipcompat/pc_initfin.c libpip/tests/pipcompat/pc.h
@@ -609,6 +618,21 @@ libpip_tests_pipcompat_pc_fork_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
 libpip_tests_pipcompat_pc_fork_CFLAGS = $(PIPCOMPAT_CF)
 libpip_tests_pipcompat_pc_fork_LDFLAGS = $(PIPCOMPAT_LDF)
 libpip_tests_pipcompat_pc_fork_LDADD = $(PIP_TASK_LIBPIP)
+libpip_tests_pipcompat_pc_lifetime_SOURCES = libpip/tests/pipcompat/pc_lifetime.c libpip/tests/pipcompat/pc.h
+libpip_tests_pipcompat_pc_lifetime_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_pipcompat_pc_lifetime_CFLAGS = $(PIPCOMPAT_CF)
+libpip_tests_pipcompat_pc_lifetime_LDFLAGS = $(PIPCOMPAT_LDF)
+libpip_tests_pipcompat_pc_lifetime_LDADD = $(PIP_TASK_LIBPIP)
+libpip_tests_pipcompat_pc_mode_SOURCES = libpip/tests/pipcompat/pc_mode.c libpip/tests/pipcompat/pc.h
+libpip_tests_pipcompat_pc_mode_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_pipcompat_pc_mode_CFLAGS = $(PIPCOMPAT_CF)
+libpip_tests_pipcompat_pc_mode_LDFLAGS = $(PIPCOMPAT_LDF)
+libpip_tests_pipcompat_pc_mode_LDADD = $(PIP_TASK_LIBPIP)
+libpip_tests_pipcompat_pc_texit_SOURCES = libpip/tests/pipcompat/pc_texit.c libpip/tests/pipcompat/pc.h
+libpip_tests_pipcompat_pc_texit_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_tests_pipcompat_pc_texit_CFLAGS = $(PIPCOMPAT_CF)
+libpip_tests_pipcompat_pc_texit_LDFLAGS = $(PIPCOMPAT_LDF)
+libpip_tests_pipcompat_pc_texit_LDADD = $(PIP_TASK_LIBPIP)
 PIPCOMPAT_TESTS = libpip/tests/pipcompat/pipcompat.process \
 	libpip/tests/pipcompat/pipcompat.thread
 TESTS += $(PIPCOMPAT_TESTS)
@@ -619,6 +643,17 @@ $(PIPCOMPAT_TESTS): Makefile
 	    '$(abs_top_srcdir)/libpip/tests/pipcompat/pipcompat.sh' \
 	    '$(subst .,,$(suffix $@))' \
 	    '$(abs_top_builddir)/libpip/tests/pipcompat' >$@ && \
+	chmod +x $@
+# PiP's tools as PiP's scripts use them (pc_tools.sh), both modes.
+PIPCOMPAT_TOOL_TESTS = libpip/tests/pipcompat/pc_tools.process \
+	libpip/tests/pipcompat/pc_tools.thread
+TESTS += $(PIPCOMPAT_TOOL_TESTS)
+CLEANFILES += $(PIPCOMPAT_TOOL_TESTS)
+$(PIPCOMPAT_TOOL_TESTS): Makefile
+	$(AM_V_GEN)$(MKDIR_P) libpip/tests/pipcompat && rm -f $@ && \
+	printf '#!/bin/sh\nexec sh "%s" %s "%s"\n' \
+	    '$(abs_top_srcdir)/libpip/tests/pipcompat/pc_tools.sh' \
+	    '$(subst .,,$(suffix $@))' '$(abs_top_builddir)' >$@ && \
 	chmod +x $@
 
 endif BUILD_LIBPIP

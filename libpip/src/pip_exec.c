@@ -25,6 +25,8 @@
 
 /* pip_env_error_() and the namespace default, shared with libpip */
 #include "pip_internal.h"
+/* pip-check's ELF reader: the refusals pip-check knows, before starting */
+#include "pip_elf.h"
 
 /*
  * TLS reserve of the root executable.  Tasks built as plain PIE programs
@@ -169,6 +171,14 @@ static char *resolve(const char *prog)
     return NULL;
 }
 
+/* Is PIP_MODE thread mode? */
+static int thread_mode(void)
+{
+    const char *m = getenv("PIP_MODE");
+    return m != NULL &&
+           (strcasecmp(m, "thread") == 0 || strcasecmp(m, "pthread") == 0);
+}
+
 static const char *loader_reason(int err, const struct spec *s)
 {
     static char buf[256];
@@ -194,6 +204,9 @@ static const char *loader_reason(int err, const struct spec *s)
         }
         return "no 'main' in the program (stripped?): link it with -rdynamic";
     case EAGAIN:
+        if (thread_mode())
+            return "no dlmopen namespace (libc copy) of its own left: use "
+                   "process mode, fewer tasks, or PIP_SHARE_NAMESPACES=1";
         return "cannot load another task: out of memory, processes or "
                "dlmopen namespaces (try a smaller PIP_NAMESPACES)";
     case ELIBACC:
@@ -204,6 +217,69 @@ static const char *loader_reason(int err, const struct spec *s)
     }
 }
 
+/*
+ * What pip-check (libpip/tools) would refuse in a task that libpip's own
+ * check (pip_check_pie) lets through to the loader: NULL, or the reason.
+ */
+static const char *elf_refusal(const char *path)
+{
+    static char buf[256];
+    struct pe_file f;
+    char msg[200];
+    if (pe_open(&f, path, msg, sizeof(msg)) != PE_OK)
+        return NULL; /* pip_check_pie says why */
+    const char *why = NULL;
+    if (f.dyn == NULL) {
+        why = "statically linked: a task must be a dynamically linked PIE";
+    } else if (f.eh->e_type == ET_DYN && !f.has_interp &&
+               (f.flags_1 & DF_1_PIE)) {
+        why = "a static PIE (no program interpreter): link it dynamically";
+    } else if (pe_tls_need(&f) > PIP_EXEC_TLS_RESERVE) {
+        snprintf(buf, sizeof(buf),
+                 "its __thread data needs %llu bytes of TLS, more than "
+                 "pip-exec's reserve of %d bytes",
+                 (unsigned long long)pe_tls_need(&f), PIP_EXEC_TLS_RESERVE);
+        why = buf;
+    } else if (f.has_tls && f.tls_align > PIP_ROOT_TLS_ALIGN) {
+        snprintf(buf, sizeof(buf),
+                 "its TLS alignment (%llu) is above the %d bytes pip-exec "
+                 "supports",
+                 (unsigned long long)f.tls_align, PIP_ROOT_TLS_ALIGN);
+        why = buf;
+    }
+    pe_close(&f);
+    return why;
+}
+
+/*
+ * Thread mode: glibc makes at most 11 dlmopen namespaces with its default
+ * static TLS surplus, 15 with the glibc.rtld.nns tunable at 16, which
+ * ld.so reads at start-up only: run ourselves again with it set (unless
+ * GLIBC_TUNABLES already sets it, or the exec fails: then we go on).
+ */
+static void reexec_with_tunables(char **argv)
+{
+    static const char tun[] = "glibc.rtld.nns=16";
+    const char *cur = getenv("GLIBC_TUNABLES");
+    if (!thread_mode() ||
+        (cur != NULL && strstr(cur, "glibc.rtld.nns=") != NULL))
+        return;
+    size_t len = (cur != NULL ? strlen(cur) + 1 : 0) + sizeof(tun);
+    char *v = malloc(len);
+    if (v == NULL)
+        return;
+    snprintf(v, len, "%s%s%s", cur != NULL ? cur : "",
+             cur != NULL && *cur != '\0' ? ":" : "", tun);
+    if (setenv("GLIBC_TUNABLES", v, 1) == 0)
+        execv("/proc/self/exe", argv);
+    free(v);
+    /* Not re-executed: 11 namespaces; later tasks are refused (below). */
+    if (cur != NULL)
+        (void)setenv("GLIBC_TUNABLES", cur, 1);
+    else
+        (void)unsetenv("GLIBC_TUNABLES");
+}
+
 /* PiP's separators between programs: ":" and "::". */
 static int is_sep(const char *a)
 {
@@ -212,15 +288,33 @@ static int is_sep(const char *a)
 
 /*
  * More tasks than libc copies (dlmopen namespaces, PIP_NAMESPACES,
- * PIP_NAMESPACES_DEFAULT by default): tasks of one copy share what libpip cannot give each of them.
- * Said once, before any task runs.
+ * PIP_NAMESPACES_DEFAULT by default): tasks of one copy share what libpip
+ * cannot give each of them. Said once, before any task runs.
  */
 static void shared_libc_note(int total)
 {
     const char *v = getenv("PIP_NAMESPACES");
     int nns = v != NULL && *v != '\0' ? atoi(v) : PIP_NAMESPACES_DEFAULT;
+    if (thread_mode() && (v == NULL || *v == '\0'))
+        nns = PIP_NAMESPACES_MAX;
     if (nns <= 0 || total <= nns)
         return;
+    /*
+     * Thread mode refuses tasks that would share a live task's libc unless
+     * PIP_SHARE_NAMESPACES says yes: say so before anything starts.
+     */
+    const char *share = getenv("PIP_SHARE_NAMESPACES");
+    int shared = share != NULL &&
+                 (strcmp(share, "1") == 0 || strcasecmp(share, "yes") == 0 ||
+                  strcasecmp(share, "on") == 0);
+    if (thread_mode() && !shared) {
+        fprintf(stderr,
+                "%s: thread mode: %d tasks but at most %d dlmopen namespaces "
+                "(libc copies): tasks would share a libc; use process mode, "
+                "at most %d tasks, or PIP_SHARE_NAMESPACES=1\n",
+                prog_name, total, nns, nns);
+        exit(2);
+    }
     fprintf(stderr,
             "%s: note: %d tasks share %d libc copies (PIP_NAMESPACES): tasks "
             "of one copy share its stdio buffers, environ (setenv/putenv), "
@@ -246,6 +340,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    reexec_with_tunables(argv);
     int i = 1;
     while (i < argc) {
         struct spec s = {1, NULL, NULL, NULL, NULL, NULL, 0, NULL};
@@ -322,6 +417,9 @@ int main(int argc, char **argv)
         s->path = resolve(s->prog);
         if (s->path == NULL)
             die("%s: command not found", s->prog);
+        const char *why = elf_refusal(s->path);
+        if (why != NULL)
+            die("%s: %s", s->prog, why);
         int rc = pip_check_pie(s->path, 0);
         if (rc != 0)
             die("%s: %s", s->prog, loader_reason(rc, s));
@@ -329,7 +427,8 @@ int main(int argc, char **argv)
 
     int ntasks = total;
     /* Programs expect a descriptor table of their own (PIP_FDS). */
-    int fds_set = getenv("PIP_FDS") == NULL && setenv("PIP_FDS", "private", 0) == 0;
+    int fds_set =
+        getenv("PIP_FDS") == NULL && setenv("PIP_FDS", "private", 0) == 0;
     int rc = pip_init(NULL, &ntasks, NULL, 0);
     if (fds_set)
         (void)unsetenv("PIP_FDS");
@@ -393,7 +492,7 @@ int main(int argc, char **argv)
     if (failed) {
         int mode = 0;
         (void)pip_get_mode(&mode);
-        if (mode != PIP_MODE_PROCESS) {
+        if (mode & PIP_MODE_PTHREAD) {
             /* Thread mode: the tasks are our threads; end everything now. */
             fflush(NULL);
             _exit(failed);

@@ -111,25 +111,28 @@ static int pip_named_get(int pipid, void **expp, int block, const char *fmt,
     struct pip_root *r = pip_root_;
     for (;;) {
         uint32_t seq = __atomic_load_n(&t->exp_seq, __ATOMIC_ACQUIRE);
+        /*
+         * A reaped task's named exports stay on its slot until a new task
+         * takes the pipid (its memory stays until pip_fin, as in PiP).
+         */
         pip_lock(&r->lock);
-        struct pip_named *e =
-            t->state != PIP_TASK_FREE || t->pipid == PIP_PIPID_ROOT
-                ? pip_find_named(t, name)
-                : NULL;
+        struct pip_named *e = pip_find_named(t, name);
+        int state = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
+        uint32_t gen = __atomic_load_n(&t->ended_gen, __ATOMIC_ACQUIRE);
         pip_unlock(&r->lock);
         if (e != NULL) {
             if (expp != NULL)
                 *expp = e->addr;
             return 0;
         }
-        int state = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
         if (state == PIP_TASK_FREE) {
             /*
              * Not spawned yet: wait for the root to spawn it (an importer may
              * well run before the root spawned a higher pipid).  Once a task
-             * of this pipid has ended and been reaped, ECANCELED.
+             * of this pipid has ended and been reaped without exporting the
+             * name, ECANCELED.
              */
-            if (__atomic_load_n(&t->ended_gen, __ATOMIC_ACQUIRE) != 0)
+            if (gen != 0)
                 return block ? ECANCELED : EAGAIN;
         } else if (state == PIP_TASK_RUNNING &&
                    (t->ended || !pip_task_alive(t))) {

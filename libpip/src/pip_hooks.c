@@ -16,6 +16,8 @@
  *                   and getopt's internal state: a task's option loop runs
  *                   under the namespace's lock, with the task's own values
  *                   put in libc's variables, until getopt returns -1
+ *   kill            thread mode: kill(getpid(), sig) signals the task
+ *                   itself (its main thread), not the whole root
  *   sigaction, signal, alarm, setitimer, getitimer
  *                   thread mode: SIGALRM, SIGVTALRM, SIGPROF, SIGUSR1 and
  *                   SIGUSR2 get a handler per task (the process's handler
@@ -28,6 +30,8 @@
 #include <elf.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -436,6 +440,66 @@ static void (*pip_task_signal(int sig, void (*h)(int)))(int)
     return old.sa_handler;
 }
 
+/* Does the default action of `sig` end the process? */
+static int pip_sig_ends_process(int sig)
+{
+    switch (sig) {
+    case SIGCHLD:
+    case SIGCONT:
+    case SIGSTOP:
+    case SIGTSTP:
+    case SIGTTIN:
+    case SIGTTOU:
+    case SIGURG:
+    case SIGWINCH:
+        return 0;
+    default:
+        return (sig < 32 || sig >= SIGRTMIN) && sig != PIP_SIG_TASKEND;
+    }
+}
+
+/*
+ * kill(getpid(), sig) in a thread-mode task: the task signals itself, as a
+ * process would; the signal goes to the task's main thread (a signal to
+ * the whole root could be taken by any thread, another task's included),
+ * and one whose default action would end the process ends the task only.
+ */
+static int pip_task_kill(pid_t pid, int sig)
+{
+    struct pip_root *r = pip_root_;
+    struct pip_task *t = pip_vsig_task();
+    long rc;
+    if (t != NULL && pid == r->pid && sig > 0 && sig < NSIG && t->tid > 0 &&
+        !t->ended) {
+        /* Default action "end the process", not blocked by the sender:
+         * end the task (pip_taskend.c's PIP_SIG_TASKEND). */
+        struct sigaction cur;
+        sigset_t blk;
+        int send = sig;
+        if (pip_sig_ends_process(sig) && sigaction(sig, NULL, &cur) == 0 &&
+            !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL &&
+            pthread_sigmask(SIG_BLOCK, NULL, &blk) == 0 &&
+            !sigismember(&blk, sig)) {
+            t->kill_sig = sig;
+            send = PIP_SIG_TASKEND;
+        }
+        rc = pip_raw_syscall(SYS_tgkill, r->pid, t->tid, send, 0, 0, 0);
+    } else
+        rc = pip_raw_syscall(SYS_kill, pid, sig, 0, 0, 0, 0);
+    if (rc >= 0)
+        return 0;
+    /* errno of the caller's libc */
+    struct pip_image *img = pip_caller_image(__builtin_return_address(0));
+    int *(*loc)(void) = NULL;
+    if (img != NULL)
+        *(void **)&loc = dlsym(img->ns->libc, "__errno_location");
+    if (loc != NULL)
+        *loc() = (int)-rc;
+    else
+        errno = (int)-rc;
+    return -1;
+}
+
 /* The task's ITIMER_REAL: a POSIX timer signalling its main thread. */
 static int pip_vtimer(struct pip_task *t)
 {
@@ -581,6 +645,7 @@ void pip_hooks_install(struct pip_image *img)
         {"alarm", (void *)pip_task_alarm},
         {"setitimer", (void *)pip_task_setitimer},
         {"getitimer", (void *)pip_task_getitimer},
+        {"kill", (void *)pip_task_kill},
         {"fclose", (void *)pip_task_fclose},
         {"getopt", (void *)pip_task_getopt},
         {"getopt_long", (void *)pip_task_getopt_long},

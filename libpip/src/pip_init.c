@@ -43,14 +43,14 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
     if (ntasks > PIP_NTASKS_MAX)
         return EOVERFLOW;
 
-    int mode, rc, nns;
+    int mode, shown, rc, nns;
     size_t stacksz;
     const char *bad_log = pvas_log_env_error();
     if (bad_log != NULL) {
         pip_env_error("%s", bad_log);
         return EINVAL;
     }
-    if ((rc = pip_parse_mode(opts, &mode)) != 0)
+    if ((rc = pip_parse_mode(opts, &mode, &shown)) != 0)
         return rc;
     if ((rc = pip_parse_stacksz(&stacksz)) != 0)
         return rc;
@@ -59,6 +59,16 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
     int private_fds;
     if ((rc = pip_parse_fds(&private_fds)) != 0)
         return rc;
+    int share_ns;
+    if ((rc = pip_parse_share_ns(&share_ns)) != 0)
+        return rc;
+    /*
+     * Thread mode refuses to make live tasks share a libc (pip_loader.c):
+     * by default it creates as many namespaces as glibc allows.
+     */
+    const char *nns_env = getenv("PIP_NAMESPACES");
+    if (mode == PIP_MODE_PTHREAD && (nns_env == NULL || *nns_env == '\0'))
+        nns = ntasks < PIP_NAMESPACES_MAX ? ntasks : PIP_NAMESPACES_MAX;
 
     size_t hdr = sizeof(struct pip_root) +
                  sizeof(struct pip_task) * (size_t)(ntasks + 1);
@@ -91,9 +101,11 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
     r->ntasks = ntasks;
     r->nns_max = nns;
     r->mode = mode;
+    r->mode_shown = shown;
     r->stack_size = stacksz;
     r->stop_on_start = pip_parse_stop_on_start();
     r->private_fds = private_fds;
+    r->share_ns = share_ns;
     r->pid = getpid();
     r->tid = (pid_t)syscall(SYS_gettid);
     r->thread = pthread_self();
@@ -169,6 +181,7 @@ int pip_fin(void)
         free(r->nss[i].envv);
         free(r->nss[i].progname_full_s);
     }
+    pip_kept_release(r);
     while (r->retired != NULL) {
         void **cell = r->retired;
         r->retired = cell[0];
@@ -217,7 +230,7 @@ int pip_get_mode(int *modep)
     if (pip_check_init() != 0)
         return EPERM;
     if (modep != NULL)
-        *modep = pip_root_->mode;
+        *modep = pip_root_->mode_shown;
     return 0;
 }
 
@@ -225,8 +238,16 @@ const char *pip_get_mode_str(void)
 {
     if (pip_check_init() != 0)
         return NULL;
-    return pip_root_->mode == PIP_MODE_PTHREAD ? PIP_ENV_MODE_PTHREAD
-                                               : PIP_ENV_MODE_PROCESS;
+    switch (pip_root_->mode_shown) {
+    case PIP_MODE_PTHREAD:
+        return PIP_ENV_MODE_PTHREAD;
+    case PIP_MODE_PROCESS_PIPCLONE:
+        return PIP_ENV_MODE_PROCESS_PIPCLONE;
+    case PIP_MODE_PROCESS_GOT_OBS:
+        return PIP_ENV_MODE_PROCESS_GOT;
+    default:
+        return PIP_ENV_MODE_PROCESS_PRELOAD;
+    }
 }
 
 int pip_get_system_id(int pipid, pip_id_t *idp)

@@ -267,9 +267,12 @@ struct pip_root {
     int magic;
     int ntasks;
     int mode; /* PIP_MODE_PTHREAD / PIP_MODE_PROCESS */
+    /* what pip_get_mode reports (PiP's variant names) */
+    int mode_shown;
     size_t stack_size;
     int stop_on_start; /* pipid, -1 all, PIP_PIPID_NULL none */
     int private_fds;   /* PIP_FDS=private: thread-mode tasks' own fd table */
+    int share_ns;      /* PIP_SHARE_NAMESPACES: thread mode may share */
     pid_t pid;
     pid_t tid;
     pthread_t thread;
@@ -304,6 +307,7 @@ struct pip_root {
     unsigned long image_seq; /* images loaded (unique load names) */
     struct pip_image *images;
     void **retired;          /* strings a namespace's libc may still read */
+    struct pip_kept *kept;   /* reaped tasks' stacks, unmapped by pip_fin */
     size_t map_size;         /* size of this mmap */
     struct pip_ns *nss;      /* nns_max namespace slots */
     struct pip_task tasks[]; /* ntasks + 1 (the last is the root) */
@@ -365,10 +369,11 @@ PIP_HIDDEN void pip_futex_wait(volatile void *addr, int val, long timeout_ms,
 PIP_HIDDEN void pip_futex_wake(volatile void *addr, int n, int shared);
 PIP_HIDDEN void pip_lock(volatile int *l);
 PIP_HIDDEN void pip_unlock(volatile int *l);
-PIP_HIDDEN int pip_parse_mode(uint32_t opts, int *modep) PIP_WUR;
+PIP_HIDDEN int pip_parse_mode(uint32_t opts, int *modep, int *shownp) PIP_WUR;
 PIP_HIDDEN int pip_parse_stacksz(size_t *szp) PIP_WUR;
 PIP_HIDDEN int pip_parse_stop_on_start(void);
 PIP_HIDDEN int pip_parse_fds(int *privp) PIP_WUR;
+PIP_HIDDEN int pip_parse_share_ns(int *sharep) PIP_WUR;
 PIP_HIDDEN int pip_parse_namespaces(int ntasks, int *nnsp) PIP_WUR;
 PIP_HIDDEN int pip_find_tid_offset(size_t *offp) PIP_WUR;
 PIP_HIDDEN int pip_core_to_cpuset(uint32_t coreno, cpu_set_t *set,
@@ -420,6 +425,13 @@ PIP_HIDDEN void pip_task_cleanup(struct pip_task *t);
 /* Thread mode: the signal that ends a task as if killed by a signal. */
 #define PIP_SIG_TASKEND (SIGRTMAX - 3)
 PIP_HIDDEN int pip_thread_signals_init(void) PIP_WUR;
+/* kill_sig | PIP_KILL_EXIT: the task ends with exit status kill_sig & 0xff
+ * (an _exit() in another thread of it). */
+#define PIP_KILL_EXIT 0x10000
+/* Thread mode: in a task thread, before user code: trap the task's
+ * exit_group (see pip_taskend.c).  0, or an errno value. */
+PIP_HIDDEN int pip_thread_exit_guard(struct pip_task *t);
+PIP_HIDDEN int pip_thread_exit_guard_ok(void);
 PIP_HIDDEN int pip_thread_kill(struct pip_task *t, int sig);
 PIP_HIDDEN void pip_ns_setup_exit(struct pip_ns *ns);
 /* The exit handler each task registers (on_exit). */
@@ -428,6 +440,19 @@ PIP_HIDDEN void pip_exit_handler(int status, void *arg);
 /* ---- pip_wait.c ---- */
 PIP_HIDDEN int pip_task_ended(struct pip_task *t);
 PIP_HIDDEN int pip_task_alive(struct pip_task *t);
+/*
+ * An ended task's state stays valid until pip_fin, as in PiP: other tasks
+ * may still read its stack, its image's data or its named exports after
+ * the root reaped it.  pip_wait keeps the stack here (and the image out of
+ * reuse, the named exports on the pipid's slot); pip_fin frees them.
+ */
+struct pip_kept {
+    struct pip_kept *next;
+    void *stack;
+    size_t size;
+    size_t keep_top; /* bytes at the top that stay mapped even then */
+};
+PIP_HIDDEN void pip_kept_release(struct pip_root *r);
 
 /* ---- pip_registry.c: the table pips reads (best effort, root only) ---- */
 PIP_HIDDEN void pip_registry_init(void); /* after the root state exists */

@@ -480,6 +480,21 @@ int pip_load(struct pip_task *t, const char *path, const char *func)
     char name[128];
     for (;;) {
         ns = pip_pick_ns(r, &st);
+        if (ns != NULL && ns->busy > 0 && r->mode == PIP_MODE_PTHREAD &&
+            !r->share_ns) {
+            /* Thread mode: no silent sharing of a live task's libc. */
+            pip_msg(1,
+                    "%s: thread mode: no dlmopen namespace left for task %d "
+                    "(%d made, all in use): it would share a running task's "
+                    "libc; use process mode, fewer tasks, or "
+                    "PIP_SHARE_NAMESPACES=1",
+                    path, t->pipid, r->nns);
+            pip_glibc_unlock();
+            close(fd);
+            free(img->fini_saved);
+            free(img);
+            return EAGAIN;
+        }
         pip_load_name(name, sizeof(name), r->image_seq++, fd);
         long lmid = ns == NULL ? (long)LM_ID_NEWLM : (long)ns->lmid;
         const char *m = NULL;

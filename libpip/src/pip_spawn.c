@@ -91,6 +91,14 @@ static void *pip_task_main(void *arg)
         if (r->private_fds &&
             pip_raw_syscall(SYS_unshare, CLONE_FILES, 0, 0, 0, 0, 0) == 0)
             pip_close_cloexec();
+        /* Its _exit() ends only the task (pip_taskend.c). */
+        if (pip_thread_exit_guard_ok()) {
+            int e = pip_thread_exit_guard(t);
+            if (e != 0)
+                pip_dbg("task %d: no exit_group filter (%s): its _exit() "
+                        "ends the root",
+                        t->pipid, strerror(e));
+        }
     }
 
     cpu_set_t set;
@@ -431,7 +439,9 @@ int pip_task_spawn(pip_spawn_program_t *progp, uint32_t coreno, uint32_t opts,
         return EINVAL;
     if (opts & ~(uint32_t)PIP_VALID_OPTS)
         return EINVAL;
-    if ((opts & PIP_MODE_MASK) != 0 && (int)(opts & PIP_MODE_MASK) != r->mode)
+    if ((opts & PIP_MODE_MASK) != 0 &&
+        ((opts & PIP_MODE_MASK) == PIP_MODE_PTHREAD) !=
+            (r->mode == PIP_MODE_PTHREAD))
         return EINVAL;
     if (pip_core_to_cpuset(coreno, &set, &bind) != 0)
         return EINVAL;

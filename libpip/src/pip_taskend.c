@@ -10,6 +10,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <ucontext.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,9 +200,185 @@ static void pip_taskend_handler(int signo, siginfo_t *si, void *uc)
     if ((pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0) != t->tid)
         return;
     t->exiting = 1;
-    t->status = t->kill_sig & 0x7f; /* waitpid's "killed by signal" */
+    if (t->kill_sig & PIP_KILL_EXIT) /* _exit() in another of its threads */
+        t->status = W_EXITCODE(t->kill_sig & 0xff, 0);
+    else
+        t->status = t->kill_sig & 0x7f; /* waitpid's "killed by signal" */
     pip_notify_end(t);
     longjmp(t->exit_jmp, 2);
+}
+
+/*
+ * Thread mode: a task's _exit()/_Exit() (the exit_group system call) must
+ * end only that task, as it ends only the process in process mode.  Each
+ * task thread installs a seccomp filter for itself (threads it creates
+ * inherit it) that traps exit_group made from its namespace's libc: the
+ * kernel then sends SIGSYS to the calling thread, and this handler ends
+ * the task with that exit status, without atexit handlers or a stdio
+ * flush, as _exit would.  A process fork()ed by the task inherits the
+ * filter: there the handler ends the process with the status.  After an
+ * exec the filter stays but no longer matches (the new program's libc
+ * lies elsewhere), so exec'd programs exit as usual.
+ */
+static struct sigaction pip_sigsys_prev;
+#ifndef SYS_SECCOMP
+#define SYS_SECCOMP 1 /* si_code of a seccomp trap (asm-generic/siginfo.h) */
+#endif
+
+static long pip_sigsys_status(void *ucv)
+{
+    ucontext_t *uc = ucv;
+#if defined(__x86_64__)
+    return (long)uc->uc_mcontext.gregs[REG_RDI];
+#else
+    return (long)uc->uc_mcontext.regs[0];
+#endif
+}
+
+static void pip_sigsys_handler(int signo, siginfo_t *si, void *uc)
+{
+    struct pip_root *r = pip_root_;
+    if (si == NULL || si->si_code != SYS_SECCOMP ||
+        si->si_syscall != SYS_exit_group || r == NULL) {
+        /* Not ours: the handler that was there, else the default. */
+        if (pip_sigsys_prev.sa_flags & SA_SIGINFO) {
+            pip_sigsys_prev.sa_sigaction(signo, si, uc);
+            return;
+        }
+        if (pip_sigsys_prev.sa_handler == SIG_IGN)
+            return;
+        if (pip_sigsys_prev.sa_handler != SIG_DFL) {
+            pip_sigsys_prev.sa_handler(signo);
+            return;
+        }
+        /* Default action in a task (pip_kill, kill()): it ends the task. */
+        struct pip_task *t = r != NULL ? pip_thread_task() : NULL;
+        if (t != NULL && !t->exiting &&
+            (pid_t)pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0) == r->pid) {
+            pid_t tid = (pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
+            t->kill_sig = SIGSYS;
+            if (tid == t->tid && t->exit_jmp_ok) {
+                t->exiting = 1;
+                t->status = SIGSYS; /* waitpid's "killed by signal" */
+                pip_notify_end(t);
+                longjmp(t->exit_jmp, 2);
+            }
+            (void)pip_raw_syscall(SYS_tgkill, r->pid, t->tid, PIP_SIG_TASKEND,
+                                  0, 0, 0);
+            return;
+        }
+        signal(SIGSYS, SIG_DFL);
+        (void)pip_raw_syscall(
+            SYS_tgkill, pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0),
+            pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0), SIGSYS, 0, 0, 0);
+        return;
+    }
+    int status = (int)(pip_sigsys_status(uc) & 0xff);
+    pid_t pid = (pid_t)pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+    pid_t tid = (pid_t)pip_raw_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
+    struct pip_task *t = pip_thread_task();
+    if (pid != r->pid || t == NULL) {
+        /* A process fork()ed by a task (its only thread): end it. */
+        for (;;)
+            (void)pip_raw_syscall(SYS_exit, status, 0, 0, 0, 0, 0);
+    }
+    if (tid == t->tid && t->exit_jmp_ok && !t->exiting) {
+        pip_dbg("task %d: _exit(%d)", t->pipid, status);
+        t->exiting = 1;
+        t->status = W_EXITCODE(status, 0);
+        pip_notify_end(t);
+        longjmp(t->exit_jmp, 3);
+    }
+    /* Another thread of the task: end the task's main thread with the
+     * status, and this thread. */
+    if (!t->exiting) {
+        t->kill_sig = PIP_KILL_EXIT | status;
+        (void)pip_raw_syscall(SYS_tgkill, r->pid, t->tid, PIP_SIG_TASKEND, 0, 0,
+                              0);
+    }
+    for (;;)
+        (void)pip_raw_syscall(SYS_exit, status, 0, 0, 0, 0, 0);
+}
+
+/*
+ * The executable segment holding `addr`, from the program headers of the
+ * object that dladdr finds (any namespace; dl_iterate_phdr sees only the
+ * caller's): 0, or -1.
+ */
+static int pip_text_range(uintptr_t addr, uintptr_t *lop, uintptr_t *hip)
+{
+    Dl_info di;
+    if (dladdr((void *)addr, &di) == 0 || di.dli_fbase == NULL)
+        return -1;
+    const ElfW(Ehdr) *eh = di.dli_fbase;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+        return -1;
+    const ElfW(Phdr) *ph =
+        (const ElfW(Phdr) *)((const char *)di.dli_fbase + eh->e_phoff);
+    uintptr_t base = 0;
+    int have_base = 0;
+    for (int i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD && !have_base) {
+            base = (uintptr_t)di.dli_fbase - (ph[i].p_vaddr & ~(uintptr_t)4095);
+            have_base = 1;
+        }
+    for (int i = 0; i < eh->e_phnum && have_base; i++) {
+        if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X))
+            continue;
+        uintptr_t lo = base + ph[i].p_vaddr, hi = lo + ph[i].p_memsz;
+        if (addr >= lo && addr < hi) {
+            *lop = lo;
+            *hip = hi;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int pip_thread_exit_guard(struct pip_task *t)
+{
+    struct {
+        uintptr_t lo, hi;
+    } tr;
+    if (pip_text_range((uintptr_t)t->ns->_exit, &tr.lo, &tr.hi) != 0)
+        return ENOENT;
+    uint32_t lo_hi = (uint32_t)(tr.lo >> 32), hi_hi = (uint32_t)(tr.hi >> 32);
+    if (lo_hi != hi_hi)
+        return ERANGE; /* a text segment across a 4 GiB line: not handled */
+#if defined(__x86_64__)
+    const uint32_t arch = AUDIT_ARCH_X86_64;
+#else
+    const uint32_t arch = AUDIT_ARCH_AARCH64;
+#endif
+    /* exit_group from [lo, hi) of this architecture: trap; else allow. */
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 0, 8),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit_group, 0, 6),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                 offsetof(struct seccomp_data, instruction_pointer) + 4),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, lo_hi, 0, 4),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                 offsetof(struct seccomp_data, instruction_pointer)),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)tr.lo, 0, 2),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)tr.hi, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {(unsigned short)(sizeof(f) / sizeof(f[0])), f};
+    long rc = pip_raw_syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0);
+    if (rc == 0)
+        rc = pip_raw_syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
+                             (long)&prog, 0, 0, 0);
+    return rc < 0 ? (int)-rc : 0;
+}
+
+/* Thread mode, at pip_init: can task threads filter exit_group? */
+static int pip_seccomp_ok = -1;
+int pip_thread_exit_guard_ok(void)
+{
+    return pip_seccomp_ok == 1;
 }
 
 int pip_thread_signals_init(void)
@@ -205,7 +388,22 @@ int pip_thread_signals_init(void)
     sa.sa_sigaction = pip_taskend_handler;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigfillset(&sa.sa_mask);
-    return sigaction(PIP_SIG_TASKEND, &sa, NULL) == 0 ? 0 : errno;
+    if (sigaction(PIP_SIG_TASKEND, &sa, NULL) != 0)
+        return errno;
+    /* A kernel with seccomp filters: PR_GET_SECCOMP answers (0). */
+    pip_seccomp_ok =
+        pip_raw_syscall(SYS_prctl, PR_GET_SECCOMP, 0, 0, 0, 0, 0) >= 0;
+    if (pip_seccomp_ok) {
+        sa.sa_sigaction = pip_sigsys_handler;
+        sa.sa_flags = SA_SIGINFO;
+        if (sigaction(SIGSYS, &sa, &pip_sigsys_prev) != 0)
+            pip_seccomp_ok = 0;
+    }
+    if (!pip_seccomp_ok)
+        pip_msg(1, "thread mode without seccomp filters here: a task's "
+                   "_exit() ends the whole root (exit() and returning from "
+                   "main end only the task)");
+    return 0;
 }
 
 /* Does the default action of `sig` end the process? */
@@ -292,9 +490,14 @@ int pip_thread_kill(struct pip_task *t, int sig)
      * the task can be ended.
      */
     int started = t->exit_jmp_ok;
-    if (sig != 0 && pip_sig_terminates(sig) &&
-        sigaction(sig, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
-        cur.sa_handler == SIG_DFL &&
+    /* SIGSYS: libpip's handler stands for the default action. */
+    int dfl = sigaction(sig, NULL, &cur) == 0 &&
+              (((cur.sa_flags & SA_SIGINFO) &&
+                cur.sa_sigaction == pip_sigsys_handler &&
+                !(pip_sigsys_prev.sa_flags & SA_SIGINFO) &&
+                pip_sigsys_prev.sa_handler == SIG_DFL) ||
+               (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL));
+    if (sig != 0 && pip_sig_terminates(sig) && dfl &&
         (!started || (pip_thread_blocks(t->tid, sig) == 0 &&
                       pip_thread_blocks(t->tid, PIP_SIG_TASKEND) == 0 &&
                       pip_thread_in_sigwait(t->tid) == 0))) {

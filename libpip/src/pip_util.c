@@ -119,7 +119,14 @@ void pip_unlock(volatile int *l)
  * that contradicts the mode in opts, is EPERM; so are the process-mode
  * variants (preload, pipclone, got), which libpip does not need.
  */
-int pip_parse_mode(uint32_t opts, int *modep)
+/*
+ * PiP 2.4.1's modes.  libpip has one process mode, which PiP's variant
+ * names (process:preload, process:pipclone, process:got in PIP_MODE;
+ * PIP_MODE_PROCESS_PRELOAD, _PIPCLONE in opts) select too; *shownp is what
+ * pip_get_mode reports: the variant asked for, PIP_MODE_PROCESS_PRELOAD
+ * when none was (what PiP runs on stock glibc).
+ */
+int pip_parse_mode(uint32_t opts, int *modep, int *shownp)
 {
     const char *env = getenv(PIP_ENV_MODE);
     int envmode = 0;
@@ -133,55 +140,57 @@ int pip_parse_mode(uint32_t opts, int *modep)
         else if (strcasecmp(env, PIP_ENV_MODE_PROCESS_PRELOAD) == 0)
             envmode = PIP_MODE_PROCESS_PRELOAD;
         else if (strcasecmp(env, PIP_ENV_MODE_PROCESS_GOT) == 0)
-            envmode = PIP_MODE_PROCESS_GOT;
+            envmode = PIP_MODE_PROCESS_GOT_OBS;
         else if (strcasecmp(env, PIP_ENV_MODE_PROCESS_PIPCLONE) == 0)
             envmode = PIP_MODE_PROCESS_PIPCLONE;
         else {
-            pip_env_error(
-                "PIP_MODE='%s' is not one of thread, pthread, process", env);
+            pip_env_error("PIP_MODE='%s' is not one of thread, pthread, "
+                          "process, process:preload, process:pipclone, "
+                          "process:got",
+                          env);
             return EPERM;
         }
     }
-    int mode = (int)(opts & PIP_MODE_MASK);
-    switch (mode) {
+    int asked = (int)(opts & PIP_MODE_MASK);
+    int shown;
+    switch (asked) {
     case 0:
-        mode = envmode != 0 ? envmode : PIP_MODE_PROCESS;
+        shown = envmode;
         break;
     case PIP_MODE_PTHREAD:
-    case PIP_MODE_PROCESS:
-        /* Process mode in opts also takes PIP_MODE's process variants. */
-        if (envmode == PIP_MODE_PROCESS_GOT && mode == PIP_MODE_PROCESS) {
-            pip_msg(0, "PIP_MODE='%s' is obsolete", env);
-            return EINVAL;
-        }
-        if (envmode != 0 && envmode != mode &&
-            !(mode == PIP_MODE_PROCESS && (envmode & PIP_MODE_PROCESS))) {
+        if (envmode != 0 && envmode != PIP_MODE_PTHREAD) {
             pip_msg(0, "PIP_MODE='%s' contradicts the mode pip_init asks for",
                     env);
             return EPERM;
         }
-        if (envmode != 0)
-            mode = envmode;
+        shown = PIP_MODE_PTHREAD;
         break;
-    case PIP_MODE_PROCESS_GOT:
-        pip_msg(0, "process mode variant 'process:got' is obsolete");
-        return EINVAL;
+    case PIP_MODE_PROCESS:
     case PIP_MODE_PROCESS_PRELOAD:
     case PIP_MODE_PROCESS_PIPCLONE:
+        /* As PiP 2.4: process:got with process mode in opts is EINVAL. */
+        if (envmode == PIP_MODE_PROCESS_GOT_OBS) {
+            pip_msg(0, "PIP_MODE='%s' is obsolete", env);
+            return EINVAL;
+        }
+        if (envmode == PIP_MODE_PTHREAD) {
+            pip_msg(0, "PIP_MODE='%s' contradicts the mode pip_init asks for",
+                    env);
+            return EPERM;
+        }
+        shown = envmode != 0 && envmode != PIP_MODE_PROCESS ? envmode : asked;
         break;
+    case PIP_MODE_PROCESS_GOT_OBS:
+        pip_msg(0, "process mode variant 'process:got' is obsolete");
+        return EINVAL;
     default:
         pip_dbg("pip_init: opts 0x%x name no mode", opts);
         return EINVAL;
     }
-    if (mode == PIP_MODE_PROCESS_PRELOAD || mode == PIP_MODE_PROCESS_GOT ||
-        mode == PIP_MODE_PROCESS_PIPCLONE) {
-        pip_msg(
-            0,
-            "process mode variant 0x%x is not available (only '%s' and '%s')",
-            mode, PIP_ENV_MODE_PROCESS, PIP_ENV_MODE_THREAD);
-        return EPERM;
-    }
-    *modep = mode;
+    if (shown == 0 || shown == PIP_MODE_PROCESS)
+        shown = PIP_MODE_PROCESS_PRELOAD;
+    *modep = shown == PIP_MODE_PTHREAD ? PIP_MODE_PTHREAD : PIP_MODE_PROCESS;
+    *shownp = shown;
     return 0;
 }
 
@@ -288,6 +297,31 @@ int pip_parse_namespaces(int ntasks, int *nnsp)
     }
     *nnsp = n < ntasks ? n : ntasks;
     return 0;
+}
+
+/*
+ * PIP_SHARE_NAMESPACES: thread mode only.  Unset, empty, 0, no or off:
+ * a task for which no dlmopen namespace of its own is left is refused
+ * (EAGAIN) rather than made to share a running task's libc; 1, yes or on:
+ * such tasks share the namespaces there are (stdio buffers, environ,
+ * atexit lists, strtok's state ... of that libc).
+ */
+int pip_parse_share_ns(int *sharep)
+{
+    const char *v = getenv("PIP_SHARE_NAMESPACES");
+    *sharep = 0;
+    if (v == NULL || *v == '\0' || strcmp(v, "0") == 0 ||
+        strcasecmp(v, "no") == 0 || strcasecmp(v, "off") == 0)
+        return 0;
+    if (strcmp(v, "1") == 0 || strcasecmp(v, "yes") == 0 ||
+        strcasecmp(v, "on") == 0) {
+        *sharep = 1;
+        return 0;
+    }
+    pip_env_error("PIP_SHARE_NAMESPACES='%s' is not one of 1, yes, on, 0, no, "
+                  "off",
+                  v);
+    return EINVAL;
 }
 
 /*

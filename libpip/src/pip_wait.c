@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -49,6 +50,62 @@ static int pip_wait_check(int pipid, struct pip_task **tp)
     if ((*tp)->state != PIP_TASK_RUNNING)
         return ECHILD;
     return 0;
+}
+
+/*
+ * The task is reaped: free its slot for a new task, but keep what other
+ * tasks may still use until pip_fin, as PiP does (its task finalisation
+ * neither unmaps the stack nor closes the namespace): the stack, the
+ * program image with its data (never reused by a later task) and the named
+ * exports, which stay importable from the pipid until a new task takes it.
+ */
+static void pip_task_keep(struct pip_task *t)
+{
+    struct pip_root *r = pip_root_;
+    struct pip_image *img = t->img;
+    struct pip_named *named = t->named;
+    if (t->stack != NULL) {
+        struct pip_kept *k = malloc(sizeof(*k));
+        if (k != NULL) {
+            k->stack = t->stack;
+            k->size = t->stack_size;
+            /*
+             * A process-mode task killed before its exit path leaves its
+             * thread block on ld.so's list of threads, and ld.so writes
+             * into every listed thread's static TLS when a later dlmopen
+             * needs static TLS: its top (thread block + TLS) stays mapped
+             * for good.
+             */
+            k->keep_top = 0;
+            if (t->mode == PIP_MODE_PROCESS && t->tidp != NULL && !t->clean_end)
+                k->keep_top = k->size;
+            k->next = r->kept;
+            r->kept = k;
+            t->stack = NULL; /* pip_task_cleanup: not unmapped */
+        }
+        /* else: unmapped now, as before (no memory for the record) */
+    }
+    /* Importers see the slot free with its named exports, never without. */
+    pip_lock(&r->lock);
+    pip_task_cleanup(t);
+    if (img != NULL)
+        img->snapped = -1; /* never reused: its data is the ended task's */
+    t->named = named;
+    /* Importers of a name it did not export now give ECANCELED. */
+    __atomic_add_fetch(&t->ended_gen, 1, __ATOMIC_SEQ_CST);
+    pip_unlock(&r->lock);
+}
+
+/* pip_fin: unmap the kept stacks. */
+void pip_kept_release(struct pip_root *r)
+{
+    while (r->kept != NULL) {
+        struct pip_kept *k = r->kept;
+        r->kept = k->next;
+        if (k->keep_top == 0)
+            munmap(k->stack, k->size);
+        free(k);
+    }
 }
 
 /*
@@ -96,10 +153,8 @@ static int pip_reap(struct pip_task *t, int *status, int block)
     if (status != NULL)
         *status = st;
     pip_dbg("task %d reaped, status 0x%x", t->pipid, st);
-    /* Importers waiting on this pipid while it is FREE now give ECANCELED. */
-    __atomic_add_fetch(&t->ended_gen, 1, __ATOMIC_SEQ_CST);
     pip_registry_task_end(t);
-    pip_task_cleanup(t);
+    pip_task_keep(t);
     return 0;
 }
 

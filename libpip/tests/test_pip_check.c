@@ -44,6 +44,12 @@ static void plain_pie_is_not_a_root_and_says_why(void **state)
     expect_line(&r, t,
                 "root: no: not linked with libpip: link with -lpip (pipcc "
                 "--piproot does)");
+    /* PiP's rule for a root is libpip linked: the TLS reserve is libpip's
+     * wider rule (--libpip). */
+    assert_int_equal(th_count(r.out, "\n"), 1);
+    pt_run_free(&r);
+    r = pt_run(NULL, check, "--libpip", "-r", t, NULL);
+    PT_EXPECT_EXIT(r, 1);
     assert_non_null(strstr(r.out, "root: no: no TLS reserve of its own"));
     assert_int_equal(th_count(r.out, "\n"), 2);
     /* Neither role asked: one role is enough for status 0. */
@@ -51,7 +57,7 @@ static void plain_pie_is_not_a_root_and_says_why(void **state)
     r = pt_run(NULL, check, t, NULL);
     PT_EXPECT_EXIT(r, 0);
     expect_line(&r, t, "task: yes");
-    assert_int_equal(th_count(r.out, "root: no: "), 2);
+    assert_int_equal(th_count(r.out, "root: no: "), 1);
     pt_run_free(&r);
     /* Both roles asked: both must hold. */
     r = pt_run(NULL, check, "-r", "-t", t, NULL);
@@ -71,17 +77,22 @@ static void non_pie_is_refused_as_task(void **state)
     pt_run_free(&r);
 }
 
-/* A main that is not exported but is in .symtab is found (as PiP 2.4 and
- * libpip do); in a stripped program without -rdynamic, from _start. */
+/* PiP's rule: a task exports main (-rdynamic).  libpip's wider rule
+ * (--libpip): a main in .symtab is found; in a stripped program without
+ * -rdynamic, from _start. */
 static void unexported_main_needs_the_symbol_table(void **state)
 {
     (void)state;
     char *t = p("task_nordyn");
     pt_run_t r = pt_run(NULL, check, "-t", t, NULL);
+    PT_EXPECT_EXIT(r, 1);
+    assert_non_null(strstr(r.out, "task: no: 'main' is not exported"));
+    pt_run_free(&r);
+    r = pt_run(NULL, check, "--libpip", "-t", t, NULL);
     PT_EXPECT_EXIT(r, 0);
     expect_line(&r, t, "task: yes");
     pt_run_free(&r);
-    r = pt_run(NULL, check, "-v", "-t", t, NULL);
+    r = pt_run(NULL, check, "--libpip", "-v", "-t", t, NULL);
     PT_EXPECT_EXIT(r, 0);
     assert_non_null(strstr(r.out, "main in .symtab only"));
     pt_run_free(&r);
@@ -89,7 +100,7 @@ static void unexported_main_needs_the_symbol_table(void **state)
     r = pt_run(NULL, "strip", "-o", s, t, NULL);
     PT_EXPECT_EXIT(r, 0);
     pt_run_free(&r);
-    r = pt_run(NULL, check, "-t", s, NULL);
+    r = pt_run(NULL, check, "--libpip", "-t", s, NULL);
     PT_EXPECT_EXIT(r, 0);
     expect_line(&r, s, "task: yes");
     pt_run_free(&r);
@@ -139,18 +150,23 @@ static void roots_with_and_without_enough_reserve(void **state)
 {
     (void)state;
     char *good = p("root_tls_big"), *small = p("root_tls_small");
-    pt_run_t r = pt_run(NULL, check, "-r", good, NULL);
+    pt_run_t r = pt_run(NULL, check, "--libpip", "-r", good, NULL);
     PT_EXPECT_EXIT(r, 0);
     expect_line(&r, good, "root: yes");
     pt_run_free(&r);
+    /* PiP's rule (libpip linked) takes the small one too. */
     r = pt_run(NULL, check, "-r", small, NULL);
+    PT_EXPECT_EXIT(r, 0);
+    expect_line(&r, small, "root: yes");
+    pt_run_free(&r);
+    r = pt_run(NULL, check, "--libpip", "-r", small, NULL);
     PT_EXPECT_EXIT(r, 1);
     assert_non_null(strstr(r.out, "root: no: its TLS reserve of 1024 bytes is "
                                   "below the 65536 bytes"));
     assert_int_equal(th_count(r.out, "\n"), 1);
     pt_run_free(&r);
     /* --reserve 0: no reserve asked for. */
-    r = pt_run(NULL, check, "-r", "--reserve", "0", small, NULL);
+    r = pt_run(NULL, check, "--libpip", "-r", "--reserve", "0", small, NULL);
     PT_EXPECT_EXIT(r, 0);
     pt_run_free(&r);
 }

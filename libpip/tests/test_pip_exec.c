@@ -348,9 +348,48 @@ static void program_is_searched_in_path(void **state)
     expect_exit(&r, 6);
 }
 
+static int thread_mode(void)
+{
+    const char *m = getenv("PIP_MODE");
+    return m != NULL && (strcmp(m, "thread") == 0 || strcmp(m, "pthread") == 0);
+}
+
+/*
+ * Thread mode: a namespace (libc copy) per task, 15 at most (pip-exec sets
+ * glibc's tunable for them); more tasks are refused up front unless
+ * PIP_SHARE_NAMESPACES=1 allows them to share.
+ */
+static void thread_mode_refuses_shared_namespaces(void **state)
+{
+    (void)state;
+    if (!thread_mode())
+        skip();
+    run_t r = run_pip_exec("-n", "15", sib("task_api"), "info", NULL);
+    expect_exit(&r, 0);
+    assert_int_equal(th_count(r.out, "ntasks=15"), 15);
+    assert_string_equal(r.err, "");
+    r = run_pip_exec("-n", "16", sib("task_api"), "info", NULL);
+    expect_exit(&r, 2);
+    assert_string_equal(r.out, "");
+    assert_int_equal(th_count(r.err, "\n"), 1);
+    assert_non_null(strstr(r.err, "thread mode: 16 tasks but at most 15"));
+    assert_non_null(strstr(r.err, "PIP_SHARE_NAMESPACES=1"));
+    char *share[] = {"PIP_SHARE_NAMESPACES=1", NULL};
+    r = run_pip_exec_env(share, "-n", "16", sib("task_api"), "info", NULL);
+    expect_exit(&r, 0);
+    assert_int_equal(th_count(r.out, "ntasks=16"), 16);
+    assert_int_equal(th_count(r.err, "share 15 libc copies"), 1);
+    char *bad[] = {"PIP_SHARE_NAMESPACES=maybe", NULL};
+    r = run_pip_exec_env(bad, sib("task_api"), "info", NULL);
+    expect_exit(&r, 2);
+    assert_non_null(strstr(r.err, "PIP_SHARE_NAMESPACES='maybe'"));
+}
+
 static void more_tasks_than_default_namespaces(void **state)
 {
     (void)state;
+    if (thread_mode())
+        skip(); /* thread mode refuses sharing: the case above */
     /* More tasks than namespaces: later tasks share them. */
     run_t r = run_pip_exec("-n", "13", sib("task_api"), "info", NULL);
     expect_exit(&r, 0);
@@ -372,8 +411,10 @@ static void hundreds_of_tasks(void **state)
     static const char *const counts[] = {"256", "300"};
     for (int k = 0; k < 2; k++) {
         int n = atoi(counts[k]);
-        run_t r =
-            run_pip_exec("-n", counts[k], sib("task_api"), "counter", NULL);
+        /* Thread mode: sharing a libc copy is asked for explicitly. */
+        char *share[] = {"PIP_SHARE_NAMESPACES=1", NULL};
+        run_t r = run_pip_exec_env(share, "-n", counts[k], sib("task_api"),
+                                   "counter", NULL);
         expect_exit(&r, 0);
         assert_int_equal(th_count(r.out, " counter=1\n"), n);
         assert_int_equal(th_count(r.out, "counter="), n);
@@ -406,6 +447,7 @@ int main(void)
         cmocka_unit_test(bad_environment_gives_one_line),
         cmocka_unit_test(program_is_searched_in_path),
         cmocka_unit_test(more_tasks_than_default_namespaces),
+        cmocka_unit_test(thread_mode_refuses_shared_namespaces),
         cmocka_unit_test(hundreds_of_tasks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -75,9 +75,11 @@ PT_CASE(bad_opts_are_einval)
     int n = 2;
     unsetenv("PIP_MODE");
     /* PiP 2.4: a mode field that names no mode is EINVAL. */
-    PT_CHECK_ERR(init_with(&n, 0x0100), EINVAL);
+    PT_CHECK_ERR(init_with(&n, 0x0200), EINVAL);
     PT_CHECK_ERR(init_with(&n, PIP_MODE_PTHREAD | PIP_MODE_PROCESS), EINVAL);
-    PT_CHECK_ERR(init_with(&n, PIP_MODE_PTHREAD | PIP_MODE_PROCESS_GOT),
+    PT_CHECK_ERR(init_with(&n, PIP_MODE_PTHREAD | PIP_MODE_PROCESS_GOT_OBS),
+                 EINVAL);
+    PT_CHECK_ERR(init_with(&n, PIP_MODE_PTHREAD | PIP_MODE_PROCESS_PRELOAD),
                  EINVAL);
     /* The obsolete process:got in opts: EINVAL, as PiP 2.4. */
     PT_CHECK_ERR(init_with(&n, PIP_MODE_PROCESS_GOT_OBS), EINVAL);
@@ -104,7 +106,7 @@ PT_CASE(opts_low_bits_alone_give_the_default_mode)
     unsetenv("PIP_MODE");
     PT_OK(init_with(&n, 0x1));
     PT_OK(pip_get_mode(&mode));
-    PT_CHECK(mode == PIP_MODE_PROCESS);
+    PT_CHECK(mode == PIP_MODE_PROCESS_PRELOAD);
     PT_OK(pip_fin());
 }
 
@@ -157,12 +159,12 @@ PT_CASE(pip_mode_empty_with_thread_opts)
 
 PT_CASE(pip_mode_process_with_process_opts)
 {
-    check_env_opts("process", PIP_MODE_PROCESS, 0, PIP_MODE_PROCESS);
+    check_env_opts("process", PIP_MODE_PROCESS, 0, PIP_MODE_PROCESS_PRELOAD);
 }
 
 PT_CASE(pip_mode_empty_with_process_opts)
 {
-    check_env_opts("", PIP_MODE_PROCESS, 0, PIP_MODE_PROCESS);
+    check_env_opts("", PIP_MODE_PROCESS, 0, PIP_MODE_PROCESS_PRELOAD);
 }
 
 PT_CASE(ntasks_not_positive_is_einval)
@@ -195,9 +197,11 @@ PT_CASE(explicit_modes_are_honoured)
         want = PIP_MODE_PTHREAD;
     PT_OK(init_with(&n, want));
     PT_OK(pip_get_mode(&mode));
-    PT_CHECK(mode == (int)want);
+    PT_CHECK(mode == (want == PIP_MODE_PTHREAD ? PIP_MODE_PTHREAD
+                                               : PIP_MODE_PROCESS_PRELOAD));
     PT_CHECK(strcmp(pip_get_mode_str(),
-                    want == PIP_MODE_PTHREAD ? "pthread" : "process") == 0);
+                    want == PIP_MODE_PTHREAD ? "pthread" : "process:preload") ==
+             0);
     PT_OK(pip_fin());
 }
 
@@ -232,12 +236,12 @@ PT_CASE(pip_mode_pthread)
 
 PT_CASE(pip_mode_process)
 {
-    check_env_mode("process", 0, PIP_MODE_PROCESS);
+    check_env_mode("process", 0, PIP_MODE_PROCESS_PRELOAD);
 }
 
 PT_CASE(pip_mode_unset_is_process)
 {
-    check_env_mode(NULL, 0, PIP_MODE_PROCESS);
+    check_env_mode(NULL, 0, PIP_MODE_PROCESS_PRELOAD);
 }
 
 PT_CASE(pip_mode_unknown_is_eperm)
@@ -247,16 +251,38 @@ PT_CASE(pip_mode_unknown_is_eperm)
     check_env_mode("threads", EPERM, 0);
 }
 
-PT_CASE(pip_mode_variants_are_eperm)
+/* PiP's variant names select process mode and are reported as given. */
+PT_CASE(pip_mode_variant_preload)
 {
-    int n = 2;
-    check_env_mode("process:preload", EPERM, 0);
-    check_env_mode("process:got", EPERM, 0);
-    check_env_mode("process:pipclone", EPERM, 0);
-    unsetenv("PIP_MODE");
-    PT_CHECK_ERR(init_with(&n, PIP_MODE_PROCESS_PRELOAD), EPERM);
-    PT_CHECK_ERR(init_with(&n, PIP_MODE_PROCESS_PIPCLONE), EPERM);
+    check_env_mode("process:preload", 0, PIP_MODE_PROCESS_PRELOAD);
     PT_CHECK(!pip_is_initialized());
+}
+
+PT_CASE(pip_mode_variant_got)
+{
+    check_env_mode("process:got", 0, PIP_MODE_PROCESS_GOT_OBS);
+}
+
+PT_CASE(pip_mode_variant_pipclone)
+{
+    check_env_mode("process:pipclone", 0, PIP_MODE_PROCESS_PIPCLONE);
+}
+
+PT_CASE(opts_variant_pipclone)
+{
+    int n = 2, mode = 0;
+    unsetenv("PIP_MODE");
+    PT_OK(init_with(&n, PIP_MODE_PROCESS_PIPCLONE));
+    PT_OK(pip_get_mode(&mode));
+    PT_CHECK(mode == PIP_MODE_PROCESS_PIPCLONE);
+    PT_CHECK(strcmp(pip_get_mode_str(), "process:pipclone") == 0);
+    PT_OK(pip_fin());
+}
+
+PT_CASE(opts_variant_preload_with_pip_mode_process)
+{
+    check_env_opts("process", PIP_MODE_PROCESS_PRELOAD, 0,
+                   PIP_MODE_PROCESS_PRELOAD);
 }
 
 /* Set PIP_STACKSZ and check pip_init's verdict. */
@@ -422,7 +448,11 @@ int main(void)
         cmocka_unit_test(pip_mode_process),
         cmocka_unit_test(pip_mode_unset_is_process),
         cmocka_unit_test(pip_mode_unknown_is_eperm),
-        cmocka_unit_test(pip_mode_variants_are_eperm),
+        cmocka_unit_test(pip_mode_variant_preload),
+        cmocka_unit_test(pip_mode_variant_got),
+        cmocka_unit_test(pip_mode_variant_pipclone),
+        cmocka_unit_test(opts_variant_pipclone),
+        cmocka_unit_test(opts_variant_preload_with_pip_mode_process),
         cmocka_unit_test(stacksz_good_values_are_accepted),
         cmocka_unit_test(stacksz_bad_values_warn_and_use_the_default),
         cmocka_unit_test(stacksz_too_small_is_raised),

@@ -247,6 +247,9 @@ PT_CASE(bad_pip_namespaces_is_einval)
 
 int main(void)
 {
+    /* These cases run tasks that share namespaces on purpose: thread mode
+     * refuses that unless asked (test_pip_exec checks the refusal). */
+    setenv("PIP_SHARE_NAMESPACES", "1", 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tasks_256_private_globals),
         cmocka_unit_test(tasks_300_private_globals),

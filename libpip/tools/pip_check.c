@@ -3,8 +3,17 @@
  * pip-check: can a program be a PiP root and/or a PiP task, and if not,
  * why not.  Reads the ELF file only; never runs or loads it.
  *
- *   pip-check [-r] [-t] [-b] [-f FUNC] [--reserve BYTES] [-q] [-v] PROG...
+ *   pip-check [-r] [-t] [-b] [--libpip] [-f FUNC] [--reserve BYTES] [-q]
+ *             [-v] PROG...
  *   pip-check --ldlinux
+ *
+ * The verdicts follow PiP 2.4.1's rules: a root is a dynamically linked
+ * program linked with libpip; a task is a dynamically linked PIE whose
+ * `main` is in its dynamic symbol table (-rdynamic).  What libpip cannot
+ * run at all (a static PIE, __thread data beyond the reserve) is refused
+ * too.  --libpip judges by libpip's wider rules instead: a task's `main`
+ * may also be found in .symtab or from _start (a plain `cc -pie` program),
+ * and a root must also reserve static TLS for tasks' __thread data.
  *
  * PiP's long names are accepted: --root/--piproot (-r), --task/--piptask
  * (-t), --both/--pipboth (-b: both roles), --verbose (-v), --usage;
@@ -28,31 +37,35 @@
 static const char *prog_name = "pip-check";
 
 struct opts {
-    int root, task, quiet, verbose;
+    int root, task, quiet, verbose, wide;
     const char *func;
     unsigned long long reserve;
 };
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: %s [-r] [-t] [-b] [-f FUNC] [--reserve BYTES] [-q] [-v] "
-            "PROG...\n"
-            "       %s --ldlinux\n"
-            "  -r, --root, --piproot   check that PROG can be a root\n"
-            "  -t, --task, --piptask   check that PROG can be a task\n"
-            "  -b, --both, --pipboth   check that PROG can be both\n"
-            "                   (none: report both; PROG must be one)\n"
-            "  -f FUNC          a task starts at FUNC instead of main\n"
-            "  --reserve BYTES  the root's TLS reserve (default %d, "
-            "pip-exec's)\n"
-            "  -q               no output, exit status only\n"
-            "  -v, --verbose    also print the facts the verdict rests on\n"
-            "  --ldlinux, --ldso  print the dynamic linker and exit\n"
-            "  -h, --usage      this help on stderr, exit 1 (--help: on "
-            "stdout, exit 0)\n"
-            "exit status: 0 yes, 1 some program cannot or a usage error\n",
-            prog_name, prog_name, PIP_TOOLS_TLS_RESERVE);
+    fprintf(
+        f,
+        "usage: %s [-r] [-t] [-b] [--libpip] [-f FUNC] [--reserve BYTES] "
+        "[-q] [-v] PROG...\n"
+        "       %s --ldlinux\n"
+        "  -r, --root, --piproot   check that PROG can be a root\n"
+        "  -t, --task, --piptask   check that PROG can be a task\n"
+        "  -b, --both, --pipboth   check that PROG can be both\n"
+        "                   (none: report both; PROG must be one)\n"
+        "  --libpip         libpip's rules: a task's main may be unexported\n"
+        "                   (found in .symtab or from _start); a root needs\n"
+        "                   a TLS reserve (default: PiP 2.4.1's rules)\n"
+        "  -f FUNC          a task starts at FUNC instead of main\n"
+        "  --reserve BYTES  the root's TLS reserve (default %d, "
+        "pip-exec's)\n"
+        "  -q               no output, exit status only\n"
+        "  -v, --verbose    also print the facts the verdict rests on\n"
+        "  --ldlinux, --ldso  print the dynamic linker and exit\n"
+        "  -h, --usage      this help on stderr, exit 1 (--help: on "
+        "stdout, exit 0)\n"
+        "exit status: 0 yes, 1 some program cannot or a usage error\n",
+        prog_name, prog_name, PIP_TOOLS_TLS_RESERVE);
 }
 
 static void die_usage(const char *fmt, ...)
@@ -155,8 +168,14 @@ static int check_task(const struct opts *o, const char *path, enum pe_status st,
     } else {
         /* Exported, or in the full symbol table (libpip finds a static
          * start function or an unexported main there, as PiP 2.4). */
-        if (pe_exports(f, sym) == 0 && pe_defines(f, sym) != 1 &&
-            (o->func != NULL || !entry_main(f))) {
+        int exported = pe_exports(f, sym);
+        if (o->func == NULL && !o->wide && exported == 0) {
+            /* PiP 2.4.1's rule: main in the dynamic symbol table. */
+            no(&v, "'main' is not exported (not in the dynamic symbol table): "
+                   "link with -rdynamic (pipcc does; libpip can still start "
+                   "it: pip-check --libpip)");
+        } else if (exported == 0 && pe_defines(f, sym) != 1 &&
+                   (o->func != NULL || !entry_main(f))) {
             if (o->func == NULL)
                 no(&v, "'main' is neither exported nor in the symbol table "
                        "(stripped, no -rdynamic) nor found from _start: link "
@@ -202,7 +221,14 @@ static int check_root(const struct opts *o, const char *path, enum pe_status st,
             no(&v, "not linked with libpip: link with -lpip (pipcc "
                    "--piproot does)");
         uint64_t have = pe_tls_need(f);
-        if (have < o->reserve) {
+        if (have < o->reserve && !o->wide) {
+            /* Not PiP's rule: only tasks with __thread data need it. */
+            if (o->verbose && !o->quiet)
+                printf("%s: root: note: TLS reserve of %llu bytes: tasks "
+                       "whose __thread data needs more are refused (pipcc "
+                       "--piproot reserves %llu)\n",
+                       path, (unsigned long long)have, o->reserve);
+        } else if (have < o->reserve) {
             if (!f->has_tls || have == 0)
                 no(&v,
                    "no TLS reserve of its own: tasks with __thread variables "
@@ -246,7 +272,7 @@ static void facts(const char *path, const struct pe_file *f)
 
 int main(int argc, char **argv)
 {
-    struct opts o = {0, 0, 0, 0, NULL, PIP_TOOLS_TLS_RESERVE};
+    struct opts o = {0, 0, 0, 0, 0, NULL, PIP_TOOLS_TLS_RESERVE};
     int i = 1;
 
     for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
@@ -274,6 +300,8 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "-b") == 0 || strcmp(a, "--both") == 0 ||
                    strcmp(a, "--pipboth") == 0) {
             o.root = o.task = 1;
+        } else if (strcmp(a, "--libpip") == 0) {
+            o.wide = 1;
         } else if (strcmp(a, "-q") == 0) {
             o.quiet = 1;
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {

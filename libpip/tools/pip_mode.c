@@ -7,9 +7,9 @@
  *
  * -p/-P/--process: process mode; -t/-T/--thread/--pthread: thread mode
  * (PIP_MODE=pthread, PiP's spelling).  -l/-L/--process:preload,
- * -g/-G/--process:got and -c/-C/--process:pipclone name PiP's ways of
- * making a task a process on an unpatched glibc; this libpip needs none of
- * them, so they say so on stderr and run in plain process mode.
+ * -g/-G/--process:got and -c/-C/--process:pipclone set PIP_MODE to PiP's
+ * names of its process-mode variants: libpip runs its one process mode
+ * under each name and reports that name (printpipmode), as PiP does.
  * Exit status: COMMAND's; 127 (not found) or 126 (cannot run) when it
  * cannot be started; 0 when only printing; 1 unknown option; 2 after the
  * usage (-u, --help), as PiP's pip-mode.  The mode a root really gets is
@@ -33,9 +33,9 @@ static void usage(FILE *f)
             "usage: %s [-P | -T | -L | -G | -C] [COMMAND [ARGS...]]\n"
             "  -P, -p, --process     process mode\n"
             "  -T, -t, --thread, --pthread  thread mode (PIP_MODE=pthread)\n"
-            "  -L, -l, --process:preload   PiP's process-mode variants: not\n"
-            "  -G, -g, --process:got       needed by this libpip; they run\n"
-            "  -C, -c, --process:pipclone  COMMAND in process mode\n"
+            "  -L, -l, --process:preload   PiP's names of its process-mode\n"
+            "  -G, -g, --process:got       variants: process mode, reported\n"
+            "  -C, -c, --process:pipclone  under that name\n"
             "  -u, --help            this usage on stderr (exit 2)\n"
             "  -h                    this usage on stdout\n"
             "Without COMMAND: print PIP_MODE=<mode>.  printpipmode prints the "
@@ -45,13 +45,13 @@ static void usage(FILE *f)
 
 #define die(code, ...) pip_tool_die(prog_name, (code), __VA_ARGS__)
 
-/* PiP's process-mode variants: the variant's name, or NULL. */
+/* PiP's process-mode variants: the PIP_MODE value, or NULL. */
 static const char *variant(const char *opt)
 {
     static const char *const tab[][4] = {
-        {"-l", "-L", "--process:preload", "preload"},
-        {"-g", "-G", "--process:got", "got"},
-        {"-c", "-C", "--process:pipclone", "pipclone"},
+        {"-l", "-L", "--process:preload", PIP_ENV_MODE_PROCESS_PRELOAD},
+        {"-g", "-G", "--process:got", PIP_ENV_MODE_PROCESS_GOT},
+        {"-c", "-C", "--process:pipclone", PIP_ENV_MODE_PROCESS_PIPCLONE},
     };
     for (size_t k = 0; k < sizeof(tab) / sizeof(tab[0]); k++)
         for (int j = 0; j < 3; j++)
@@ -88,11 +88,7 @@ int main(int argc, char **argv)
                    strcmp(a, "--thread") == 0 || strcmp(a, "--pthread") == 0) {
             mode = PIP_ENV_MODE_PTHREAD;
         } else if (variant(a) != NULL) {
-            fprintf(stderr,
-                    "%s: process:%s is not needed (this libpip makes tasks "
-                    "processes on stock glibc): using process mode\n",
-                    prog_name, variant(a));
-            mode = PIP_ENV_MODE_PROCESS;
+            mode = variant(a);
         } else {
             die(1, "unknown option '%s' (see %s -h)", a, prog_name);
         }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * printpipmode: print the execution mode a PiP root gets from the current
- * environment, as pip_get_mode_str() names it ("process" or "pthread").
+ * environment, as pip_get_mode_str() names it ("process:preload",
+ * "process:pipclone", "process:got" or "pthread", as PiP 2.4.1).
  *
  * It initialises a root for one task, asks the library and finalises, so
  * the answer is exactly what pip_init() decides.  Exit status: 0, or the
@@ -35,9 +36,6 @@ static const char *why(int rc)
     const char *env = getenv(PIP_ENV_MODE);
     if (rc == EPERM && env != NULL && *env != '\0' && !known_mode(env))
         return "bad PIP_MODE value (use process, thread or pthread)";
-    if (rc == EPERM)
-        return "PIP_MODE names a process-mode variant this libpip does not "
-               "need (use process or thread)";
     return "cannot initialise libpip";
 }
 

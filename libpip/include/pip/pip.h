@@ -21,15 +21,18 @@
  *     marked close-on-exec are closed, as exec would), its own signal
  *     handlers; memory is shared.  exit() in a task ends that task only,
  *     runs its atexit handlers and destructors and flushes its stdio.
- *     Implemented with clone(CLONE_VM) on unmodified glibc; the historical
- *     variants PIP_MODE_PROCESS_PRELOAD/_GOT/_PIPCLONE are accepted names
- *     but not available (EPERM).
+ *     Implemented with clone(CLONE_VM) on unmodified glibc; PiP's names of
+ *     its process-mode variants (PIP_MODE_PROCESS_PRELOAD, _PIPCLONE, and
+ *     PIP_MODE=process:preload, process:pipclone, process:got) select it,
+ *     and pip_get_mode()/pip_get_mode_str() report the name asked for
+ *     (process:preload when none was), as PiP 2.4.1 reports its variant.
  *   - thread mode (PIP_MODE_PTHREAD): tasks are threads of the root's
  *     process (shared PID, fds, signal handlers).  A task ends by returning
  *     from main (or its start function), by pip_exit(), or by exit(): in
  *     thread mode libpip intercepts the task's exit() so that it ends only
  *     that task (its atexit handlers run and its stdio is flushed).
- *     _exit()/_Exit() or a fatal signal end the whole process.
+ *     _exit()/_Exit() end only the task too where the kernel has seccomp
+ *     (see pip-exec(1)); a fault (SIGSEGV ...) ends the whole process.
  *
  * THREAD-LOCAL STORAGE
  *   A program built as a plain PIE (`cc -fPIE -pie -rdynamic`) reaches its
@@ -54,7 +57,8 @@
  *
  * ENVIRONMENT
  *   PIP_MODE          thread | pthread | process | process:preload |
- *                     process:got | process:pipclone (the last three: EPERM)
+ *                     process:got | process:pipclone (the last three: names
+ *                     of process mode)
  *   PIP_STACKSZ       stack size of a task: a bare number is KiB; suffixes
  *                     b (bytes), k, m, g, t.  Falls back to KMP_STACKSIZE,
  *                     then OMP_STACKSIZE.  Default 8 MiB, minimum 16 KiB.
@@ -126,22 +130,24 @@ extern "C" {
 
 #define PIP_OPTS_NONE (0x0)
 
-#define PIP_MODE_PTHREAD (0x1000) /**< thread mode */
-#define PIP_MODE_PROCESS (0x2000) /**< process mode, any implementation */
-#define PIP_MODE_PROCESS_PRELOAD                                               \
-    (0x2100) /**< historical LD_PRELOAD variant (EPERM) */
-#define PIP_MODE_PROCESS_PIPCLONE                                              \
-    (0x2200) /**< historical patched-glibc variant (EPERM) */
-#define PIP_MODE_PROCESS_GOT                                                   \
-    (0x2400) /**< obsolete GOT-patch variant (EINVAL) */
-#define PIP_MODE_MASK (0xFF00)
-/** PiP 2.4's name of the obsolete GOT-patch variant (EINVAL, as PiP). */
-#define PIP_MODE_PROCESS_GOT_OBS PIP_MODE_PROCESS_GOT
+/*
+ * PiP 2.4.1's mode values.  libpip has one process mode; the names of
+ * PiP's process-mode variants select it too, and pip_get_mode() reports
+ * the variant name it was asked for (PIP_MODE_PROCESS_PRELOAD by default,
+ * what PiP 2.4.1 runs on stock glibc).
+ */
+#define PIP_MODE_PTHREAD          (0x1000) /**< thread mode */
+#define PIP_MODE_PROCESS_PRELOAD  (0x0100) /**< process mode (PiP's default) */
+#define PIP_MODE_PROCESS_PIPCLONE (0x0400) /**< process mode, PiP's name */
+#define PIP_MODE_PROCESS_GOT_OBS  (0x8000) /**< obsolete (EINVAL in opts) */
+#define PIP_MODE_MASK             (0xFF00)
+/** Process mode, whichever variant: PiP 2.4.1's value. */
+#define PIP_MODE_PROCESS (PIP_MODE_PROCESS_PRELOAD | PIP_MODE_PROCESS_PIPCLONE)
 
 /** Every bit pip_init() and pip_task_spawn() accept in `opts`. */
 #define PIP_VALID_OPTS                                                         \
-    (PIP_MODE_PTHREAD | PIP_MODE_PROCESS_PRELOAD | PIP_MODE_PROCESS_PIPCLONE | \
-     PIP_MODE_PROCESS_GOT)
+    (PIP_MODE_PTHREAD | PIP_MODE_PROCESS_PRELOAD | PIP_MODE_PROCESS_GOT_OBS |  \
+     PIP_MODE_PROCESS_PIPCLONE)
 
 #define PIP_ENV_MODE                  "PIP_MODE"
 #define PIP_ENV_MODE_THREAD           "thread"
@@ -533,10 +539,13 @@ PIP_EXPORT int pip_trywait_any(int *pipid, int *status);
 PIP_EXPORT int pip_get_pipid(int *pipidp);
 /** @brief ntasks given to pip_init(). @return 0 or EPERM. */
 PIP_EXPORT int pip_get_ntasks(int *ntasksp);
-/** @brief The mode (PIP_MODE_PTHREAD or PIP_MODE_PROCESS). @return 0 or EPERM.
+/** @brief The mode: PIP_MODE_PTHREAD, or the process-mode variant asked
+ * for (PIP_MODE_PROCESS_PRELOAD unless PIP_MODE or opts named another).
+ * `mode & PIP_MODE_PROCESS` is non-zero in process mode.  @return 0 or EPERM.
  */
 PIP_EXPORT int pip_get_mode(int *modep);
-/** @return "pthread" or "process", or NULL before pip_init(). */
+/** @return "pthread", "process:preload", "process:pipclone" or
+ * "process:got" (as pip_get_mode), or NULL before pip_init(). */
 PIP_EXPORT const char *pip_get_mode_str(void);
 
 /**
