@@ -46,8 +46,6 @@
 #define PIP_TLS_ROOM                                                           \
     (128UL * 1024) /* thread block + static TLS, beyond the reserve */
 
-static void pip_close_cloexec(void);
-
 /* The task's first code, in the new thread of the task namespace's libc. */
 static void *pip_task_main(void *arg)
 {
@@ -135,7 +133,7 @@ static void *pip_task_main(void *arg)
 }
 
 /* Close what an exec would close.  Raw system calls only: see above. */
-static void pip_close_cloexec(void)
+void pip_close_cloexec(void)
 {
     long dfd = pip_raw_syscall(SYS_openat, AT_FDCWD, (long)"/proc/self/fd",
                                O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
@@ -319,6 +317,7 @@ static void pip_set_ns_var(struct pip_task *t, const char *const *names,
 void pip_task_cleanup(struct pip_task *t)
 {
     struct pip_root *r = pip_root_;
+    pip_image_reclaim(t); /* a private-image task */
     if (t->stack != NULL) {
         if (t->mode == PIP_MODE_PTHREAD || t->tidp == NULL || t->clean_end) {
             munmap(t->stack, t->stack_size);
@@ -479,6 +478,32 @@ int pip_task_spawn(pip_spawn_program_t *progp, uint32_t coreno, uint32_t opts,
         rc = ENOMEM;
         goto fail;
     }
+    /*
+     * Process mode: a task started at main runs its own copy of the
+     * program's loader, hence its own libc and libraries (pip_image.c).
+     * A start function (pip_spawn_from_func, pip-exec -f) needs the
+     * program loaded by the root: such a task shares a dlmopen namespace.
+     */
+    if (r->mode == PIP_MODE_PROCESS && progp->funcname == NULL) {
+        t->progname = strrchr(t->progname_full, '/');
+        t->progname =
+            t->progname != NULL ? t->progname + 1 : t->progname_full;
+        rc = pip_image_spawn(t, progp->prog);
+        free(t->envv);
+        free(t->progname_full);
+        t->envv = NULL;
+        t->progname_full = NULL;
+        t->progname = NULL;
+        vars_set = 1;
+        if (rc != 0) {
+            t->hook.after = NULL; /* it never ran */
+            if (rc != ENOENT && rc != EACCES)
+                pip_msg(0, "%s: cannot start the task: %s", progp->prog,
+                        strerror(rc));
+            goto fail;
+        }
+        goto started;
+    }
     if ((rc = pip_load(t, progp->prog, progp->funcname)) != 0)
         goto fail;
 
@@ -521,6 +546,7 @@ int pip_task_spawn(pip_spawn_program_t *progp, uint32_t coreno, uint32_t opts,
         pip_msg(0, "%s: cannot start the task: %s", progp->prog, strerror(rc));
         goto fail;
     }
+started:
     t->state = PIP_TASK_RUNNING;
     pip_registry_task_start(t, progp->prog);
     if (pipidp != NULL)
