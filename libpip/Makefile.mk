@@ -656,12 +656,26 @@ endif
 # kept in libpip/corpus/.
 EXTRA_DIST += libpip/tests/realprog/debian_corpus.sh \
 	libpip/tests/test_pip_debian_corpus.sh
+# Debian's sqlite3, seq, sort, sed, gzip, dash and the tree's C++, pthread,
+# OpenMP and Fortran programs as 1, 16, 64 and 256 process-mode tasks
+# (1024 in make check-long), each task's output file and status compared
+# byte for byte with a direct run.
+EXTRA_DIST += libpip/tests/test_pip_corpus.sh \
+	libpip/tests/realprog/pip_corpus.sh libpip/tests/realprog/rp_cxxf.cc \
+	libpip/tests/realprog/rp_pth.c libpip/tests/realprog/rp_omp.c \
+	libpip/tests/realprog/rp_ftn.f90
 if BUILD_LIBPIP
+TESTS += libpip/tests/test_pip_corpus.sh
 TESTS += libpip/tests/test_pip_debian_corpus.sh
 CHECK_LONG_TARGETS += pip-check-long
 pip-check-long: libpip/pip-exec
 	@PIP_EXEC=$(abs_top_builddir)/libpip/pip-exec; export PIP_EXEC; \
 	$(SHELL) $(abs_top_srcdir)/libpip/tests/realprog/debian_corpus.sh \
 	    $(abs_top_builddir)/libpip/corpus; rc=$$?; \
+	test $$rc -eq 0 || test $$rc -eq 77
+	@PIP_EXEC=$(abs_top_builddir)/libpip/pip-exec; export PIP_EXEC; \
+	abs_top_srcdir=$(abs_top_srcdir); export abs_top_srcdir; \
+	CORPUS_N=1024; export CORPUS_N; \
+	$(SHELL) $(abs_top_srcdir)/libpip/tests/test_pip_corpus.sh; rc=$$?; \
 	test $$rc -eq 0 || test $$rc -eq 77
 endif

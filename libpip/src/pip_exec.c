@@ -211,8 +211,10 @@ static int is_sep(const char *a)
 }
 
 /*
- * More tasks than libc copies (dlmopen namespaces, PIP_NAMESPACES,
- * PIP_NAMESPACES_DEFAULT by default): tasks of one copy share what libpip cannot give each of them.
+ * More tasks in dlmopen namespaces (thread mode, and process-mode tasks
+ * started at a function) than libc copies (PIP_NAMESPACES,
+ * PIP_NAMESPACES_DEFAULT by default): tasks of one copy share what libpip
+ * cannot give each of them.
  * Said once, before any task runs.
  */
 static void shared_libc_note(int total)
@@ -353,7 +355,16 @@ int main(int argc, char **argv)
         die("cannot initialise: %s", strerror(rc));
     }
 
-    shared_libc_note(total);
+    /* Process mode: only tasks started at a function (-f) share libc
+     * copies; every other task runs its own loader and libc. */
+    int pmode = 0, in_ns = total;
+    if (pip_get_mode(&pmode) == 0 && !(pmode & PIP_MODE_PTHREAD)) {
+        in_ns = 0;
+        for (int k = 0; k < nspecs; k++)
+            if (specs[k].func != NULL)
+                in_ns += specs[k].ntasks;
+    }
+    shared_libc_note(in_ns);
 
     int *statuses = calloc((size_t)total, sizeof(int));
     int *owner = calloc((size_t)total, sizeof(int));
