@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -206,13 +207,64 @@ static int pip_range_free(uintptr_t lo, uintptr_t hi)
 
 /* ---- the child ---- */
 
-/* The kernel's struct sigaction (rt_sigaction). */
-struct pip_ksigaction {
-    void *handler;
-    unsigned long flags;
-    void *restorer;
-    uint64_t mask;
-};
+/*
+ * A thread of the task's process that only sleeps, all signals blocked,
+ * on no thread block of its own: the kernel clears and wakes `ctid` when
+ * the process ends (the task's libc takes over its main thread's tid
+ * word).  Returns the new thread's TID, or a negative errno value.
+ */
+static long pip_sentinel(void *stack_top, volatile int *ctid)
+{
+    unsigned long flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+                          CLONE_THREAD | CLONE_SYSVSEM | CLONE_CHILD_CLEARTID;
+#if defined(__x86_64__)
+    long ret;
+    register long r10 __asm__("r10") = (long)ctid;
+    register long r8 __asm__("r8") = 0;
+    __asm__ __volatile__("syscall\n\t"
+                         "test %%rax, %%rax\n\t"
+                         "jnz 1f\n\t"
+                         "2:\n\t"
+                         "mov %[pp], %%eax\n\t"
+                         "xor %%edi, %%edi\n\t"
+                         "xor %%esi, %%esi\n\t"
+                         "xor %%edx, %%edx\n\t"
+                         "xor %%r10d, %%r10d\n\t"
+                         "mov $8, %%r8d\n\t"
+                         "syscall\n\t"
+                         "jmp 2b\n\t"
+                         "1:\n\t"
+                         : "=a"(ret)
+                         : "0"((long)SYS_clone), "D"(flags), "S"(stack_top),
+                           "d"(0L), "r"(r10), "r"(r8), [pp] "i"(SYS_ppoll)
+                         : "rcx", "r11", "memory");
+    return ret;
+#elif defined(__aarch64__)
+    register long x8 __asm__("x8") = SYS_clone;
+    register long x0 __asm__("x0") = (long)flags;
+    register long x1 __asm__("x1") = (long)stack_top;
+    register long x2 __asm__("x2") = 0;
+    register long x3 __asm__("x3") = 0;
+    register long x4 __asm__("x4") = (long)ctid;
+    __asm__ __volatile__("svc #0\n\t"
+                         "cbnz x0, 1f\n\t"
+                         "2:\n\t"
+                         "mov x8, %[pp]\n\t"
+                         "mov x0, xzr\n\t"
+                         "mov x1, xzr\n\t"
+                         "mov x2, xzr\n\t"
+                         "mov x3, xzr\n\t"
+                         "mov x4, #8\n\t"
+                         "svc #0\n\t"
+                         "b 2b\n\t"
+                         "1:\n\t"
+                         : "+r"(x0), "+r"(x8)
+                         : "r"(x1), "r"(x2), "r"(x3), "r"(x4),
+                           [pp] "i"(SYS_ppoll)
+                         : "memory");
+    return x0;
+#endif
+}
 
 __attribute__((noreturn)) static void pip_jump(void *sp, void *entry)
 {
@@ -255,33 +307,27 @@ static int pip_image_child(void *arg)
     if (t->progname != NULL)
         (void)pip_raw_syscall(SYS_prctl, PR_SET_NAME, (long)t->progname, 0, 0,
                               0, 0);
-    /* As exec: caught signals go back to their default action. */
-    for (int sig = 1; sig <= 64; sig++) {
-        struct pip_ksigaction old;
-        if (sig == SIGKILL || sig == SIGSTOP)
-            continue;
-        if (pip_raw_syscall(SYS_rt_sigaction, sig, 0, (long)&old, 8, 0, 0) !=
-            0)
-            continue;
-        if (old.handler != (void *)SIG_DFL && old.handler != (void *)SIG_IGN) {
-            struct pip_ksigaction dfl;
-            memset(&dfl, 0, sizeof(dfl));
-            dfl.handler = (void *)SIG_DFL;
-            (void)pip_raw_syscall(SYS_rt_sigaction, sig, (long)&dfl, 0, 8, 0,
-                                  0);
-        }
-    }
     cpu_set_t set;
     int bind = 0;
     if (pip_core_to_cpuset(t->coreno, &set, &bind) == 0 && bind)
         (void)pip_raw_syscall(SYS_sched_setaffinity, 0, sizeof(set), (long)&set,
                               0, 0, 0);
+    /* Every signal is blocked here (the root blocked them for the clone). */
+    t->end_word = 1;
+    if (pip_sentinel((char *)t->cstack + PIP_PAGE, &t->end_word) < 0)
+        pip_child_exit(127);
     int before_rc = 0;
     if (t->hook.before != NULL)
         before_rc = t->hook.before(t->hook.hookarg);
     long pid = pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
     *t->priv_pid_slot = (unsigned long)pid;
     t->start_err = 0;
+    /* Its own pip_kill(PIP_PIPID_MYSELF) may come before the root returns. */
+    t->pid = (pid_t)pid;
+    t->tid = (pid_t)pid;
+    t->tidp = &t->end_word;
+    if (before_rc == 0)
+        __atomic_store_n(&t->state, PIP_TASK_RUNNING, __ATOMIC_RELEASE);
     /* The root may use its thread block again. */
     __atomic_store_n(&t->leader_free, 1, __ATOMIC_RELEASE);
     pip_futex_wake(&t->leader_free, INT32_MAX, 1);
@@ -332,12 +378,12 @@ static char *pip_push_str(char **top, const char *s)
  * t->stack.  0, or E2BIG.
  */
 static int pip_build_stack(struct pip_task *t, const char *interp,
-                           const char *prog, uintptr_t ld_base,
-                           const struct pip_elf_file *ld)
+                           const char *prog, const char *preload,
+                           uintptr_t ld_base, const struct pip_elf_file *ld)
 {
     char *top = (char *)t->stack + t->stack_size;
     char *lim = (char *)t->stack + t->stack_size / 2;
-    int nargs = 4 + (t->argc > 1 ? t->argc - 1 : 0);
+    int nargs = 6 + (t->argc > 1 ? t->argc - 1 : 0);
     int nenv = 0;
     while (t->envv[nenv] != NULL)
         nenv++;
@@ -347,6 +393,7 @@ static int pip_build_stack(struct pip_task *t, const char *interp,
     char **ev = av + nargs + 1;
 
     size_t need = strlen(interp) + strlen(prog) + 64 +
+                  (preload != NULL ? strlen(preload) : 0) +
                   strlen(t->argv[0] != NULL ? t->argv[0] : prog);
     for (int i = 1; i < t->argc; i++)
         need += strlen(t->argv[i]) + 1;
@@ -364,6 +411,10 @@ static int pip_build_stack(struct pip_task *t, const char *interp,
     av[n++] = pip_push_str(&top, interp);
     av[n++] = pip_push_str(&top, "--argv0");
     av[n++] = pip_push_str(&top, t->argv[0] != NULL ? t->argv[0] : prog);
+    if (preload != NULL) {
+        av[n++] = pip_push_str(&top, "--preload");
+        av[n++] = pip_push_str(&top, preload);
+    }
     av[n++] = pip_push_str(&top, prog);
     for (int i = 1; i < t->argc; i++)
         av[n++] = pip_push_str(&top, t->argv[i]);
@@ -526,6 +577,26 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
         t->fixed_hi = hi;
     }
 
+    /* PIP_NS_PRELOAD: the loader copy's --preload (its definitions win). */
+    const char *preload = getenv("PIP_NS_PRELOAD");
+    if (preload != NULL && preload[strspn(preload, ": \t")] == '\0')
+        preload = NULL;
+    if (preload != NULL) {
+        char *list = strdup(preload), *save = NULL;
+        if (list == NULL)
+            return ENOMEM;
+        for (char *lib = strtok_r(list, ": \t", &save); lib != NULL;
+             lib = strtok_r(NULL, ": \t", &save)) {
+            if (strchr(lib, '/') != NULL && access(lib, R_OK) != 0) {
+                pip_msg(1, "PIP_NS_PRELOAD: %s: %s", lib, strerror(errno));
+                free(list);
+                t->fixed_lo = t->fixed_hi = 0;
+                return ELIBACC;
+            }
+        }
+        free(list);
+    }
+
     uintptr_t ld_base, ld_lo;
     size_t ld_span;
     rc = pip_map_loader(interp, &lf, &ld_base, &ld_lo, &ld_span);
@@ -553,7 +624,7 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
         return ENOMEM;
     }
     (void)mprotect(t->stack, PIP_PAGE, PROT_NONE); /* guard page */
-    if ((rc = pip_build_stack(t, interp, prog, ld_base, &lf)) != 0) {
+    if ((rc = pip_build_stack(t, interp, prog, preload, ld_base, &lf)) != 0) {
         if (rc == E2BIG)
             pip_msg(1, "%s: arguments and environment too long", prog);
         return rc;
@@ -588,7 +659,7 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
         return e == ENOMEM || e == EAGAIN ? e : EAGAIN;
     t->pid = pid;
     t->tid = pid;
-    t->tidp = NULL; /* its libc owns its thread's tid word */
+    t->tidp = &t->end_word; /* cleared by the kernel when it ends */
     if (t->start_err != 0) {
         /* The child died before it reached the loader. */
         int st2;
@@ -602,6 +673,47 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
 }
 
 /* ---- reclaim ---- */
+
+/*
+ * A private-image task was reaped with waitpid status `st`: its "after"
+ * hook runs now, in the root (the task's process is gone), when the task
+ * exited; as in PiP, its non-zero value replaces a zero exit status.
+ */
+int pip_image_reaped(struct pip_task *t, int st)
+{
+    if (!t->priv || t->hook.after == NULL || !WIFEXITED(st))
+        return st;
+    int rv = t->hook.after(t->hook.hookarg);
+    t->hook.after = NULL;
+    if (rv != 0 && WEXITSTATUS(st) == 0)
+        st = W_EXITCODE(rv & 0xff, 0);
+    return st;
+}
+
+/*
+ * pip_get_addr in a private-image task: `symbol` in the objects of its
+ * link map (the program first), from their files' symbol tables.
+ */
+int pip_image_get_addr(struct pip_task *t, const char *symbol, void **addrp)
+{
+    if (!t->priv || t->priv_rdebug == 0)
+        return ESRCH;
+    struct r_debug *rd = (struct r_debug *)t->priv_rdebug;
+    struct link_map *l = __atomic_load_n(&rd->r_map, __ATOMIC_ACQUIRE);
+    if (l == NULL)
+        return ENOENT; /* its loader has not started yet */
+    for (int guard = 0; l != NULL && guard < 4096; guard++) {
+        const char *name = l == rd->r_map ? t->priv_prog : l->l_name;
+        uint64_t v;
+        if (name != NULL && name[0] == '/' &&
+            pip_elf_file_sym(name, symbol, &v) == 0) {
+            *addrp = (void *)((uintptr_t)l->l_addr + v);
+            return 0;
+        }
+        l = l->l_next;
+    }
+    return ENOENT;
+}
 
 /* Unmap the PT_LOAD span of the object `name` loaded at l_addr. */
 static void pip_unmap_object(const char *name, uintptr_t l_addr)
@@ -625,8 +737,6 @@ void pip_image_reclaim(struct pip_task *t)
 {
     if (!t->priv)
         return;
-    if (t->hook.after != NULL)
-        (void)t->hook.after(t->hook.hookarg);
     int keep = t->exp_set || t->named != NULL;
     uintptr_t ld_lo = (uintptr_t)t->ld_start, ld_hi = ld_lo + t->ld_span;
     if (!keep && t->priv_rdebug != 0) {
@@ -670,4 +780,36 @@ void pip_image_reclaim(struct pip_task *t)
     (void)t;
 }
 
+int pip_image_reaped(struct pip_task *t, int st)
+{
+    (void)t;
+    return st;
+}
+
+int pip_image_get_addr(struct pip_task *t, const char *symbol, void **addrp)
+{
+    (void)t;
+    (void)symbol;
+    (void)addrp;
+    return ESRCH;
+}
+
 #endif
+
+/*
+ * PIP_IMAGE: "private" (or unset, empty): process-mode tasks started at
+ * main run their own loader copy; "namespace": they share dlmopen
+ * namespaces as start-function tasks do (programs that free each other's
+ * malloc memory with free() need one libc per namespace's arenas).  Read
+ * at each spawn; a bad value is a warning and the default.
+ */
+int pip_image_wanted(void)
+{
+    const char *v = getenv("PIP_IMAGE");
+    if (v == NULL || *v == '\0' || strcasecmp(v, "private") == 0)
+        return 1;
+    if (strcasecmp(v, "namespace") == 0)
+        return 0;
+    pip_msg(1, "PIP_IMAGE='%s' is neither private nor namespace: private", v);
+    return 1;
+}

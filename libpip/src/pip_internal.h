@@ -273,6 +273,7 @@ struct pip_task {
     void *priv_sp;                /* initial stack pointer */
     uintptr_t priv_entry;         /* the loader copy's entry */
     volatile unsigned long *priv_pid_slot; /* PIP_AT_PID's value */
+    volatile int end_word; /* cleared by the kernel when the task ends */
 };
 
 struct pip_root {
@@ -444,7 +445,14 @@ PIP_HIDDEN void pip_close_cloexec(void);
 /* Start task `t` (argv, envv, progname set) from main in a private image:
  * 0, or an errno value (t's memory is released by pip_task_cleanup). */
 PIP_HIDDEN int pip_image_spawn(struct pip_task *t, const char *prog) PIP_WUR;
-/* At reaping: the "after" hook, then return the task's memory. */
+/* Reaped with waitpid status st: runs the "after" hook; the status. */
+PIP_HIDDEN int pip_image_reaped(struct pip_task *t, int st);
+/* pip_get_addr for a private-image task. */
+PIP_HIDDEN int pip_image_get_addr(struct pip_task *t, const char *symbol,
+                                  void **addrp) PIP_WUR;
+/* PIP_IMAGE: 1 private images (default), 0 namespaces (process mode). */
+PIP_HIDDEN int pip_image_wanted(void);
+/* At cleanup: return the task's memory (unless kept for its exports). */
 PIP_HIDDEN void pip_image_reclaim(struct pip_task *t);
 /* In a private-image task's copy of libpip: attach to the root. */
 PIP_HIDDEN void pip_image_attach(void);

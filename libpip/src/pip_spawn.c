@@ -484,7 +484,8 @@ int pip_task_spawn(pip_spawn_program_t *progp, uint32_t coreno, uint32_t opts,
      * A start function (pip_spawn_from_func, pip-exec -f) needs the
      * program loaded by the root: such a task shares a dlmopen namespace.
      */
-    if (r->mode == PIP_MODE_PROCESS && progp->funcname == NULL) {
+    if (r->mode == PIP_MODE_PROCESS && progp->funcname == NULL &&
+        pip_image_wanted()) {
         t->progname = strrchr(t->progname_full, '/');
         t->progname =
             t->progname != NULL ? t->progname + 1 : t->progname_full;
