@@ -36,6 +36,9 @@
 static __thread char pip_exec_tls_reserve[PIP_EXEC_TLS_RESERVE]
     __attribute__((aligned(PIP_ROOT_TLS_ALIGN), used));
 
+/* Process mode: private-image tasks; thread mode: PIP_NTASKS_MAX. */
+#define PIP_EXEC_TASKS_MAX 8192
+
 struct spec {
     int ntasks;
     char *cores; /* core list, NULL: PIP_CPUCORE_ASIS */
@@ -306,9 +309,9 @@ int main(int argc, char **argv)
         if (specs == NULL)
             die("out of memory");
         specs[nspecs++] = s;
-        if ((long)total + s.ntasks > PIP_NTASKS_MAX)
+        if ((long)total + s.ntasks > PIP_EXEC_TASKS_MAX)
             die("too many tasks (%ld): at most %d", (long)total + s.ntasks,
-                PIP_NTASKS_MAX);
+                PIP_EXEC_TASKS_MAX);
         total += s.ntasks;
         /* A ':' at the very end is accepted, as by PiP's pip-exec. */
     }
@@ -332,7 +335,11 @@ int main(int argc, char **argv)
     int ntasks = total;
     /* Programs expect a descriptor table of their own (PIP_FDS). */
     int fds_set = getenv("PIP_FDS") == NULL && setenv("PIP_FDS", "private", 0) == 0;
+    (void)pip_ntasks_max_(total); /* beyond 300: process mode only */
     int rc = pip_init(NULL, &ntasks, NULL, 0);
+    if (rc == EOVERFLOW)
+        die("too many tasks (%d): at most %d in thread mode", total,
+            PIP_NTASKS_MAX);
     if (fds_set)
         (void)unsetenv("PIP_FDS");
     if (rc != 0) {

@@ -373,6 +373,9 @@ PIP_HIDDEN void pip_env_error(const char *fmt, ...)
 /* For pip-exec (not part of the API): what pip_init's EINVAL was about,
  * "NAME='value' is ...", or NULL. */
 __attribute__((visibility("default"))) const char *pip_env_error_(void);
+/* For pip-exec (not part of the API): let pip_init take up to n tasks in
+ * process mode (at most 8192): 0, or EINVAL. */
+__attribute__((visibility("default"))) int pip_ntasks_max_(int n);
 PIP_HIDDEN void pip_futex_wait(volatile void *addr, int val, long timeout_ms,
                                int shared);
 PIP_HIDDEN void pip_futex_wake(volatile void *addr, int n, int shared);
