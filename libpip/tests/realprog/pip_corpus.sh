@@ -8,7 +8,8 @@
 # its own output file) runs in process mode, then the same N commands run
 # directly, one after the other.  Every task's file must equal its direct
 # run's, byte for byte, and every task's exit status its direct run's
-# (pip-exec reports each task that does not exit 0).  `seq` writes to
+# (pip-exec reports each task that does not exit 0).  The direct runs are
+# made once per program (task i's arguments do not depend on N).  `seq` writes to
 # standard output: each task prints lines tagged with its number (one
 # write, below PIPE_BUF), and each task's lines must be its direct run's.
 # Debian's programs: sqlite3, seq, sort, sed, gzip, dash; the tree's, from
@@ -56,10 +57,37 @@ for p in rp_cxxf rp_pth rp_omp rp_ftn; do
 done
 mkdir -p "$tmp/g" && cp "$tmp/data" "$tmp/g/data"
 
+maxn=0
+for n in $CORPUS_N; do [ "$n" -gt $maxn ] && maxn=$n; done
+
+# direct run of task $2 of program $1 (once per program: the arguments of
+# task i are the same for every N): output in $tmp/d, status in status.$2
+direct() {
+    p=$1 i=$2
+    set --
+    while IFS= read -r a; do set -- "$@" "$a"; done <<EOA
+$(task_args $p $i "$tmp/d")
+EOA
+    timeout -s KILL 60 "$@" </dev/null >"$tmp/d/stdout.$i" 2>/dev/null
+    echo $? >"$tmp/d/status.$i"
+    if [ $p = gzipf ]; then
+        mv "$tmp/g/data.$i.gz" "$tmp/d/out.$i"
+    elif [ $p = seq ]; then
+        cp "$tmp/d/stdout.$i" "$tmp/d/out.$i"
+    fi
+}
+
 fails=0
 for p in $progs; do
+    rm -rf "$tmp/d" && mkdir "$tmp/d"
+    rm -f "$tmp/g"/data.*.gz
+    i=0
+    while [ $i -lt $maxn ]; do
+        direct $p $i
+        i=$((i + 1))
+    done
     for n in $CORPUS_N; do
-        rm -rf "$tmp/t" "$tmp/d" && mkdir "$tmp/t" "$tmp/d"
+        rm -rf "$tmp/t" && mkdir "$tmp/t"
         rm -f "$tmp/g"/data.*.gz
         # the MPMD command line, then the direct runs
         set --
@@ -82,15 +110,7 @@ EOA
         i=0
         bad=0
         while [ $i -lt "$n" ]; do
-            set --
-            while IFS= read -r a; do set -- "$@" "$a"; done <<EOA
-$(task_args $p $i "$tmp/d")
-EOA
-            timeout -s KILL 60 "$@" </dev/null >"$tmp/d/stdout.$i" 2>/dev/null
-            want=$?
-            if [ $p = gzipf ]; then
-                mv "$tmp/g/data.$i.gz" "$tmp/d/out.$i"
-            fi
+            want=$(cat "$tmp/d/status.$i")
             got=$(sed -n "s/^.*: task $i (.*) exited with status \([0-9]*\)\$/\1/p" \
                 "$tmp/t/stderr")
             [ -n "$got" ] || got=0
@@ -100,7 +120,6 @@ EOA
             fi
             if [ $p = seq ]; then
                 grep "^t$i " "$tmp/t/stdout" >"$tmp/t/out.$i"
-                cp "$tmp/d/stdout.$i" "$tmp/d/out.$i"
             fi
             if [ ! -s "$tmp/d/out.$i" ]; then
                 [ $bad -lt 3 ] && echo "FAIL: $p -n $n: task $i's direct run wrote nothing"
@@ -112,7 +131,7 @@ EOA
             i=$((i + 1))
         done
         if [ $bad -eq 0 ]; then
-            echo "PASS: $p, process mode, $n tasks: $n outputs and statuses as $n direct runs ($(cat "$tmp/d"/out.* | wc -c) bytes)"
+            echo "PASS: $p, process mode, $n tasks: $n outputs and statuses as $n direct runs ($(cat "$tmp/t"/out.* | wc -c) bytes)"
         else
             echo "FAIL: $p, process mode, $n tasks: $bad mismatches (pip-exec status $prc)"
             sed -n '1,10p' "$tmp/t/stderr"
