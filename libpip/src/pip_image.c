@@ -52,19 +52,19 @@
 #include <unistd.h>
 
 #if defined(__x86_64__)
-#define PIP_AUDIT_ARCH 0xc000003eU /* AUDIT_ARCH_X86_64 */
+#define PIP_AUDIT_ARCH  0xc000003eU /* AUDIT_ARCH_X86_64 */
 #define PIP_ELF_MACHINE EM_X86_64
-#define PIP_PLATFORM "x86_64"
+#define PIP_PLATFORM    "x86_64"
 #elif defined(__aarch64__)
-#define PIP_AUDIT_ARCH 0xc00000b7U /* AUDIT_ARCH_AARCH64 */
+#define PIP_AUDIT_ARCH  0xc00000b7U /* AUDIT_ARCH_AARCH64 */
 #define PIP_ELF_MACHINE EM_AARCH64
-#define PIP_PLATFORM "aarch64"
+#define PIP_PLATFORM    "aarch64"
 #endif
 
 #define PIP_CHILD_STACK (64UL * 1024)
-#define PIP_PAGE 4096UL
-#define PIP_PG_DOWN(x) ((uintptr_t)(x) & ~(uintptr_t)(PIP_PAGE - 1))
-#define PIP_PG_UP(x) PIP_PG_DOWN((uintptr_t)(x) + PIP_PAGE - 1)
+#define PIP_PAGE        4096UL
+#define PIP_PG_DOWN(x)  ((uintptr_t)(x) & ~(uintptr_t)(PIP_PAGE - 1))
+#define PIP_PG_UP(x)    PIP_PG_DOWN((uintptr_t)(x) + PIP_PAGE - 1)
 
 #ifdef PIP_AUDIT_ARCH
 
@@ -114,8 +114,8 @@ static int pip_load_span(const struct pip_elf_file *f, uintptr_t *lo,
 
 static int pip_prot(uint32_t flags)
 {
-    return ((flags & PF_R) ? PROT_READ : 0) | ((flags & PF_W) ? PROT_WRITE : 0) |
-           ((flags & PF_X) ? PROT_EXEC : 0);
+    return ((flags & PF_R) ? PROT_READ : 0) |
+           ((flags & PF_W) ? PROT_WRITE : 0) | ((flags & PF_X) ? PROT_EXEC : 0);
 }
 
 /*
@@ -155,9 +155,8 @@ static int pip_map_loader(const char *path, struct pip_elf_file *f,
         int prot = pip_prot(p->p_flags);
         if (p->p_filesz > 0) {
             size_t len = PIP_PG_UP(fend) - start;
-            if (mmap((void *)start, len, prot | (p->p_memsz > p->p_filesz
-                                                     ? PROT_WRITE
-                                                     : 0),
+            if (mmap((void *)start, len,
+                     prot | (p->p_memsz > p->p_filesz ? PROT_WRITE : 0),
                      MAP_PRIVATE | MAP_FIXED, fd,
                      (off_t)PIP_PG_DOWN(p->p_offset)) == MAP_FAILED) {
                 rc = ENOMEM;
@@ -259,8 +258,8 @@ static long pip_sentinel(void *stack_top, volatile int *ctid)
                          "b 2b\n\t"
                          "1:\n\t"
                          : "+r"(x0), "+r"(x8)
-                         : "r"(x1), "r"(x2), "r"(x3), "r"(x4),
-                           [pp] "i"(SYS_ppoll)
+                         : "r"(x1), "r"(x2), "r"(x3),
+                           "r"(x4), [pp] "i"(SYS_ppoll)
                          : "memory");
     return x0;
 #endif
@@ -339,8 +338,7 @@ static int pip_image_child(void *arg)
 
     /* brk() answers 0: the break is the whole address space's. */
     struct sock_filter filt[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                 offsetof(struct seccomp_data, arch)),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PIP_AUDIT_ARCH, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
@@ -545,8 +543,9 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
         return rc;
     }
     if (interp[0] == '\0') {
-        pip_msg(1, "%s: statically linked (no program interpreter): not "
-                   "supported as a task",
+        pip_msg(1,
+                "%s: statically linked (no program interpreter): not "
+                "supported as a task",
                 prog);
         return ENOEXEC;
     }
@@ -667,103 +666,24 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
         t->pid = 0;
         return EAGAIN;
     }
-    pip_dbg("task %d: private image of %s, loader %s at %p (pid %d)",
-            t->pipid, prog, interp, t->ld_start, (int)pid);
+    pip_dbg("task %d: private image of %s, loader %s at %p (pid %d)", t->pipid,
+            prog, interp, t->ld_start, (int)pid);
     return 0;
 }
 
-/* ---- reclaim ---- */
-
-/*
- * A private-image task was reaped with waitpid status `st`: its "after"
- * hook runs now, in the root (the task's process is gone), when the task
- * exited; as in PiP, its non-zero value replaces a zero exit status.
- */
-int pip_image_reaped(struct pip_task *t, int st)
+/* The page-aligned span of the PT_LOAD segments of the ELF file at `path`,
+ * unrelocated: 0, or an errno value. */
+int pip_elf_load_span(const char *path, uintptr_t *lo, uintptr_t *hi)
 {
-    if (!t->priv || t->hook.after == NULL || !WIFEXITED(st))
-        return st;
-    int rv = t->hook.after(t->hook.hookarg);
-    t->hook.after = NULL;
-    if (rv != 0 && WEXITSTATUS(st) == 0)
-        st = W_EXITCODE(rv & 0xff, 0);
-    return st;
-}
-
-/*
- * pip_get_addr in a private-image task: `symbol` in the objects of its
- * link map (the program first), from their files' symbol tables.
- */
-int pip_image_get_addr(struct pip_task *t, const char *symbol, void **addrp)
-{
-    if (!t->priv || t->priv_rdebug == 0)
-        return ESRCH;
-    struct r_debug *rd = (struct r_debug *)t->priv_rdebug;
-    struct link_map *l = __atomic_load_n(&rd->r_map, __ATOMIC_ACQUIRE);
-    if (l == NULL)
-        return ENOENT; /* its loader has not started yet */
-    for (int guard = 0; l != NULL && guard < 4096; guard++) {
-        const char *name = l == rd->r_map ? t->priv_prog : l->l_name;
-        uint64_t v;
-        if (name != NULL && name[0] == '/' &&
-            pip_elf_file_sym(name, symbol, &v) == 0) {
-            *addrp = (void *)((uintptr_t)l->l_addr + v);
-            return 0;
-        }
-        l = l->l_next;
-    }
-    return ENOENT;
-}
-
-/* Unmap the PT_LOAD span of the object `name` loaded at l_addr. */
-static void pip_unmap_object(const char *name, uintptr_t l_addr)
-{
-    int fd = open(name, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return;
+        return ENOENT;
     struct pip_elf_file f;
-    uintptr_t lo, hi;
-    if (pip_read_elf(fd, &f) == 0 && pip_load_span(&f, &lo, &hi) == 0)
-        munmap((void *)(l_addr + lo), hi - lo);
+    int rc = pip_read_elf(fd, &f);
+    if (rc == 0)
+        rc = pip_load_span(&f, lo, hi);
     close(fd);
-}
-
-/*
- * Return the memory of a reaped private-image task: the objects of its
- * link map, its loader copy, its stack.  Kept (until the root exits) when
- * the task exported something another task may still use.
- */
-void pip_image_reclaim(struct pip_task *t)
-{
-    if (!t->priv)
-        return;
-    int keep = t->exp_set || t->named != NULL;
-    uintptr_t ld_lo = (uintptr_t)t->ld_start, ld_hi = ld_lo + t->ld_span;
-    if (!keep && t->priv_rdebug != 0) {
-        struct r_debug *rd = (struct r_debug *)t->priv_rdebug;
-        struct link_map *l = rd->r_map;
-        for (int guard = 0; l != NULL && guard < 4096; guard++) {
-            struct link_map *next = l->l_next;
-            const char *name = l == rd->r_map ? t->priv_prog : l->l_name;
-            uintptr_t a = (uintptr_t)l->l_addr;
-            /* Files only (not the vDSO), not the loader copy (below). */
-            if (name != NULL && name[0] == '/' && !(a >= ld_lo && a < ld_hi))
-                pip_unmap_object(name, a);
-            l = next;
-        }
-    }
-    if (!keep) {
-        munmap(t->ld_start, t->ld_span);
-        if (t->stack != NULL)
-            munmap(t->stack, t->stack_size);
-    }
-    t->stack = NULL;
-    free(t->interp);
-    free(t->priv_prog);
-    t->interp = NULL;
-    t->priv_prog = NULL;
-    t->priv = 0;
-    t->fixed_lo = t->fixed_hi = 0;
+    return rc;
 }
 
 #else /* no private image on this architecture */
@@ -775,41 +695,12 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
     return ENOSYS;
 }
 
-void pip_image_reclaim(struct pip_task *t)
+int pip_elf_load_span(const char *path, uintptr_t *lo, uintptr_t *hi)
 {
-    (void)t;
-}
-
-int pip_image_reaped(struct pip_task *t, int st)
-{
-    (void)t;
-    return st;
-}
-
-int pip_image_get_addr(struct pip_task *t, const char *symbol, void **addrp)
-{
-    (void)t;
-    (void)symbol;
-    (void)addrp;
-    return ESRCH;
+    (void)path;
+    (void)lo;
+    (void)hi;
+    return ENOSYS;
 }
 
 #endif
-
-/*
- * PIP_IMAGE: "private" (or unset, empty): process-mode tasks started at
- * main run their own loader copy; "namespace": they share dlmopen
- * namespaces as start-function tasks do (programs that free each other's
- * malloc memory with free() need one libc per namespace's arenas).  Read
- * at each spawn; a bad value is a warning and the default.
- */
-int pip_image_wanted(void)
-{
-    const char *v = getenv("PIP_IMAGE");
-    if (v == NULL || *v == '\0' || strcasecmp(v, "private") == 0)
-        return 1;
-    if (strcasecmp(v, "namespace") == 0)
-        return 0;
-    pip_msg(1, "PIP_IMAGE='%s' is neither private nor namespace: private", v);
-    return 1;
-}

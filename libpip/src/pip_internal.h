@@ -397,6 +397,9 @@ PIP_HIDDEN void *pip_thread_pointer(void);
  * calling thread. */
 PIP_HIDDEN void pip_tls_fill(const struct pip_image *img);
 
+/* Close what an exec would close (raw system calls only). */
+PIP_HIDDEN void pip_close_cloexec(void);
+
 /* ---- pip_elfcheck.c ---- */
 PIP_HIDDEN int pip_elf_check(const char *path, const char *func, int verbose,
                              struct pip_elf_info *info) PIP_WUR;
@@ -435,8 +438,6 @@ PIP_HIDDEN void pip_image_release(struct pip_task *t);
 
 /* ---- pip_spawn.c ---- */
 PIP_HIDDEN void pip_task_cleanup(struct pip_task *t);
-/* Close what an exec would close (raw system calls only). */
-PIP_HIDDEN void pip_close_cloexec(void);
 
 /* ---- pip_image.c: process mode's private process image ---- */
 /* Auxiliary vector entries libpip adds for a private-image task (ld.so
@@ -450,6 +451,10 @@ PIP_HIDDEN void pip_close_cloexec(void);
 PIP_HIDDEN int pip_image_spawn(struct pip_task *t, const char *prog) PIP_WUR;
 /* Reaped with waitpid status st: runs the "after" hook; the status. */
 PIP_HIDDEN int pip_image_reaped(struct pip_task *t, int st);
+/* The unrelocated, page-aligned PT_LOAD span of an ELF file: 0, or errno. */
+PIP_HIDDEN int pip_elf_load_span(const char *path, uintptr_t *lo,
+                                 uintptr_t *hi) PIP_WUR;
+/* ---- pip_imgend.c: a private-image task's end ---- */
 /* pip_get_addr for a private-image task. */
 PIP_HIDDEN int pip_image_get_addr(struct pip_task *t, const char *symbol,
                                   void **addrp) PIP_WUR;
