@@ -37,6 +37,8 @@ libpip_libpip_la_SOURCES = \
 	libpip/src/pip_elfcheck.c \
 	libpip/src/pip_entry.c libpip/src/pip_start.h \
 	libpip/src/pip_loader.c \
+	libpip/src/pip_image.c \
+	libpip/src/pip_imgend.c \
 	libpip/src/pip_preload.c \
 	libpip/src/pip_spawn.c \
 	libpip/src/pip_taskend.c \
@@ -224,9 +226,19 @@ libpip_bench_pip_bench_scale_LDADD = libpip/libpip.la
 libpip_bench_pip_bench_task_SOURCES = libpip/bench/pip_bench_task.c
 libpip_bench_pip_bench_task_CFLAGS = $(PIP_TASK_CF)
 libpip_bench_pip_bench_task_LDFLAGS = $(PIP_TASK_LDF)
+# Memory of ended tasks: 10,000 short process-mode tasks, 64 alive at a
+# time; make check runs 1500 (test_pip_churn.sh).
+noinst_PROGRAMS += libpip/bench/pip_bench_churn
+libpip_bench_pip_bench_churn_SOURCES = libpip/bench/pip_bench_churn.c
+libpip_bench_pip_bench_churn_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS)
+libpip_bench_pip_bench_churn_LDFLAGS = $(AM_LDFLAGS) -no-install
+libpip_bench_pip_bench_churn_LDADD = libpip/libpip.la
+TESTS += libpip/tests/test_pip_churn.sh
+EXTRA_DIST += libpip/tests/test_pip_churn.sh
 BENCH_TARGETS += bench-pip
-bench-pip: libpip/bench/pip_bench_spawn libpip/tests/task_nop libpip/bench/pip_bench_scale libpip/bench/pip_bench_task
+bench-pip: libpip/bench/pip_bench_spawn libpip/tests/task_nop libpip/bench/pip_bench_scale libpip/bench/pip_bench_task libpip/bench/pip_bench_churn
 	$(top_builddir)/libpip/bench/pip_bench_spawn --prog $(top_builddir)/libpip/tests/task_nop --csv $(top_builddir)/libpip/bench/pip_bench_spawn.csv
+	$(top_builddir)/libpip/bench/pip_bench_churn --tasks 10000 --alive 64 --csv $(top_builddir)/libpip/bench/pip_bench_churn.csv /bin/true
 	$(top_builddir)/libpip/bench/pip_bench_scale --csv $(top_builddir)/libpip/bench/pip_bench_scale.csv --plot $(top_builddir)/libpip/bench/pip_bench_scale.svg
 
 # --- benchmark: make bench-pvas (the PVAS advantage, measured) ---------------
@@ -694,12 +706,26 @@ endif
 # kept in libpip/corpus/.
 EXTRA_DIST += libpip/tests/realprog/debian_corpus.sh \
 	libpip/tests/test_pip_debian_corpus.sh
+# Debian's sqlite3, seq, sort, sed, gzip, dash and the tree's C++, pthread,
+# OpenMP and Fortran programs as 1, 16, 64 and 256 process-mode tasks
+# (1024 in make check-long), each task's output file and status compared
+# byte for byte with a direct run.
+EXTRA_DIST += libpip/tests/test_pip_corpus.sh \
+	libpip/tests/realprog/pip_corpus.sh libpip/tests/realprog/rp_cxxf.cc \
+	libpip/tests/realprog/rp_pth.c libpip/tests/realprog/rp_omp.c \
+	libpip/tests/realprog/rp_ftn.f90
 if BUILD_LIBPIP
+TESTS += libpip/tests/test_pip_corpus.sh
 TESTS += libpip/tests/test_pip_debian_corpus.sh
 CHECK_LONG_TARGETS += pip-check-long
 pip-check-long: libpip/pip-exec
 	@PIP_EXEC=$(abs_top_builddir)/libpip/pip-exec; export PIP_EXEC; \
 	$(SHELL) $(abs_top_srcdir)/libpip/tests/realprog/debian_corpus.sh \
 	    $(abs_top_builddir)/libpip/corpus; rc=$$?; \
+	test $$rc -eq 0 || test $$rc -eq 77
+	@PIP_EXEC=$(abs_top_builddir)/libpip/pip-exec; export PIP_EXEC; \
+	abs_top_srcdir=$(abs_top_srcdir); export abs_top_srcdir; \
+	CORPUS_N=1024; export CORPUS_N; \
+	$(SHELL) $(abs_top_srcdir)/libpip/tests/test_pip_corpus.sh; rc=$$?; \
 	test $$rc -eq 0 || test $$rc -eq 77
 endif

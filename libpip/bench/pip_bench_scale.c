@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * pip_bench_scale.c: cost per task of a libpip root from 1 to 256 tasks,
- * both modes: spawn time per task, and memory per task (resident set and
- * page tables of the whole root process while all N tasks are alive), with
- * N processes started by posix_spawn (their RSS and page tables summed) as
- * the baseline measured in the same run.
+ * pip_bench_scale.c: cost per task of a libpip root from 1 to 1024 tasks,
+ * both modes (thread mode up to PIP_NTASKS_MAX): spawn time per task,
+ * spawn+reap time per task, and memory per task (resident set, PSS and page
+ * tables of the whole root process while all N tasks are alive), with N
+ * processes started by posix_spawn and reaped by waitpid (their RSS, PSS
+ * and page tables summed) as the baseline measured in the same run.
  *
  * Every measurement runs in a fresh child process (pip_init may be called
  * once per process).  The task (pip_bench_task) writes a byte to a "ready"
@@ -32,13 +33,18 @@ extern char **environ;
 
 PIP_ROOT_TLS_RESERVE(4096);
 
-#define MAXN 300
+#define MAXN 1024
+
+/* pip-exec's way past PIP_NTASKS_MAX in process mode (not in pip.h). */
+extern int pip_ntasks_max_(int n);
 
 /* What one child reports. */
 struct result {
     double spawn_us; /* per task */
     double rss_kib;  /* per task: (RSS with N alive - RSS before) / N */
     double pte_kib;  /* same for page tables */
+    double reap_us;  /* per task: from "go" until all are reaped */
+    double pss_kib;  /* per task, as rss_kib */
     int ok;
 };
 
@@ -59,6 +65,22 @@ static double now_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* Pss of a process (its whole address space), KiB, or -1. */
+static long pss_of(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    long v = -1;
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (sscanf(line, "Pss: %ld", &v) == 1)
+            break;
+    fclose(f);
+    return v;
 }
 
 /* VmRSS and VmPTE of a process, KiB. */
@@ -117,10 +139,13 @@ static void task_cmd_init(struct task_cmd *c, const char *task, int ready_w,
 }
 
 /* Per-task figures to the parent, then end the measuring child. */
-static void report(int wfd, int n, double spawn_us, long rss_kib, long pte_kib)
+static void report(int wfd, int n, double spawn_us, long rss_kib, long pte_kib,
+                   double reap_us, long pss_kib)
 {
     struct result res;
     res.spawn_us = spawn_us / n;
+    res.reap_us = reap_us / n;
+    res.pss_kib = (double)pss_kib / n;
     res.rss_kib = (double)rss_kib / n;
     res.pte_kib = (double)pte_kib / n;
     res.ok = 1;
@@ -134,11 +159,13 @@ static void run_pip(const char *task, int n, int wfd)
 {
     int ready[2], go[2], pipid, ntasks = n, rc;
     make_pipes(ready, go);
+    (void)pip_ntasks_max_(n);
     if ((rc = pip_init(&pipid, &ntasks, NULL, 0)) != 0)
         die("pip_init: %s", strerror(rc));
     long rss0, pte0, rss1, pte1;
     if (mem_of(getpid(), &rss0, &pte0) != 0)
         die("cannot read /proc/self/status");
+    long pss0 = pss_of(getpid());
     struct task_cmd cmd;
     task_cmd_init(&cmd, task, ready[1], go[0]);
     double spawn = 0;
@@ -155,13 +182,16 @@ static void run_pip(const char *task, int n, int wfd)
     /* Process mode: the tasks' memory is the root's; count it once. */
     if (mem_of(getpid(), &rss1, &pte1) != 0)
         die("cannot read /proc/self/status");
+    long pss1 = pss_of(getpid());
+    double t1 = now_us();
     close(go[1]);
     for (int i = 0; i < n; i++) {
         int st;
         if ((rc = pip_wait(i, &st)) != 0 || st != 0)
             die("task %d: %s, status 0x%x", i, strerror(rc), st);
     }
-    report(wfd, n, spawn, rss1 - rss0, pte1 - pte0);
+    double reap = now_us() - t1;
+    report(wfd, n, spawn, rss1 - rss0, pte1 - pte0, reap, pss1 - pss0);
 }
 
 /* Baseline: n processes of the same program. */
@@ -181,22 +211,25 @@ static void run_procs(const char *task, int n, int wfd)
         spawn += now_us() - t0;
     }
     read_n(ready[0], n);
-    long rss = 0, pte = 0;
+    long rss = 0, pte = 0, pss = 0;
     for (int i = 0; i < n; i++) {
         long r, p;
         if (mem_of(pids[i], &r, &p) != 0)
             die("cannot read /proc/%d/status", (int)pids[i]);
         rss += r;
         pte += p;
+        pss += pss_of(pids[i]);
     }
+    double t1 = now_us();
     close(go[1]);
     for (int i = 0; i < n; i++) {
         int st;
         if (waitpid(pids[i], &st, 0) < 0 || st != 0)
             die("process %d: status 0x%x", (int)pids[i], st);
     }
+    double reap = now_us() - t1;
     free(pids);
-    report(wfd, n, spawn, rss, pte);
+    report(wfd, n, spawn, rss, pte, reap, pss);
 }
 
 enum { K_PROCESS, K_THREAD, K_SPAWN, K_COUNT };
@@ -206,7 +239,7 @@ static const char *kind_name[K_COUNT] = {"libpip process", "libpip thread",
 static struct result measure(int kind, const char *task, int n)
 {
     int fds[2];
-    struct result res = {0, 0, 0, 0};
+    struct result res = {0, 0, 0, 0, 0, 0};
     if (pipe(fds) != 0)
         die("pipe: %s", strerror(errno));
     fflush(NULL);
@@ -249,7 +282,8 @@ static void usage(FILE *f)
             "usage: pip_bench_scale [-r R] [--max N] [--csv FILE] "
             "[--plot FILE.svg] [--task PATH]\n"
             "  -r R          repetitions per point (default 3; medians)\n"
-            "  --max N       largest task count, 1..%d (default 256)\n"
+            "  --max N       largest task count, 1..%d (default 1024; "
+            "thread mode stops at 300)\n"
             "  --csv FILE    also write the table as CSV\n"
             "  --plot FILE   draw per-task costs with gnuplot (SVG)\n"
             "  --task PATH   the task program (default: pip_bench_task "
@@ -259,7 +293,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    int reps = 3, maxn = 256;
+    int reps = 3, maxn = 1024;
     const char *csv = NULL, *plot = NULL;
     char *task = NULL;
     static const struct option opts[] = {
@@ -333,15 +367,25 @@ int main(int argc, char **argv)
     if (out != NULL)
         fprintf(out, "method,ntasks,spawn_us_per_task,rss_kib_per_task,"
                      "pte_kib_per_task,spawn_ratio_vs_posix_spawn,"
-                     "rss_ratio_vs_posix_spawn,reps\n");
-    printf("%-15s %6s %12s %12s %12s %10s %10s\n", "method", "tasks",
-           "spawn us/t", "RSS KiB/t", "PTE KiB/t", "spawn x", "RSS x");
+                     "rss_ratio_vs_posix_spawn,reps,spawn_reap_us_per_task,"
+                     "pss_kib_per_task,spawn_reap_ratio_vs_posix_spawn,"
+                     "pss_ratio_vs_posix_spawn\n");
+    printf("%-15s %6s %11s %11s %10s %10s %9s %8s %8s %8s\n", "method",
+           "tasks", "spawn us/t", "sp+reap/t", "RSS KiB/t", "PSS KiB/t",
+           "PTE KiB/t", "spawn x", "s+r x", "PSS x");
     double *sp = calloc((size_t)reps, sizeof(double));
     double *rs = calloc((size_t)reps, sizeof(double));
     double *pt = calloc((size_t)reps, sizeof(double));
-    double med[K_COUNT][16][3];
+    double *rp = calloc((size_t)reps, sizeof(double));
+    double *ps = calloc((size_t)reps, sizeof(double));
+    double med[K_COUNT][16][5];
     for (int i = 0; i < npts; i++) {
         for (int k = K_COUNT - 1; k >= 0; k--) {
+            if (k == K_THREAD && ns[i] > PIP_NTASKS_MAX) {
+                for (int j = 0; j < 5; j++)
+                    med[k][i][j] = -1;
+                continue;
+            }
             for (int r = 0; r < reps; r++) {
                 fprintf(stderr, "\r%-15s %4d tasks, run %d/%d   ", kind_name[k],
                         ns[i], r + 1, reps);
@@ -349,22 +393,34 @@ int main(int argc, char **argv)
                 sp[r] = res.spawn_us;
                 rs[r] = res.rss_kib;
                 pt[r] = res.pte_kib;
+                rp[r] = res.spawn_us + res.reap_us;
+                ps[r] = res.pss_kib;
             }
             med[k][i][0] = median(sp, reps);
             med[k][i][1] = median(rs, reps);
             med[k][i][2] = median(pt, reps);
+            med[k][i][3] = median(rp, reps);
+            med[k][i][4] = median(ps, reps);
         }
         fprintf(stderr, "\r%60s\r", "");
         for (int k = 0; k < K_COUNT; k++) {
+            if (med[k][i][0] < 0)
+                continue; /* thread mode beyond PIP_NTASKS_MAX */
             double sx = med[k][i][0] / med[K_SPAWN][i][0];
             double rx = med[k][i][1] / med[K_SPAWN][i][1];
-            printf("%-15s %6d %12.1f %12.1f %12.2f %9.2fx %9.2fx\n",
-                   kind_name[k], ns[i], med[k][i][0], med[k][i][1],
-                   med[k][i][2], sx, rx);
+            double srx = med[k][i][3] / med[K_SPAWN][i][3];
+            double px = med[k][i][4] / med[K_SPAWN][i][4];
+            printf("%-15s %6d %11.1f %11.1f %10.1f %10.1f %9.2f %7.2fx "
+                   "%7.2fx %7.2fx\n",
+                   kind_name[k], ns[i], med[k][i][0], med[k][i][3],
+                   med[k][i][1], med[k][i][4], med[k][i][2], sx, srx, px);
             if (out != NULL)
-                fprintf(out, "%s,%d,%.2f,%.2f,%.3f,%.4f,%.4f,%d\n",
+                fprintf(out,
+                        "%s,%d,%.2f,%.2f,%.3f,%.4f,%.4f,%d,%.2f,%.2f,%.4f,"
+                        "%.4f\n",
                         kind_name[k], ns[i], med[k][i][0], med[k][i][1],
-                        med[k][i][2], sx, rx, reps);
+                        med[k][i][2], sx, rx, reps, med[k][i][3],
+                        med[k][i][4], srx, px);
         }
         fflush(stdout);
     }
@@ -378,7 +434,9 @@ int main(int argc, char **argv)
             die("temporary file: %s", strerror(errno));
         for (int k = 0; k < K_COUNT; k++) {
             for (int i = 0; i < npts; i++)
-                fprintf(d, "%d %f %f\n", ns[i], med[k][i][0], med[k][i][1]);
+                if (med[k][i][0] >= 0)
+                    fprintf(d, "%d %f %f\n", ns[i], med[k][i][0],
+                            med[k][i][1]);
             fprintf(d, "\n\n");
         }
         fclose(d);

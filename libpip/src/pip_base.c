@@ -9,6 +9,7 @@
 #include "pvas_syscall.h"
 
 #include <errno.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -52,6 +53,33 @@ __attribute__((visibility("default"))) void pip_ns_enter_(void *task)
     pip_self_tls_ = task;
 }
 
+/* A private-image task's copy of libpip: the task it serves (one). */
+static struct pip_task *pip_priv_self_;
+
+/*
+ * A process-mode task runs its own copy of the loader and of this library
+ * (pip_image.c): the root put its state's address, the task's slot and the
+ * task's PID into the auxiliary vector.  A process the task execs has the
+ * kernel's vector; one it forks keeps this copy's state.
+ */
+void pip_image_attach(void)
+{
+    unsigned long root = getauxval(PIP_AT_ROOT);
+    if (root == 0 || pip_ns_link_.root != NULL)
+        return;
+    long pid = pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+    if (getauxval(PIP_AT_PID) != (unsigned long)pid)
+        return;
+    pip_priv_self_ = (struct pip_task *)getauxval(PIP_AT_TASK);
+    pip_ns_link_.root = (struct pip_root *)root;
+    pip_root_ = (struct pip_root *)root;
+}
+
+__attribute__((constructor)) static void pip_base_ctor(void)
+{
+    pip_image_attach();
+}
+
 struct pip_root *pip_get_root(void)
 {
     if (pip_root_ == NULL && pip_ns_link_.root != NULL)
@@ -63,6 +91,8 @@ struct pip_task *pip_self(void)
 {
     if (!pip_is_task_copy())
         return NULL;
+    if (pip_priv_self_ != NULL)
+        return pip_priv_self_;
     struct pip_task *t = pip_self_tls_;
     if (t != NULL)
         return t;

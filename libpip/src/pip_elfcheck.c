@@ -316,3 +316,26 @@ int pip_check_pie(const char *path, int verbose)
     struct pip_elf_info info;
     return pip_elf_check(path, NULL, verbose, &info);
 }
+
+/*
+ * The unrelocated address of `name` in the file at `path`: its full symbol
+ * table, else its dynamic one.  0, or ENOENT.
+ */
+int pip_elf_file_sym(const char *path, const char *name, uint64_t *vaddr)
+{
+    Elf64_Ehdr eh;
+    struct stat st;
+    int rc = ENOENT;
+    memset(&eh, 0, sizeof(eh));
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ENOENT;
+    if (fstat(fd, &st) == 0 && pip_pread_all(fd, &eh, sizeof(eh), 0) == 0 &&
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+        (pip_elf_find_sym(fd, &eh, st.st_size, name, SHT_SYMTAB, vaddr) == 1 ||
+         pip_elf_find_sym(fd, &eh, st.st_size, name, SHT_DYNSYM, vaddr) == 1) &&
+        *vaddr != 0)
+        rc = 0;
+    close(fd);
+    return rc;
+}

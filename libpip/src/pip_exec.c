@@ -38,6 +38,9 @@
 static __thread char pip_exec_tls_reserve[PIP_EXEC_TLS_RESERVE]
     __attribute__((aligned(PIP_ROOT_TLS_ALIGN), used));
 
+/* Process mode: private-image tasks; thread mode: PIP_NTASKS_MAX. */
+#define PIP_EXEC_TASKS_MAX 8192
+
 struct spec {
     int ntasks;
     char *cores; /* core list, NULL: PIP_CPUCORE_ASIS */
@@ -287,9 +290,11 @@ static int is_sep(const char *a)
 }
 
 /*
- * More tasks than libc copies (dlmopen namespaces, PIP_NAMESPACES,
+ * More tasks in dlmopen namespaces (thread mode, and process-mode tasks
+ * started at a function) than libc copies (PIP_NAMESPACES,
  * PIP_NAMESPACES_DEFAULT by default): tasks of one copy share what libpip
- * cannot give each of them. Said once, before any task runs.
+ * cannot give each of them.
+ * Said once, before any task runs.
  */
 static void shared_libc_note(int total)
 {
@@ -399,9 +404,9 @@ int main(int argc, char **argv)
         if (specs == NULL)
             die("out of memory");
         specs[nspecs++] = s;
-        if ((long)total + s.ntasks > PIP_NTASKS_MAX)
+        if ((long)total + s.ntasks > PIP_EXEC_TASKS_MAX)
             die("too many tasks (%ld): at most %d", (long)total + s.ntasks,
-                PIP_NTASKS_MAX);
+                PIP_EXEC_TASKS_MAX);
         total += s.ntasks;
         /* A ':' at the very end is accepted, as by PiP's pip-exec. */
     }
@@ -429,7 +434,11 @@ int main(int argc, char **argv)
     /* Programs expect a descriptor table of their own (PIP_FDS). */
     int fds_set =
         getenv("PIP_FDS") == NULL && setenv("PIP_FDS", "private", 0) == 0;
+    (void)pip_ntasks_max_(total); /* beyond 300: process mode only */
     int rc = pip_init(NULL, &ntasks, NULL, 0);
+    if (rc == EOVERFLOW)
+        die("too many tasks (%d): at most %d in thread mode", total,
+            PIP_NTASKS_MAX);
     if (fds_set)
         (void)unsetenv("PIP_FDS");
     if (rc != 0) {
@@ -452,7 +461,16 @@ int main(int argc, char **argv)
         die("cannot initialise: %s", strerror(rc));
     }
 
-    shared_libc_note(total);
+    /* Process mode: only tasks started at a function (-f) share libc
+     * copies; every other task runs its own loader and libc. */
+    int pmode = 0, in_ns = total;
+    if (pip_get_mode(&pmode) == 0 && !(pmode & PIP_MODE_PTHREAD)) {
+        in_ns = 0;
+        for (int k = 0; k < nspecs; k++)
+            if (specs[k].func != NULL)
+                in_ns += specs[k].ntasks;
+    }
+    shared_libc_note(in_ns);
 
     int *statuses = calloc((size_t)total, sizeof(int));
     int *owner = calloc((size_t)total, sizeof(int));

@@ -226,6 +226,8 @@ int pip_get_addr(int pipid, const char *symbol, void **addrp)
     void *h;
     if (t->pipid == PIP_PIPID_ROOT)
         h = RTLD_DEFAULT;
+    else if (t->state != PIP_TASK_FREE && t->priv)
+        return pip_image_get_addr(t, symbol, addrp);
     else if (t->state == PIP_TASK_FREE || t->img == NULL)
         return ESRCH; /* as PiP: no such task */
     else

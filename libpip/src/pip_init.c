@@ -19,6 +19,22 @@
     (4UL << 20) /* named exports: reserved, touched lazily                     \
                  */
 
+/*
+ * For pip-exec (not part of the API): process mode only, pip_init accepts
+ * up to `n` tasks (at most PIP_NTASKS_BIG), beyond PiP's PIP_NTASKS_MAX:
+ * private-image tasks share nothing that limits their number.
+ */
+#define PIP_NTASKS_BIG 8192
+static int pip_ntasks_big_;
+
+__attribute__((visibility("default"))) int pip_ntasks_max_(int n)
+{
+    if (n < 0 || n > PIP_NTASKS_BIG)
+        return EINVAL;
+    pip_ntasks_big_ = n;
+    return 0;
+}
+
 int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
 {
     /* In a task: report who we are. */
@@ -40,7 +56,7 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
     int ntasks = ntasksp != NULL ? *ntasksp : PIP_NTASKS_MAX;
     if (ntasks <= 0)
         return EINVAL;
-    if (ntasks > PIP_NTASKS_MAX)
+    if (ntasks > PIP_NTASKS_MAX && ntasks > pip_ntasks_big_)
         return EOVERFLOW;
 
     int mode, shown, rc, nns;
@@ -52,6 +68,8 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
     }
     if ((rc = pip_parse_mode(opts, &mode, &shown)) != 0)
         return rc;
+    if (ntasks > PIP_NTASKS_MAX && mode != PIP_MODE_PROCESS)
+        return EOVERFLOW;
     if ((rc = pip_parse_stacksz(&stacksz)) != 0)
         return rc;
     if ((rc = pip_parse_namespaces(ntasks, &nns)) != 0)

@@ -261,6 +261,19 @@ struct pip_task {
     timer_t vtimer;
     int opt_ints[3]; /* its optind, opterr, optopt if the program */
     char *opt_arg;   /* has no copy of them (pip_hooks.c) */
+
+    /* process mode, private image (pip_image.c) */
+    int priv;                     /* runs its own loader copy */
+    void *ld_start;               /* the loader copy's mapping */
+    size_t ld_span;
+    uintptr_t priv_rdebug;        /* the copy's _r_debug (its link map) */
+    char *interp;                 /* the program's PT_INTERP */
+    char *priv_prog;              /* the program's path */
+    uintptr_t fixed_lo, fixed_hi; /* non-PIE program: its fixed range */
+    void *priv_sp;                /* initial stack pointer */
+    uintptr_t priv_entry;         /* the loader copy's entry */
+    volatile unsigned long *priv_pid_slot; /* PIP_AT_PID's value */
+    volatile int end_word; /* cleared by the kernel when the task ends */
 };
 
 struct pip_root {
@@ -364,6 +377,9 @@ PIP_HIDDEN void pip_env_error(const char *fmt, ...)
 /* For pip-exec (not part of the API): what pip_init's EINVAL was about,
  * "NAME='value' is ...", or NULL. */
 __attribute__((visibility("default"))) const char *pip_env_error_(void);
+/* For pip-exec (not part of the API): let pip_init take up to n tasks in
+ * process mode (at most 8192): 0, or EINVAL. */
+__attribute__((visibility("default"))) int pip_ntasks_max_(int n);
 PIP_HIDDEN void pip_futex_wait(volatile void *addr, int val, long timeout_ms,
                                int shared);
 PIP_HIDDEN void pip_futex_wake(volatile void *addr, int n, int shared);
@@ -386,6 +402,9 @@ PIP_HIDDEN void *pip_thread_pointer(void);
  * calling thread. */
 PIP_HIDDEN void pip_tls_fill(const struct pip_image *img);
 
+/* Close what an exec would close (raw system calls only). */
+PIP_HIDDEN void pip_close_cloexec(void);
+
 /* ---- pip_elfcheck.c ---- */
 PIP_HIDDEN int pip_elf_check(const char *path, const char *func, int verbose,
                              struct pip_elf_info *info) PIP_WUR;
@@ -393,6 +412,10 @@ PIP_HIDDEN int pip_elf_check(const char *path, const char *func, int verbose,
  * table: 0, or ENOEXEC. */
 PIP_HIDDEN int pip_elf_local_start(const char *path, const char *func,
                                    uint64_t *vaddr) PIP_WUR;
+/* The unrelocated address of `name` in the file (symtab, else dynsym): 0,
+ * or ENOENT. */
+PIP_HIDDEN int pip_elf_file_sym(const char *path, const char *name,
+                                uint64_t *vaddr) PIP_WUR;
 
 /* ---- pip_hooks.c ---- */
 PIP_HIDDEN void pip_hooks_install(struct pip_image *img);
@@ -420,6 +443,32 @@ PIP_HIDDEN void pip_image_release(struct pip_task *t);
 
 /* ---- pip_spawn.c ---- */
 PIP_HIDDEN void pip_task_cleanup(struct pip_task *t);
+
+/* ---- pip_image.c: process mode's private process image ---- */
+/* Auxiliary vector entries libpip adds for a private-image task (ld.so
+ * ignores them; getauxval finds them): the root's state, the task's slot,
+ * the task's PID (so that a process it execs does not take them). */
+#define PIP_AT_ROOT 0x70697030UL
+#define PIP_AT_TASK 0x70697031UL
+#define PIP_AT_PID 0x70697032UL
+/* Start task `t` (argv, envv, progname set) from main in a private image:
+ * 0, or an errno value (t's memory is released by pip_task_cleanup). */
+PIP_HIDDEN int pip_image_spawn(struct pip_task *t, const char *prog) PIP_WUR;
+/* Reaped with waitpid status st: runs the "after" hook; the status. */
+PIP_HIDDEN int pip_image_reaped(struct pip_task *t, int st);
+/* The unrelocated, page-aligned PT_LOAD span of an ELF file: 0, or errno. */
+PIP_HIDDEN int pip_elf_load_span(const char *path, uintptr_t *lo,
+                                 uintptr_t *hi) PIP_WUR;
+/* ---- pip_imgend.c: a private-image task's end ---- */
+/* pip_get_addr for a private-image task. */
+PIP_HIDDEN int pip_image_get_addr(struct pip_task *t, const char *symbol,
+                                  void **addrp) PIP_WUR;
+/* PIP_IMAGE: 1 private images (default), 0 namespaces (process mode). */
+PIP_HIDDEN int pip_image_wanted(void);
+/* At cleanup: return the task's memory (unless kept for its exports). */
+PIP_HIDDEN void pip_image_reclaim(struct pip_task *t);
+/* In a private-image task's copy of libpip: attach to the root. */
+PIP_HIDDEN void pip_image_attach(void);
 
 /* ---- pip_taskend.c ---- */
 /* Thread mode: the signal that ends a task as if killed by a signal. */

@@ -111,6 +111,7 @@ void pip_registry_task_start(struct pip_task *t, const char *prog)
     e->pid = t->mode == PIP_MODE_PROCESS ? t->pid : pip_root_->pid;
     e->tid = t->tid;
     e->start_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    e->rdebug = t->priv ? (int64_t)t->priv_rdebug : 0;
     pip_reg_copy_name(e->prog, sizeof(e->prog), prog);
     if (e->state != PIP_REG_RUNNING)
         pip_reg_->nrunning++;

@@ -35,7 +35,7 @@ struct pip_reg_task {
     int32_t pid;      /* process of the task (the root's PID in thread mode) */
     int32_t tid;      /* kernel thread id of the task's main thread */
     int64_t start_ns; /* CLOCK_REALTIME at spawn, nanoseconds */
-    int64_t reserved;
+    int64_t rdebug;   /* private image: its loader's r_debug (pip-gdb); 0 */
     char prog[PIP_REG_PROG_LEN]; /* program path as spawned (tail if long) */
 };
 

@@ -28,7 +28,6 @@
  */
 #include "pip_internal.h"
 
-#include <dirent.h>
 #include <linux/futex.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -45,8 +44,6 @@
 #define PIP_CLONE_STACK_SIZE (256UL * 1024)
 #define PIP_TLS_ROOM                                                           \
     (128UL * 1024) /* thread block + static TLS, beyond the reserve */
-
-static void pip_close_cloexec(void);
 
 /* The task's first code, in the new thread of the task namespace's libc. */
 static void *pip_task_main(void *arg)
@@ -140,37 +137,6 @@ static void *pip_task_main(void *arg)
         ret = t->mainf(t->argc, t->argv, t->envv);
     t->ns->exit(ret);
     return NULL;
-}
-
-/* Close what an exec would close.  Raw system calls only: see above. */
-static void pip_close_cloexec(void)
-{
-    long dfd = pip_raw_syscall(SYS_openat, AT_FDCWD, (long)"/proc/self/fd",
-                               O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
-    if (dfd < 0)
-        return;
-    char buf[4096];
-    for (;;) {
-        long n = pip_raw_syscall(SYS_getdents64, dfd, (long)buf, sizeof(buf), 0,
-                                 0, 0);
-        if (n <= 0)
-            break;
-        for (long off = 0; off < n;) {
-            struct dirent64 *d = (struct dirent64 *)(buf + off);
-            off += d->d_reclen;
-            if (d->d_name[0] < '0' || d->d_name[0] > '9')
-                continue;
-            long fd = 0;
-            for (const char *p = d->d_name; *p >= '0' && *p <= '9'; p++)
-                fd = fd * 10 + (*p - '0');
-            if (fd == dfd)
-                continue;
-            long fl = pip_raw_syscall(SYS_fcntl, fd, F_GETFD, 0, 0, 0, 0);
-            if (fl >= 0 && (fl & FD_CLOEXEC))
-                (void)pip_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
-        }
-    }
-    (void)pip_raw_syscall(SYS_close, dfd, 0, 0, 0, 0, 0);
 }
 
 struct pip_clone_arg {
@@ -327,6 +293,7 @@ static void pip_set_ns_var(struct pip_task *t, const char *const *names,
 void pip_task_cleanup(struct pip_task *t)
 {
     struct pip_root *r = pip_root_;
+    pip_image_reclaim(t); /* a private-image task */
     if (t->stack != NULL) {
         if (t->mode == PIP_MODE_PTHREAD || t->tidp == NULL || t->clean_end) {
             munmap(t->stack, t->stack_size);
@@ -489,6 +456,33 @@ int pip_task_spawn(pip_spawn_program_t *progp, uint32_t coreno, uint32_t opts,
         rc = ENOMEM;
         goto fail;
     }
+    /*
+     * Process mode: a task started at main runs its own copy of the
+     * program's loader, hence its own libc and libraries (pip_image.c).
+     * A start function (pip_spawn_from_func, pip-exec -f) needs the
+     * program loaded by the root: such a task shares a dlmopen namespace.
+     */
+    if (r->mode == PIP_MODE_PROCESS && progp->funcname == NULL &&
+        pip_image_wanted()) {
+        t->progname = strrchr(t->progname_full, '/');
+        t->progname =
+            t->progname != NULL ? t->progname + 1 : t->progname_full;
+        rc = pip_image_spawn(t, progp->prog);
+        free(t->envv);
+        free(t->progname_full);
+        t->envv = NULL;
+        t->progname_full = NULL;
+        t->progname = NULL;
+        vars_set = 1;
+        if (rc != 0) {
+            t->hook.after = NULL; /* it never ran */
+            if (rc != ENOENT && rc != EACCES)
+                pip_msg(0, "%s: cannot start the task: %s", progp->prog,
+                        strerror(rc));
+            goto fail;
+        }
+        goto started;
+    }
     if ((rc = pip_load(t, progp->prog, progp->funcname)) != 0)
         goto fail;
 
@@ -531,6 +525,7 @@ int pip_task_spawn(pip_spawn_program_t *progp, uint32_t coreno, uint32_t opts,
         pip_msg(0, "%s: cannot start the task: %s", progp->prog, strerror(rc));
         goto fail;
     }
+started:
     t->state = PIP_TASK_RUNNING;
     pip_registry_task_start(t, progp->prog);
     if (pipidp != NULL)

@@ -5,6 +5,10 @@
  * running glibc, and a task program's TLS.  Calls only pip_base.c.
  */
 #include "pip_internal.h"
+
+#include <fcntl.h>
+
+#include <dirent.h>
 #include "pvas_log.h"
 
 #include <ctype.h>
@@ -685,4 +689,36 @@ int pip_pread_all(int fd, void *buf, size_t len, off_t off)
         off += n;
     }
     return 0;
+}
+
+/* Close what an exec would close.  Raw system calls only: clone children
+ * call it on a borrowed thread block (pip_spawn.c, pip_image.c). */
+void pip_close_cloexec(void)
+{
+    long dfd = pip_raw_syscall(SYS_openat, AT_FDCWD, (long)"/proc/self/fd",
+                               O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
+    if (dfd < 0)
+        return;
+    char buf[4096];
+    for (;;) {
+        long n = pip_raw_syscall(SYS_getdents64, dfd, (long)buf, sizeof(buf), 0,
+                                 0, 0);
+        if (n <= 0)
+            break;
+        for (long off = 0; off < n;) {
+            struct dirent64 *d = (struct dirent64 *)(buf + off);
+            off += d->d_reclen;
+            if (d->d_name[0] < '0' || d->d_name[0] > '9')
+                continue;
+            long fd = 0;
+            for (const char *p = d->d_name; *p >= '0' && *p <= '9'; p++)
+                fd = fd * 10 + (*p - '0');
+            if (fd == dfd)
+                continue;
+            long fl = pip_raw_syscall(SYS_fcntl, fd, F_GETFD, 0, 0, 0, 0);
+            if (fl >= 0 && (fl & FD_CLOEXEC))
+                (void)pip_raw_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+        }
+    }
+    (void)pip_raw_syscall(SYS_close, dfd, 0, 0, 0, 0, 0);
 }

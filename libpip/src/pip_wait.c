@@ -139,6 +139,7 @@ static int pip_reap(struct pip_task *t, int *status, int block)
          */
         if (WIFEXITED(st) && t->clean_end)
             st = t->status;
+        st = pip_image_reaped(t, st); /* private image: "after" hook */
         /* The task thread's tid word is cleared before the process is reaped.
          */
     } else {

@@ -68,13 +68,16 @@ for mode in thread process; do
         -ex 'kill' >"$tmp/gdb.out" 2>&1
     rc=$?
     [ $rc -eq 0 ] || fail "$mode: pip-gdb exited with $rc"
-    grep -q "pip-gdb: namespace 1: .*task_gdb at 0x" "$tmp/gdb.out" ||
+    # process mode: a private image (its own loader's link map)
+    what="namespace 1"
+    [ $mode = process ] && what="private image"
+    grep -q "pip-gdb: $what: .*task_gdb at 0x" "$tmp/gdb.out" ||
         fail "$mode: the task's symbols were not loaded"
     grep -q "^#0  .*task_work (.*) at .*task_gdb.c" "$tmp/gdb.out" ||
         fail "$mode: the breakpoint in task_work was not hit"
     grep -q "^#1  .* in main () at .*task_gdb.c" "$tmp/gdb.out" ||
         fail "$mode: bt does not show the task's main"
-    grep -q "^namespace 1: 0x[0-9a-f]* .*task_gdb$" "$tmp/gdb.out" ||
+    grep -q "^$what: 0x[0-9a-f]* .*task_gdb$" "$tmp/gdb.out" ||
         fail "$mode: pip-tasks does not list the task's program"
     grep -q "^pip-gdb: 0 object(s) added$" "$tmp/gdb.out" ||
         fail "$mode: pip-symbols did not run (or added again)"

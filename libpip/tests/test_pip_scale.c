@@ -151,8 +151,16 @@ PT_CASE(cross_task_free_storm)
     int ids[XFREE_TASKS];
     pt_init(XFREE_TASKS);
     long before = rss_kib();
+    /*
+     * free() of another task's malloc memory needs the libc copies of
+     * dlmopen namespaces, whose tasks' threads all use glibc arenas that
+     * any copy finds from the chunk: a private image's main thread uses
+     * its own libc's main arena (see libpip(7), PIP_IMAGE).
+     */
+    PT_CHECK(setenv("PIP_IMAGE", "namespace", 1) == 0);
     spawn_all(sh, XFREE_TASKS, ids, "xfree",
               pt_int_arg(xfree_ops() / XFREE_TASKS));
+    PT_CHECK(unsetenv("PIP_IMAGE") == 0);
     for (int i = 0; i < XFREE_TASKS; i++)
         PT_CHECK_EXIT(pt_wait(ids[i]), 0);
     long after = rss_kib();

@@ -19,13 +19,21 @@ fail() {
     fails=$((fails + 1))
 }
 
-# 1. A root without a TLS reserve.
+# 1. A root without a TLS reserve (thread mode refuses the task).
 if ! "$tests/pipcc" -o "$tmp/root" "$abs_top_srcdir/libpip/tests/pipcc_root.c" ||
     ! "$tests/pipcc" -o "$tmp/task" "$abs_top_srcdir/libpip/tests/pipcc_task.c"; then
     echo "SETUP: pipcc cannot build the root and task" >&2
     exit 99
 fi
-timeout -s KILL 60 "$tmp/root" 1 "$tmp/task" >"$tmp/out" 2>"$tmp/err"
+# Process mode: the task's own loader sets up its TLS: no reserve needed.
+PIP_MODE=process timeout -s KILL 60 "$tmp/root" 1 "$tmp/task" >"$tmp/out" 2>"$tmp/err"
+if grep -q '^task pipid 0 tls 1002 global 1$' "$tmp/out"; then
+    echo "PASS: process mode: a root without TLS room runs a task with __thread data"
+else
+    fail "process mode, root without TLS room: stdout '$(cat "$tmp/out")' stderr '$(cat "$tmp/err")'"
+fi
+# Thread mode: the task's TLS goes in the root's reserve.
+PIP_MODE=thread timeout -s KILL 60 "$tmp/root" 1 "$tmp/task" >"$tmp/out" 2>"$tmp/err"
 if grep -q 'pipcc --piproot' "$tmp/err" &&
     ! grep -q 'Cannot exec a shared library' "$tmp/out" "$tmp/err"; then
     echo "PASS: a root without TLS room is told to link with pipcc --piproot"

@@ -11,6 +11,10 @@
 # symbols are read from the program file itself, found in the root's
 # registry of tasks (the memfd pip-registry), or else from memory.
 #
+# A process-mode task with a private image runs its own copy of the loader,
+# with its own r_debug, which the root's registry names: attached to such a
+# task's PID, the script adds the objects of that link map.
+#
 # Loaded by pip-gdb (gdb -x pip-gdb.py).  Commands:
 #   pip-symbols     load the symbols of namespaces not seen yet (also done
 #                   on attach and each time glibc loads or unloads objects)
@@ -117,6 +121,84 @@ def _registry_progs(pid):
     return progs
 
 
+def _private_image(pid):
+    """(r_debug address, program path) of the private-image task whose
+    process is pid, from its root's registry, or (0, "")."""
+    cands = []
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("PPid:"):
+                    cands.append(int(line.split()[1]))
+    except OSError:
+        pass
+    for p in cands:
+        fddir = "/proc/%d/fd" % p
+        try:
+            fds = os.listdir(fddir)
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                link = os.readlink(os.path.join(fddir, fd))
+                if not link.startswith("/memfd:pip-registry"):
+                    continue
+                with open(os.path.join(fddir, fd), "rb") as f:
+                    data = f.read()
+            except OSError:
+                continue
+            if len(data) < 272:
+                continue
+            hsize, esize = struct.unpack_from("<II", data, 12)
+            ntasks = struct.unpack_from("<i", data, 36)[0]
+            for i in range(max(ntasks, 0)):
+                off = hsize + i * esize
+                if off + esize > len(data):
+                    break
+                state, tpid = struct.unpack_from("<ii", data, off + 4)
+                rdebug = struct.unpack_from("<q", data, off + 24)[0]
+                if state == 2 and tpid == pid and rdebug != 0:
+                    raw = data[off + 32 : off + esize].split(b"\0")[0]
+                    prog = raw.decode("utf-8", "replace")
+                    if prog and not prog.startswith("/"):
+                        try:
+                            cwd = os.readlink("/proc/%d/cwd" % p)
+                            prog = os.path.normpath(os.path.join(cwd, prog))
+                        except OSError:
+                            pass
+                    return rdebug, prog
+    return 0, ""
+
+
+def load_private_image(verbose=False):
+    """A process-mode task with a private image: its own loader's link map
+    (the program, its libraries, its loader copy)."""
+    inf = _inferior()
+    if inf is None:
+        return 0
+    rd, prog = _private_image(inf.pid)
+    if rd == 0:
+        return 0
+    added = 0
+    lm = _u64(inf, rd + 8)  # r_map
+    first = True
+    seen = 0
+    while lm != 0 and seen < 4096:
+        seen += 1
+        l_addr = _u64(inf, lm)
+        name = _cstr(inf, _u64(inf, lm + 8))
+        lm = _u64(inf, lm + 24)  # l_next
+        path = prog if first else name
+        first = False
+        if not path or not os.path.isfile(path) or (path, l_addr) in _loaded:
+            continue
+        _add(path, l_addr, 0)
+        added += 1
+        if verbose:
+            gdb.write("pip-gdb: private image: %s at 0x%x\n" % (path, l_addr))
+    return added
+
+
 def _mapped_name(pid, addr):
     """The file name /proc/PID/maps gives for the mapping holding addr."""
     try:
@@ -200,7 +282,7 @@ class PipSymbols(gdb.Command):
         super().__init__("pip-symbols", gdb.COMMAND_FILES)
 
     def invoke(self, arg, from_tty):
-        n = load_namespaces(verbose=True)
+        n = load_private_image(verbose=True) + load_namespaces(verbose=True)
         gdb.write("pip-gdb: %d object(s) added\n" % n)
 
 
@@ -212,7 +294,10 @@ class PipTasks(gdb.Command):
 
     def invoke(self, arg, from_tty):
         for (path, addr), ns in sorted(_loaded.items(), key=lambda x: x[1]):
-            gdb.write("namespace %d: 0x%x %s\n" % (ns, addr, path))
+            if ns == 0:
+                gdb.write("private image: 0x%x %s\n" % (addr, path))
+            else:
+                gdb.write("namespace %d: 0x%x %s\n" % (ns, addr, path))
 
 
 class _LoadHook(gdb.Breakpoint):
@@ -246,4 +331,5 @@ PipTasks()
 gdb.events.new_objfile.connect(_on_new_objfile)
 if _inferior() is not None:  # attached (-p): load what is there now
     _on_new_objfile(None)
+    load_private_image(verbose=True)
     load_namespaces(verbose=True)
