@@ -19,6 +19,10 @@ FORMAT_FILES += ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
 	ft-agree/src/fta_node.c ft-agree/src/fta_sim_bench.c \
 	ft-agree/src/fta_sim_int.h
 
+if HAVE_FABRIC
+FTA_FABRIC_CPPFLAGS = -DFTA_HAVE_FABRIC
+endif
+
 if BUILD_FT_AGREE
 PVAS_MANS += ft-agree/man/ftagree.7
 # The transport-independent core (static, linked into the installed
@@ -40,10 +44,11 @@ ft_agree_libftagree_la_SOURCES = ft-agree/src/fta_mpi.c ft-agree/src/fta_init.c 
 	ft-agree/src/fta_ulfm.c ft-agree/src/fta_comm.c ft-agree/src/fta_req.c \
 	ft-agree/src/fta_fd.c ft-agree/src/fta_fd.h \
 	ft-agree/src/fta_mpi_int.h ft-agree/include/mpix_ft.h
-ft_agree_libftagree_la_CPPFLAGS = $(FTA_CPPFLAGS)
-ft_agree_libftagree_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) \
+ft_agree_libftagree_la_CPPFLAGS = $(FTA_CPPFLAGS) $(FTA_FABRIC_CPPFLAGS)
+ft_agree_libftagree_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) $(FABRIC_CFLAGS) \
 	-fvisibility=hidden
-ft_agree_libftagree_la_LIBADD = common/libpvaslog.la ft-agree/libftacore.la $(MPI_LIBS) -lpthread
+ft_agree_libftagree_la_LIBADD = common/libpvaslog.la ft-agree/libftacore.la \
+	$(FABRIC_LIBS) $(MPI_LIBS) -lpthread
 ft_agree_libftagree_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 
 ftagreeincludedir = $(includedir)

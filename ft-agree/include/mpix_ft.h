@@ -58,6 +58,12 @@ int FTA_Failure_time(int world_rank, double *when);
  * it sends its n-th protocol message from now on (n >= 1; like
  * FTA_FAULT_SEND).  Returns MPI_SUCCESS or MPI_ERR_ARG. */
 int FTA_Test_kill_at_send(long n);
+/* ft-agree extension, for benchmarks: this process's failure-detector
+ * traffic so far: counts[0] heartbeats, [1] failure notices, [2] failed-set
+ * exchanges, [3] other messages (goodbyes) sent, [4] heartbeat periods
+ * elapsed; the transport's name ("udp", "fabric:PROVIDER") to transport
+ * (len bytes, may be NULL).  MPI_ERR_ARG before MPI_Init. */
+int FTA_Detector_stats(unsigned long long counts[5], char *transport, int len);
 
 #ifdef __cplusplus
 }

@@ -96,6 +96,22 @@ static int fta_setup(void)
         env_bad("ft-agree: FTA_FD_ADDR='%s' must be an IPv4 "
                 "address" FTA_ENV_CLASS,
                 ip);
+    int use_proc = (int)env_long("FTA_FD_PROC", 1, 0, 1);
+    int observers = (int)env_long("FTA_FD_OBSERVERS", 1, 1, 16);
+    const char *tr = getenv("FTA_FD_TRANSPORT");
+    int transport = fta_fd_have_fabric() ? FTA_FD_FABRIC : FTA_FD_UDP;
+    int forced = tr && *tr;
+    if (forced && !strcmp(tr, "udp"))
+        transport = FTA_FD_UDP;
+    else if (forced && !strcmp(tr, "fabric") && fta_fd_have_fabric())
+        transport = FTA_FD_FABRIC;
+    else if (forced && !strcmp(tr, "fabric"))
+        env_bad("ft-agree: FTA_FD_TRANSPORT='fabric': this build has no "
+                "libfabric transport (configure found no libfabric)" FTA_ENV_CLASS);
+    else if (forced)
+        env_bad("ft-agree: FTA_FD_TRANSPORT='%s' must be fabric or "
+                "udp" FTA_ENV_CLASS,
+                tr);
     env_verdict();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -126,12 +142,36 @@ static int fta_setup(void)
     fta_fd_addr_t self, *all = calloc((size_t)n, sizeof *all);
     if (!all)
         return MPI_ERR_NO_MEM;
-    int rc = fta_fd_create(fta_rt.world_rank, n, nonce, period / 1000.0,
-                           timeout / 1000.0, &fta_rt.fd, &self);
-    if (rc < 0) {
-        fprintf(stderr, "ft-agree: failure detector: %s\n", strerror(-rc));
+    fta_fd_cfg_t fc_cfg = {fta_rt.world_rank, n,         nonce,
+                           period / 1000.0,   timeout / 1000.0, observers,
+                           transport,         use_proc,  ip};
+    char why[300];
+    int rc;
+    for (;;) {
+        rc = fta_fd_create(&fc_cfg, &fta_rt.fd, &self, why, sizeof why);
+        /* every rank must use the same transport: agree whether all
+         * opened it */
+        int mine = rc < 0 ? fta_rt.world_rank : INT_MAX, first = INT_MAX;
+        PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, fta_rt.ctl);
+        if (first == INT_MAX)
+            break;
+        if (rc == 0)
+            fta_fd_stop(fta_rt.fd, 0);
+        fta_rt.fd = NULL;
+        if (fc_cfg.transport == FTA_FD_FABRIC && !forced) {
+            if (first == fta_rt.world_rank)
+                fta_log("failure detector: %s; using UDP", why);
+            fc_cfg.transport = FTA_FD_UDP;
+            continue;
+        }
+        if (first == fta_rt.world_rank)
+            fprintf(stderr,
+                    "ft-agree: failure detector: %s (MPI_ERR_OTHER: MPI_Init "
+                    "ends the job with status 2)\n",
+                    why);
         free(all);
-        return MPI_ERR_OTHER;
+        PMPI_Finalize();
+        exit(2);
     }
     PMPI_Allgather(&self, sizeof self, MPI_BYTE, all, sizeof self, MPI_BYTE,
                    fta_rt.ctl);
@@ -144,8 +184,9 @@ static int fta_setup(void)
         return MPI_ERR_NO_MEM;
     fta_rt.up = 1;
     PMPI_Barrier(fta_rt.ctl);
-    fta_log("up: %d ranks, heartbeat %ld ms, timeout %ld ms", n, period,
-            timeout);
+    fta_log("up: %d ranks, detector over %s, %d observer(s), heartbeat %ld "
+            "ms, timeout %ld ms",
+            n, fta_fd_transport_name(fta_rt.fd), observers, period, timeout);
     return MPI_SUCCESS;
 }
 
