@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <arpa/inet.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -66,6 +67,59 @@ static void env_verdict(void)
     exit(2);
 }
 
+/* The PMI-1 connection hydra gave this process (PMI_FD), or -1. */
+static int pmi_fd = -1;
+
+/*
+ * A process that leaves without PMPI_Finalize still says goodbye to its
+ * hydra proxy (PMI-1 "finalize").  Without it the proxy sees the PMI
+ * connection close and records an exit status of 1 for the process as a
+ * placeholder; when it had already reaped the process (a process that
+ * exits right after closing races with the proxy's waitpid) that 1 stays,
+ * and mpiexec, which ORs the ranks' wait statuses, reports a successful job
+ * as "TERMINATED WITH THE EXIT STRING: Hangup (signal 1)".  The close
+ * also makes the proxy send SIGUSR1 to the ranks still running.  With the
+ * finalize the proxy forgets the connection first.
+ */
+static void pmi_leave(void)
+{
+    if (pmi_fd < 0)
+        return;
+    static const char cmd[] = "cmd=finalize\n";
+    size_t off = 0;
+    while (off < sizeof cmd - 1) {
+        ssize_t n = write(pmi_fd, cmd + off, sizeof cmd - 1 - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        off += (size_t)n;
+    }
+    /* the answer (cmd=finalize_ack), at most 5 s: never a hang */
+    char buf[128];
+    size_t got = 0;
+    for (int waits = 0; waits < 50 && got < sizeof buf - 1;) {
+        struct pollfd pf = {pmi_fd, POLLIN, 0};
+        int r = poll(&pf, 1, 100);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            waits++;
+            continue;
+        }
+        ssize_t n = read(pmi_fd, buf + got, sizeof buf - 1 - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+        if (memchr(buf, '\n', got))
+            break;
+    }
+    buf[got] = 0;
+    if (strncmp(buf, "cmd=finalize_ack", 16) != 0)
+        fta_log("PMI finalize: no acknowledgement from the process manager");
+    pmi_fd = -1;
+}
+
 static void on_usr1(int sig)
 {
     (void)sig; /* hydra tells survivors about a failure; we know already */
@@ -113,6 +167,14 @@ static int fta_setup(void)
                 "udp" FTA_ENV_CLASS,
                 tr);
     env_verdict();
+    /* hydra's PMI-1 connection (see pmi_leave); not with PMI_PORT */
+    const char *pf = getenv("PMI_FD");
+    if (pf && *pf && !getenv("PMI_PORT")) {
+        char *end;
+        long v = strtol(pf, &end, 10);
+        if (!*end && v >= 0 && v < INT_MAX)
+            pmi_fd = (int)v;
+    }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_usr1;
@@ -239,6 +301,7 @@ FTA_EXPORT int MPI_Finalize(void)
         fta_log("failures or abandoned requests: leaving without "
                 "PMPI_Finalize");
         fflush(NULL);
+        pmi_leave();
         return MPI_SUCCESS;
     }
     PMPI_Comm_free(&fta_rt.ctl);
