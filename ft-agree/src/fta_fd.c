@@ -100,7 +100,7 @@ struct fta_fd {
     unsigned char **sent; /* per order entry: notice sent to rank */
     uint32_t *live, nlive;
     uint32_t bmg[2 * 33], nbmg;
-    uint32_t obs[16], nobs; /* my observers: heartbeats go there */
+    uint32_t *obs, nobs; /* my observers: heartbeats go there */
     uint32_t digest;
     int dirty;
     uint64_t absorbed_gen;
@@ -916,7 +916,7 @@ int fta_fd_create(const fta_fd_cfg_t *cfg, fta_fd_t **out, fta_fd_addr_t *self,
     why[0] = 0;
     if (cfg->rank < 0 || cfg->rank >= cfg->size || cfg->period <= 0 ||
         cfg->timeout <= cfg->period || cfg->observers < 1 ||
-        cfg->observers > 16) {
+        cfg->observers > 1024) {
         snprintf(why, whylen, "bad detector settings");
         return -EINVAL;
     }
@@ -940,12 +940,13 @@ int fta_fd_create(const fta_fd_cfg_t *cfg, fta_fd_t **out, fta_fd_addr_t *self,
     fd->order = calloc(n, sizeof *fd->order);
     fd->sent = calloc(n, sizeof *fd->sent);
     fd->live = calloc(n, sizeof *fd->live);
+    fd->obs = calloc((size_t)cfg->observers, sizeof *fd->obs);
     fd->addr = calloc(n, sizeof *fd->addr);
     fd->local = calloc(n, 1);
     int rc = -ENOMEM;
     if (!fd->last_seen || !fd->sync_at || !fd->detect_at || !fd->dead ||
         !fd->gone || !fd->known || !fd->watch || !fd->order || !fd->sent ||
-        !fd->live || !fd->addr || !fd->local) {
+        !fd->live || !fd->obs || !fd->addr || !fd->local) {
         snprintf(why, whylen, "out of memory");
         goto fail;
     }
@@ -1053,6 +1054,7 @@ void fta_fd_stop(fta_fd_t *fd, int say_bye)
     free(fd->watch);
     free(fd->order);
     free(fd->live);
+    free(fd->obs);
     free(fd->addr);
     free(fd->local);
     free(fd);

@@ -45,7 +45,7 @@ typedef struct fta_fd_cfg {
     int rank, size;
     uint64_t nonce;
     double period, timeout; /* seconds */
-    int observers;          /* observers per rank (>= 1) */
+    int observers;          /* observers per rank (1..1024) */
     int transport;          /* FTA_FD_UDP or FTA_FD_FABRIC */
     int use_proc;           /* the local /proc check */
     const char *udp_addr;   /* IPv4 address to bind (UDP) */

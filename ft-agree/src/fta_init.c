@@ -151,7 +151,7 @@ static int fta_setup(void)
                 "address" FTA_ENV_CLASS,
                 ip);
     int use_proc = (int)env_long("FTA_FD_PROC", 1, 0, 1);
-    int observers = (int)env_long("FTA_FD_OBSERVERS", 1, 1, 16);
+    int observers = (int)env_long("FTA_FD_OBSERVERS", 1, 1, 1024);
     const char *tr = getenv("FTA_FD_TRANSPORT");
     int transport = fta_fd_have_fabric() ? FTA_FD_FABRIC : FTA_FD_UDP;
     int forced = tr && *tr;
