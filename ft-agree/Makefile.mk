@@ -132,7 +132,7 @@ BENCH_TARGETS += fta-bench
 fta-bench: ft-agree/bench/fta_bench_mpi ft-agree/fta-sim test/mpi-run
 	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
 	$(SHELL) $(top_srcdir)/ft-agree/bench/fta-bench.sh
-CLEANFILES += ft-agree-bench.csv ft-agree-sim.csv
+CLEANFILES += ft-agree-bench.csv ft-agree-sim.csv ft-agree-detect.csv ft-agree-detect-model.csv
 BENCH_TARGETS += fta-bench-detect
 fta-bench-detect: ft-agree/bench/fta_bench_detect test/mpi-run
 	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \

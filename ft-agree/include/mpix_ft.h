@@ -16,7 +16,8 @@
  * communicator; use MPI_ERRORS_RETURN to see them.
  *
  * Thread safety: call from one thread at a time (MPI_THREAD_SERIALIZED at
- * most).  Environment: see ftagree(7) (FTA_FD_PERIOD_MS, FTA_FD_TIMEOUT_MS,
+ * most).  Environment: see ftagree(7) (FTA_FD_TRANSPORT, FTA_FD_OBSERVERS,
+ * FTA_FD_PERIOD_MS, FTA_FD_TIMEOUT_MS,
  * FTA_FD_ADDR, FTA_ARITY, FTA_FAST_MAX, FTA_FAULT_SEND; logging:
  * PVAS_LOG=ftagree:debug, or the deprecated FTA_LOG).
  */

@@ -157,8 +157,8 @@ static int udp_open(fta_fd_t *fd, fta_fd_addr_t *self, char *why, size_t wl)
         snprintf(why, wl, "UDP socket: %s", strerror(errno));
         return -errno;
     }
-    const char *ip = fd->cfg.udp_addr && *fd->cfg.udp_addr ? fd->cfg.udp_addr
-                                                             : "127.0.0.1";
+    const char *ip =
+        fd->cfg.udp_addr && *fd->cfg.udp_addr ? fd->cfg.udp_addr : "127.0.0.1";
     struct sockaddr_in a = {0};
     a.sin_family = AF_INET;
     if (inet_pton(AF_INET, ip, &a.sin_addr) != 1) {
@@ -215,7 +215,8 @@ static int fab_open(fta_fd_t *fd, fta_fd_addr_t *self, char *why, size_t wl)
     fi_freeinfo(h);
     if (rc) {
         const char *pv = getenv("FI_PROVIDER");
-        snprintf(why, wl, "no libfabric provider with FI_EP_RDM and FI_MSG%s%s%s: %s",
+        snprintf(why, wl,
+                 "no libfabric provider with FI_EP_RDM and FI_MSG%s%s%s: %s",
                  pv ? " (FI_PROVIDER='" : "", pv ? pv : "", pv ? "')" : "",
                  fi_strerror(-rc));
         t->info = NULL;
@@ -696,7 +697,8 @@ static int take_msg(fta_fd_t *fd, const void *buf, size_t len, double at,
     absorb(fd);
     /* Failed sets differ: exchange lists (at most once a period per
      * peer).  A notice lost on the way is repaired this way. */
-    if (m->type != FD_BYE && (m->ndead != fd->norder || m->digest != fd->digest)) {
+    if (m->type != FD_BYE &&
+        (m->ndead != fd->norder || m->digest != fd->digest)) {
         double t = now_mono();
         int answer = m->type == FD_SYNC && m->arg == 1;
         if (answer || t - fd->sync_at[src] >= fd->cfg.period) {
@@ -966,8 +968,7 @@ int fta_fd_create(const fta_fd_cfg_t *cfg, fta_fd_t **out, fta_fd_addr_t *self,
         goto fail;
     self->pid = (int32_t)getpid();
     char st;
-    if (cfg->use_proc &&
-        proc_read(self->pid, &st, &self->start) == PROC_ALIVE)
+    if (cfg->use_proc && proc_read(self->pid, &st, &self->start) == PROC_ALIVE)
         self->host = host_key();
     *out = fd;
     return 0;

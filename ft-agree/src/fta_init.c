@@ -160,8 +160,9 @@ static int fta_setup(void)
     else if (forced && !strcmp(tr, "fabric") && fta_fd_have_fabric())
         transport = FTA_FD_FABRIC;
     else if (forced && !strcmp(tr, "fabric"))
-        env_bad("ft-agree: FTA_FD_TRANSPORT='fabric': this build has no "
-                "libfabric transport (configure found no libfabric)" FTA_ENV_CLASS);
+        env_bad(
+            "ft-agree: FTA_FD_TRANSPORT='fabric': this build has no "
+            "libfabric transport (configure found no libfabric)" FTA_ENV_CLASS);
     else if (forced)
         env_bad("ft-agree: FTA_FD_TRANSPORT='%s' must be fabric or "
                 "udp" FTA_ENV_CLASS,
@@ -204,9 +205,15 @@ static int fta_setup(void)
     fta_fd_addr_t self, *all = calloc((size_t)n, sizeof *all);
     if (!all)
         return MPI_ERR_NO_MEM;
-    fta_fd_cfg_t fc_cfg = {fta_rt.world_rank, n,         nonce,
-                           period / 1000.0,   timeout / 1000.0, observers,
-                           transport,         use_proc,  ip};
+    fta_fd_cfg_t fc_cfg = {fta_rt.world_rank,
+                           n,
+                           nonce,
+                           period / 1000.0,
+                           timeout / 1000.0,
+                           observers,
+                           transport,
+                           use_proc,
+                           ip};
     char why[300];
     int rc;
     for (;;) {

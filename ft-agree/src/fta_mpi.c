@@ -319,8 +319,8 @@ FTA_EXPORT int FTA_Failure_time(int world_rank, double *when)
     return MPI_SUCCESS;
 }
 
-FTA_EXPORT int FTA_Detector_stats(unsigned long long counts[5],
-                                  char *transport, int len)
+FTA_EXPORT int FTA_Detector_stats(unsigned long long counts[5], char *transport,
+                                  int len)
 {
     if (!counts || !fta_rt.fd)
         return MPI_ERR_ARG;

@@ -37,11 +37,11 @@
 #define W        (FDS_MAXP * FDS_MAXP * FDS_MAXP / 64)
 
 typedef struct fds_state {
-    uint8_t alive;             /* bit p */
-    uint8_t known[FDS_MAXP];   /* known[p]: bit r = p knows r dead */
+    uint8_t alive;           /* bit p */
+    uint8_t known[FDS_MAXP]; /* known[p]: bit r = p knows r dead */
     uint8_t crashes, pad[7];
-    uint64_t sent[W];          /* bit (p, r, b): p sent notice r to b */
-    uint64_t flight[W];        /* bit (p, r, b): that message in flight */
+    uint64_t sent[W];   /* bit (p, r, b): p sent notice r to b */
+    uint64_t flight[W]; /* bit (p, r, b): that message in flight */
 } fds_state_t;
 
 #ifdef FTA_SEEDED_BUG
@@ -205,11 +205,11 @@ static size_t enabled(const fds_t *x, const fnode_t *nd, fev_t *out)
             for (uint32_t b = 0; b < P; b++) {
                 if (!bget(s->flight, bit(P, p, r, b)))
                     continue;
-                out[n++] = (fev_t){E_DELIVER, (uint8_t)p, (uint8_t)r,
-                                   (uint8_t)b};
+                out[n++] =
+                    (fev_t){E_DELIVER, (uint8_t)p, (uint8_t)r, (uint8_t)b};
                 if (!(s->alive >> p & 1))
-                    out[n++] = (fev_t){E_LOSE, (uint8_t)p, (uint8_t)r,
-                                       (uint8_t)b};
+                    out[n++] =
+                        (fev_t){E_LOSE, (uint8_t)p, (uint8_t)r, (uint8_t)b};
             }
     return n;
 }
@@ -340,8 +340,8 @@ static void check_final(fds_t *x, const fnode_t *nd)
     }
     x->finals++;
     if (why[0] && !x->violations++) {
-        size_t o = (size_t)snprintf(x->first, sizeof x->first, "%s; crashed:",
-                                    why);
+        size_t o =
+            (size_t)snprintf(x->first, sizeof x->first, "%s; crashed:", why);
         for (uint32_t p = 0; p < x->P && o < sizeof x->first - 8; p++)
             if (!(s->alive >> p & 1))
                 o += (size_t)snprintf(x->first + o, sizeof x->first - o, " %u",

@@ -92,8 +92,9 @@ int main(int argc, char **argv)
         MPIX_Comm_get_failed(MPI_COMM_WORLD, &fg);
         MPI_Group_size(fg, &nf);
         MPI_Group_free(&fg);
-        fprintf(rep, "%s rank %d: idle %.0f s, %d rounds, rc=%d agree rc=%d "
-                     "failed=%d\n",
+        fprintf(rep,
+                "%s rank %d: idle %.0f s, %d rounds, rc=%d agree rc=%d "
+                "failed=%d\n",
                 rc == MPI_SUCCESS && rc2 == MPI_SUCCESS && nf == 0 ? "OK"
                                                                    : "FAIL",
                 rank, secs, rounds, rc, rc2, nf);
