@@ -17,7 +17,7 @@ EXTRA_DIST += ft-agree/README.md ft-agree/man/ftagree.7.md ft-agree/DESIGN.md \
 	ft-agree/bench/fta-detect.sh ft-agree/bench/RESULTS.md \
 	ft-agree/ftagree.pc.in
 FORMAT_FILES += ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
-	ft-agree/src/fta_wire.c ft-agree/src/fta_sim.c ft-agree/src/fta_mpi.c \
+	ft-agree/src/fta_wire.c ft-agree/src/fta_sim.c ft-agree/src/fta_mpi.c ft-agree/src/fta_fd_tx.c \
 	ft-agree/src/fta_ulfm.c ft-agree/src/fta_fd.c ft-agree/src/fta_comm.c \
 	ft-agree/src/fta_req.c ft-agree/src/fta_clone.c ft-agree/src/fta_init.c \
 	ft-agree/src/fta_node.c ft-agree/src/fta_sim_bench.c \
@@ -47,7 +47,7 @@ ft_agree_libftasim_la_LIBADD = ft-agree/libftacore.la
 lib_LTLIBRARIES += ft-agree/libftagree.la
 ft_agree_libftagree_la_SOURCES = ft-agree/src/fta_mpi.c ft-agree/src/fta_init.c \
 	ft-agree/src/fta_ulfm.c ft-agree/src/fta_comm.c ft-agree/src/fta_req.c \
-	ft-agree/src/fta_fd.c ft-agree/src/fta_fd.h \
+	ft-agree/src/fta_fd.c ft-agree/src/fta_fd.h ft-agree/src/fta_fd_tx.c ft-agree/src/fta_fd_tx.h \
 	ft-agree/src/fta_mpi_int.h ft-agree/include/mpix_ft.h
 ft_agree_libftagree_la_CPPFLAGS = $(FTA_CPPFLAGS) $(FTA_FABRIC_CPPFLAGS)
 ft_agree_libftagree_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) $(FABRIC_CFLAGS) \

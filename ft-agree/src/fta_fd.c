@@ -1,17 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fta_fd.c: the failure detector (see fta_fd.h): ring observation,
- * notices over the binomial graph, over libfabric or UDP.
- *
- * Transports.  libfabric (FTA_HAVE_FABRIC): a reliable-datagram endpoint
- * (FI_EP_RDM) with FI_MSG, the provider libfabric ranks first for it, or
- * the one FI_PROVIDER names; small messages are injected, the completion
- * queue is waited on through its file descriptor where the provider offers
- * one (polled every period/20 otherwise).  UDP: plain datagram sockets,
- * heartbeats counted from their arrival in the kernel (SO_TIMESTAMPNS) and
- * drops noticed (SO_RXQ_OVFL).  Either way a dead peer costs nothing but
- * an error completion or a lost datagram, and addresses are exchanged by
- * the MPI layer at initialisation.
+ * notices over the binomial graph; the transports are in fta_fd_tx.c.
  */
 #include <errno.h>
 #include <poll.h>
@@ -26,24 +16,15 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#ifdef FTA_HAVE_FABRIC
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_eq.h>
-#include <rdma/fi_errno.h>
-#endif
 #include "fta_fd.h"
+#include "fta_fd_tx.h"
 #include "fta_int.h"
 #include "pvas_log.h"
 
 #define FD_MAGIC 0xFAFD0002u
 enum { FD_HB = 1, FD_DEAD = 2, FD_BYE = 3, FD_SYNC = 4 };
 #define FD_LIST_MAX 200
-#define FD_MSG_MAX  1024
 
 typedef struct fd_msg {
     uint32_t magic, type, src, arg; /* DEAD: the rank; SYNC: 1 = answer */
@@ -54,41 +35,10 @@ typedef struct fd_msg {
 } fd_msg_t;
 #define FD_HDR offsetof(fd_msg_t, list)
 
-#ifdef FTA_HAVE_FABRIC
-enum { NRX = 32, NTX = 64 };
-typedef struct fslot {
-    struct fi_context2 ctx; /* first: op_context points here */
-    int rx, busy, ready;    /* ready: received, not yet taken */
-    size_t len;
-    unsigned char buf[FD_MSG_MAX];
-} fslot_t;
-#endif
-
-typedef struct tx {
-    int kind;
-    char name[80];
-    /* UDP */
-    int sock;
-    struct sockaddr_in *peer;
-    uint32_t drops;
-#ifdef FTA_HAVE_FABRIC
-    struct fi_info *info;
-    struct fid_fabric *fab;
-    struct fid_domain *dom;
-    struct fid_av *av;
-    struct fid_cq *cq;
-    struct fid_ep *ep;
-    fi_addr_t *fiaddr;
-    int waitfd; /* -1: poll the queue */
-    size_t inject;
-    fslot_t *rx, *tx;
-#endif
-} tx_t;
-
 struct fta_fd {
     fta_fd_cfg_t cfg;
     int rank, size, K;
-    tx_t tx;
+    fd_tx_t *tx;
     double *last_seen; /* monotonic; observed ranks */
     double *sync_at;   /* last list exchange with a rank */
     _Atomic double *detect_at;
@@ -113,20 +63,6 @@ struct fta_fd {
     _Atomic uint64_t st_hb, st_notice, st_sync, st_other, st_periods;
 };
 
-static double now_mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double now_real(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static uint32_t mix32(uint32_t x)
 {
     x = (x + 1) * 0x9e3779b1u;
@@ -134,418 +70,6 @@ static uint32_t mix32(uint32_t x)
     x *= 0x85ebca77u;
     x ^= x >> 13;
     return x;
-}
-
-/* ------------------------------------------------------------------ */
-/* Transports                                                          */
-/* ------------------------------------------------------------------ */
-
-int fta_fd_have_fabric(void)
-{
-#ifdef FTA_HAVE_FABRIC
-    return 1;
-#else
-    return 0;
-#endif
-}
-
-static int udp_open(fta_fd_t *fd, fta_fd_addr_t *self, char *why, size_t wl)
-{
-    tx_t *t = &fd->tx;
-    t->sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (t->sock < 0) {
-        snprintf(why, wl, "UDP socket: %s", strerror(errno));
-        return -errno;
-    }
-    const char *ip =
-        fd->cfg.udp_addr && *fd->cfg.udp_addr ? fd->cfg.udp_addr : "127.0.0.1";
-    struct sockaddr_in a = {0};
-    a.sin_family = AF_INET;
-    if (inet_pton(AF_INET, ip, &a.sin_addr) != 1) {
-        snprintf(why, wl, "FTA_FD_ADDR='%s' is not an IPv4 address", ip);
-        return -EINVAL;
-    }
-    int on = 1;
-    socklen_t len = sizeof a;
-    if (setsockopt(t->sock, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) < 0 ||
-        setsockopt(t->sock, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof on) < 0 ||
-        bind(t->sock, (struct sockaddr *)&a, sizeof a) < 0 ||
-        getsockname(t->sock, (struct sockaddr *)&a, &len) < 0) {
-        int e = errno;
-        snprintf(why, wl, "UDP socket on %s: %s", ip, strerror(e));
-        return -e;
-    }
-    memcpy(self->name, &a, sizeof a);
-    self->namelen = sizeof a;
-    snprintf(t->name, sizeof t->name, "udp");
-    return 0;
-}
-
-static int udp_connect(fta_fd_t *fd, const fta_fd_addr_t *peers)
-{
-    tx_t *t = &fd->tx;
-    t->peer = calloc((size_t)fd->size, sizeof *t->peer);
-    if (!t->peer)
-        return -ENOMEM;
-    for (int p = 0; p < fd->size; p++) {
-        if (peers[p].namelen != sizeof t->peer[p])
-            return -EINVAL;
-        memcpy(&t->peer[p], peers[p].name, sizeof t->peer[p]);
-    }
-    return 0;
-}
-
-#ifdef FTA_HAVE_FABRIC
-static void fab_progress(fta_fd_t *fd, int take, int *heard);
-
-static int fab_open(fta_fd_t *fd, fta_fd_addr_t *self, char *why, size_t wl)
-{
-    tx_t *t = &fd->tx;
-    struct fi_info *h = fi_allocinfo();
-    int rc;
-    if (!h)
-        return -ENOMEM;
-    h->ep_attr->type = FI_EP_RDM;
-    h->caps = FI_MSG;
-    h->mode = FI_CONTEXT | FI_CONTEXT2;
-    h->domain_attr->threading = FI_THREAD_DOMAIN;
-    h->domain_attr->mr_mode = 0;
-    h->tx_attr->msg_order = 0;
-    rc = fi_getinfo(FI_VERSION(1, 5), NULL, NULL, 0, h, &t->info);
-    fi_freeinfo(h);
-    if (rc) {
-        const char *pv = getenv("FI_PROVIDER");
-        snprintf(why, wl,
-                 "no libfabric provider with FI_EP_RDM and FI_MSG%s%s%s: %s",
-                 pv ? " (FI_PROVIDER='" : "", pv ? pv : "", pv ? "')" : "",
-                 fi_strerror(-rc));
-        t->info = NULL;
-        return -ENODEV;
-    }
-    struct fi_info *i = t->info;
-    snprintf(t->name, sizeof t->name, "fabric:%s", i->fabric_attr->prov_name);
-    const char *step = "fabric";
-    if ((rc = fi_fabric(i->fabric_attr, &t->fab, NULL)))
-        goto fail;
-    step = "domain";
-    if ((rc = fi_domain(t->fab, i, &t->dom, NULL)))
-        goto fail;
-    struct fi_av_attr av = {0};
-    av.type = FI_AV_TABLE;
-    av.count = (size_t)fd->size;
-    step = "address vector";
-    if ((rc = fi_av_open(t->dom, &av, &t->av, NULL)))
-        goto fail;
-    struct fi_cq_attr cq = {0};
-    cq.format = FI_CQ_FORMAT_MSG;
-    cq.size = NRX + NTX + 64;
-    cq.wait_obj = FI_WAIT_FD;
-    t->waitfd = -1;
-    if (fi_cq_open(t->dom, &cq, &t->cq, NULL) == 0) {
-        if (fi_control(&t->cq->fid, FI_GETWAIT, &t->waitfd) != 0)
-            t->waitfd = -1;
-    } else {
-        cq.wait_obj = FI_WAIT_NONE;
-        step = "completion queue";
-        if ((rc = fi_cq_open(t->dom, &cq, &t->cq, NULL)))
-            goto fail;
-    }
-    step = "endpoint";
-    if ((rc = fi_endpoint(t->dom, i, &t->ep, NULL)))
-        goto fail;
-    step = "endpoint binding";
-    if ((rc = fi_ep_bind(t->ep, &t->av->fid, 0)) ||
-        (rc = fi_ep_bind(t->ep, &t->cq->fid, FI_TRANSMIT | FI_RECV)))
-        goto fail;
-    step = "endpoint enable";
-    if ((rc = fi_enable(t->ep)))
-        goto fail;
-    size_t len = sizeof self->name;
-    step = "address";
-    if ((rc = fi_getname(&t->ep->fid, self->name, &len)))
-        goto fail;
-    self->namelen = (uint32_t)len;
-    t->inject = i->tx_attr->inject_size;
-    t->rx = calloc(NRX, sizeof *t->rx);
-    t->tx = calloc(NTX, sizeof *t->tx);
-    if (!t->rx || !t->tx)
-        return -ENOMEM;
-    step = "receive";
-    for (int k = 0; k < NRX; k++) {
-        t->rx[k].rx = 1;
-        if ((rc = (int)fi_recv(t->ep, t->rx[k].buf, FD_MSG_MAX, NULL,
-                               FI_ADDR_UNSPEC, &t->rx[k].ctx)))
-            goto fail;
-    }
-    return 0;
-fail:
-    snprintf(why, wl, "libfabric provider %s: %s: %s",
-             i->fabric_attr->prov_name, step, fi_strerror(rc < 0 ? -rc : rc));
-    return -EIO;
-}
-
-static int fab_connect(fta_fd_t *fd, const fta_fd_addr_t *peers)
-{
-    tx_t *t = &fd->tx;
-    t->fiaddr = calloc((size_t)fd->size, sizeof *t->fiaddr);
-    if (!t->fiaddr)
-        return -ENOMEM;
-    for (int p = 0; p < fd->size; p++) {
-        /* a name padded with zeros: providers read their address length */
-        unsigned char name[512] = {0};
-        memcpy(name, peers[p].name, peers[p].namelen);
-        if (fi_av_insert(t->av, name, 1, &t->fiaddr[p], 0, NULL) != 1)
-            return -EIO;
-    }
-    return 0;
-}
-
-static void fab_close(tx_t *t)
-{
-    if (t->ep)
-        fi_close(&t->ep->fid);
-    if (t->cq)
-        fi_close(&t->cq->fid);
-    if (t->av)
-        fi_close(&t->av->fid);
-    if (t->dom)
-        fi_close(&t->dom->fid);
-    if (t->fab)
-        fi_close(&t->fab->fid);
-    if (t->info)
-        fi_freeinfo(t->info);
-    free(t->fiaddr);
-    free(t->rx);
-    free(t->tx);
-}
-
-static void fab_send(fta_fd_t *fd, int to, const void *buf, size_t len)
-{
-    tx_t *t = &fd->tx;
-    for (int tries = 0; tries < 4; tries++) {
-        ssize_t rc;
-        if (len <= t->inject) {
-            rc = fi_inject(t->ep, buf, len, t->fiaddr[to]);
-        } else {
-            fslot_t *s = NULL;
-            for (int k = 0; k < NTX && !s; k++)
-                if (!t->tx[k].busy)
-                    s = &t->tx[k];
-            if (!s) {
-                rc = -FI_EAGAIN;
-            } else {
-                memcpy(s->buf, buf, len);
-                rc = fi_send(t->ep, s->buf, len, NULL, t->fiaddr[to], &s->ctx);
-                if (rc == 0)
-                    s->busy = 1;
-            }
-        }
-        if (rc != -FI_EAGAIN)
-            return; /* sent, or an error: lost like a datagram */
-        fab_progress(fd, 0, NULL);
-    }
-}
-#endif
-
-static void tx_close(fta_fd_t *fd)
-{
-    tx_t *t = &fd->tx;
-#ifdef FTA_HAVE_FABRIC
-    if (t->kind == FTA_FD_FABRIC)
-        fab_close(t);
-#endif
-    if (t->sock >= 0)
-        close(t->sock);
-    free(t->peer);
-}
-
-static void tx_send(fta_fd_t *fd, int to, fd_msg_t *m)
-{
-    size_t len = FD_HDR + (m->type == FD_SYNC ? m->count * 4u : 0);
-    m->magic = FD_MAGIC;
-    m->src = (uint32_t)fd->rank;
-    m->nonce = fd->cfg.nonce;
-    m->ndead = fd->norder;
-    m->digest = fd->digest;
-    switch (m->type) {
-    case FD_HB:
-        fd->st_hb++;
-        break;
-    case FD_DEAD:
-        fd->st_notice++;
-        break;
-    case FD_SYNC:
-        fd->st_sync++;
-        break;
-    default:
-        fd->st_other++;
-        break;
-    }
-#ifdef FTA_HAVE_FABRIC
-    if (fd->tx.kind == FTA_FD_FABRIC) {
-        fab_send(fd, to, m, len);
-        return;
-    }
-#endif
-    (void)sendto(fd->tx.sock, m, len, MSG_DONTWAIT,
-                 (struct sockaddr *)&fd->tx.peer[to], sizeof fd->tx.peer[to]);
-}
-
-static int take_msg(fta_fd_t *fd, const void *buf, size_t len, double at,
-                    int *heard);
-static void absorb(fta_fd_t *fd);
-
-/* UDP: every datagram waiting, with its kernel arrival time. */
-static int udp_drain(fta_fd_t *fd, double since)
-{
-    int heard = 0, lost = 0;
-    for (;;) {
-        union {
-            fd_msg_t m;
-            unsigned char raw[FD_MSG_MAX];
-        } u;
-        union {
-            char buf[CMSG_SPACE(sizeof(struct timespec)) +
-                     CMSG_SPACE(sizeof(uint32_t))];
-            struct cmsghdr align;
-        } cb;
-        struct iovec iov = {&u, sizeof u};
-        struct msghdr mh = {0};
-        mh.msg_iov = &iov;
-        mh.msg_iovlen = 1;
-        mh.msg_control = cb.buf;
-        mh.msg_controllen = sizeof cb.buf;
-        ssize_t n = recvmsg(fd->tx.sock, &mh, MSG_DONTWAIT);
-        if (n < 0)
-            break;
-        double at = now_mono();
-        for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
-             c = CMSG_NXTHDR(&mh, c)) {
-            if (c->cmsg_level != SOL_SOCKET)
-                continue;
-            if (c->cmsg_type == SCM_TIMESTAMPNS) {
-                struct timespec ts;
-                memcpy(&ts, CMSG_DATA(c), sizeof ts);
-                double ago =
-                    now_real() - ((double)ts.tv_sec + ts.tv_nsec * 1e-9);
-                if (ago > 0 && ago < 3600) /* ignore clock steps */
-                    at -= ago;
-            } else if (c->cmsg_type == SO_RXQ_OVFL) {
-                uint32_t drops;
-                memcpy(&drops, CMSG_DATA(c), sizeof drops);
-                if (drops != fd->tx.drops) {
-                    fd->tx.drops = drops;
-                    lost = 1;
-                }
-            }
-        }
-        int h = 0;
-        take_msg(fd, &u, (size_t)n, at, &h);
-        if (h && at > since)
-            heard++;
-    }
-    return lost ? -1 : heard;
-}
-
-#ifdef FTA_HAVE_FABRIC
-static void fab_repost(tx_t *t, fslot_t *s)
-{
-    s->ready = 0;
-    (void)fi_recv(t->ep, s->buf, FD_MSG_MAX, NULL, FI_ADDR_UNSPEC, &s->ctx);
-}
-
-/* Completions: received messages go to take_msg when take is set, else
- * they wait in their buffer for the next drain (fab_send makes progress
- * from inside take_msg); finished sends free their slot. */
-static void fab_progress(fta_fd_t *fd, int take, int *heard)
-{
-    tx_t *t = &fd->tx;
-    if (take)
-        for (int k = 0; k < NRX; k++)
-            if (t->rx[k].ready) {
-                int h = 0;
-                take_msg(fd, t->rx[k].buf, t->rx[k].len, now_mono(), &h);
-                *heard += h;
-                fab_repost(t, &t->rx[k]);
-            }
-    for (;;) {
-        struct fi_cq_msg_entry e[16];
-        ssize_t n = fi_cq_read(t->cq, e, 16);
-        if (n == -FI_EAVAIL) {
-            struct fi_cq_err_entry err = {0};
-            if (fi_cq_readerr(t->cq, &err, 0) > 0 && err.op_context) {
-                fslot_t *s = (fslot_t *)err.op_context;
-                if (s->rx)
-                    fab_repost(t, s);
-                else
-                    s->busy = 0;
-            }
-            continue;
-        }
-        if (n <= 0)
-            return;
-        double at = now_mono();
-        for (ssize_t k = 0; k < n; k++) {
-            fslot_t *s = (fslot_t *)e[k].op_context;
-            if (!s)
-                continue;
-            if (!s->rx) {
-                s->busy = 0;
-            } else if (take) {
-                int h = 0;
-                take_msg(fd, s->buf, e[k].len, at, &h);
-                *heard += h;
-                fab_repost(t, s);
-            } else {
-                s->ready = 1;
-                s->len = e[k].len;
-            }
-        }
-    }
-}
-#endif
-
-/* Everything that arrived; returns how many messages of live peers came,
- * or -1 when the transport dropped some. */
-static int tx_drain(fta_fd_t *fd, double since)
-{
-#ifdef FTA_HAVE_FABRIC
-    if (fd->tx.kind == FTA_FD_FABRIC) {
-        int heard = 0;
-        (void)since;
-        fab_progress(fd, 1, &heard);
-        return heard;
-    }
-#endif
-    return udp_drain(fd, since);
-}
-
-/* Sleep until something may have arrived, at most ms. */
-static void tx_wait(fta_fd_t *fd, int ms)
-{
-    if (ms < 1)
-        ms = 1;
-#ifdef FTA_HAVE_FABRIC
-    tx_t *t = &fd->tx;
-    if (t->kind == FTA_FD_FABRIC) {
-        if (t->waitfd >= 0) {
-            struct fid *f = &t->cq->fid;
-            if (fi_trywait(t->fab, &f, 1) == FI_SUCCESS) {
-                struct pollfd pf = {t->waitfd, POLLIN, 0};
-                (void)poll(&pf, 1, ms);
-            }
-            return;
-        }
-        int step = (int)(fd->cfg.period * 50.0); /* period / 20 */
-        if (step < 1)
-            step = 1;
-        struct timespec ts = {0, (long)(ms < step ? ms : step) * 1000000L};
-        nanosleep(&ts, NULL);
-        return;
-    }
-#endif
-    struct pollfd pf = {fd->tx.sock, POLLIN, 0};
-    (void)poll(&pf, 1, ms);
 }
 
 /* ------------------------------------------------------------------ */
@@ -622,8 +146,34 @@ void fta_fd_declare(fta_fd_t *fd, int rank)
     unsigned char was = atomic_exchange(&fd->dead[rank], 1);
     if (was)
         return;
-    fd->detect_at[rank] = now_real();
+    fd->detect_at[rank] = fd_now_real();
     atomic_fetch_add(&fd->gen, 1);
+}
+
+/* Fill in the header (our failed set's size and digest), count, send. */
+static void fd_send(fta_fd_t *fd, int to, fd_msg_t *m)
+{
+    size_t len = FD_HDR + (m->type == FD_SYNC ? m->count * 4u : 0);
+    m->magic = FD_MAGIC;
+    m->src = (uint32_t)fd->rank;
+    m->nonce = fd->cfg.nonce;
+    m->ndead = fd->norder;
+    m->digest = fd->digest;
+    switch (m->type) {
+    case FD_HB:
+        fd->st_hb++;
+        break;
+    case FD_DEAD:
+        fd->st_notice++;
+        break;
+    case FD_SYNC:
+        fd->st_sync++;
+        break;
+    default:
+        fd->st_other++;
+        break;
+    }
+    fd_tx_send(fd->tx, to, m, len);
 }
 
 static void send_type(fta_fd_t *fd, int to, uint32_t type, uint32_t arg)
@@ -632,7 +182,7 @@ static void send_type(fta_fd_t *fd, int to, uint32_t type, uint32_t arg)
     memset(&m, 0, FD_HDR);
     m.type = type;
     m.arg = arg;
-    tx_send(fd, to, &m);
+    fd_send(fd, to, &m);
 }
 
 /* Our failed set to `to`, in as many messages as it takes; answer: ask
@@ -647,7 +197,7 @@ static void send_sync(fta_fd_t *fd, int to, int answer)
         m.arg = (uint32_t)answer;
         while (i < fd->norder && m.count < FD_LIST_MAX)
             m.list[m.count++] = fd->order[i++];
-        tx_send(fd, to, &m);
+        fd_send(fd, to, &m);
     } while (i < fd->norder);
 }
 
@@ -662,10 +212,17 @@ static void learn(fta_fd_t *fd, uint32_t r)
         fta_fd_declare(fd, (int)r);
 }
 
-static int take_msg(fta_fd_t *fd, const void *buf, size_t len, double at,
-                    int *heard)
+static void absorb(fta_fd_t *fd);
+
+/* The transport's receiver (fd_rx_fn). */
+static int take_msg(void *ctx, const void *buf, size_t len, double at)
 {
-    const fd_msg_t *m = buf;
+    fta_fd_t *fd = ctx;
+    fd_msg_t m0;
+    const fd_msg_t *m = &m0;
+    if (len > sizeof m0)
+        return 0;
+    memcpy(&m0, buf, len);
     if (len < FD_HDR || m->magic != FD_MAGIC || m->nonce != fd->cfg.nonce ||
         m->src >= (uint32_t)fd->size || (int)m->src == fd->rank ||
         fd->dead[m->src])
@@ -676,7 +233,6 @@ static int take_msg(fta_fd_t *fd, const void *buf, size_t len, double at,
     uint32_t src = m->src;
     if (at > fd->last_seen[src])
         fd->last_seen[src] = at;
-    *heard = 1;
     switch (m->type) {
     case FD_BYE:
         if (!fd->gone[src]) {
@@ -699,7 +255,7 @@ static int take_msg(fta_fd_t *fd, const void *buf, size_t len, double at,
      * peer).  A notice lost on the way is repaired this way. */
     if (m->type != FD_BYE &&
         (m->ndead != fd->norder || m->digest != fd->digest)) {
-        double t = now_mono();
+        double t = fd_now_mono();
         int answer = m->type == FD_SYNC && m->arg == 1;
         if (answer || t - fd->sync_at[src] >= fd->cfg.period) {
             fd->sync_at[src] = t;
@@ -708,38 +264,7 @@ static int take_msg(fta_fd_t *fd, const void *buf, size_t len, double at,
             send_sync(fd, (int)src, m->type != FD_SYNC);
         }
     }
-    return 0;
-}
-
-/* A dead peer's leftovers: the shm provider's region of a killed process
- * stays in /dev/shm (its name is the address); remove it. */
-static void tx_forget(fta_fd_t *fd, int p)
-{
-#ifdef FTA_HAVE_FABRIC
-    tx_t *t = &fd->tx;
-    if (t->kind != FTA_FD_FABRIC || !fd->addr[p].namelen ||
-        strcmp(t->info->fabric_attr->prov_name, "shm") != 0)
-        return;
-    char name[FTA_FD_NAME_MAX + 2] = "/";
-    const unsigned char *a = fd->addr[p].name;
-    size_t n = strnlen((const char *)a, fd->addr[p].namelen);
-    const char *base = (const char *)a;
-    const char *slash = NULL;
-    for (size_t i = 0; i < n; i++)
-        if (a[i] == '/')
-            slash = (const char *)a + i;
-    if (slash)
-        base = slash + 1;
-    size_t bl = n - (size_t)(base - (const char *)a);
-    if (bl == 0 || bl > FTA_FD_NAME_MAX)
-        return;
-    memcpy(name + 1, base, bl);
-    name[bl + 1] = 0;
-    (void)shm_unlink(name);
-#else
-    (void)fd;
-    (void)p;
-#endif
+    return 1;
 }
 
 /* Take in failures declared since the last look (by this thread, the
@@ -761,7 +286,7 @@ static void absorb(fta_fd_t *fd)
         fd->order[fd->norder++] = (uint32_t)p;
         fd->digest += mix32((uint32_t)p);
         fd->dirty = 1;
-        tx_forget(fd, p);
+        fd_tx_forget(fd->tx, &fd->addr[p]);
         pvas_log(PVAS_LOG_FTAGREE, PVAS_LOG_DEBUG,
                  "detector of rank %d: rank %d failed", fd->rank, p);
     }
@@ -846,12 +371,12 @@ static void *fd_thread(void *arg)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
-    double t = now_mono(), last_loop = t, next_hb = t;
+    double t = fd_now_mono(), last_loop = t, next_hb = t;
     double silence = fd->cfg.timeout - fd->cfg.period;
     fd->dirty = 1;
     settle(fd, t);
     while (!fd->stop) {
-        t = now_mono();
+        t = fd_now_mono();
         /* Messages that arrived meanwhile count (at their arrival time)
          * before anybody is judged.  When this thread did not run for a
          * while (the loop wakes every quarter period at most) and nobody
@@ -859,7 +384,7 @@ static void *fd_thread(void *arg)
          * (or datagrams were lost): then the stall is not counted as the
          * observed ranks' silence. */
         double gap = t - last_loop;
-        int heard = tx_drain(fd, last_loop);
+        int heard = fd_tx_drain(fd->tx, last_loop, take_msg, fd);
         settle(fd, t);
         if (gap > fd->cfg.period) {
             pvas_log(PVAS_LOG_FTAGREE, PVAS_LOG_INFO,
@@ -903,11 +428,11 @@ static void *fd_thread(void *arg)
             }
         }
         settle(fd, t);
-        int wait_ms = (int)((next_hb - now_mono()) * 1000.0);
+        int wait_ms = (int)((next_hb - fd_now_mono()) * 1000.0);
         int check_ms = (int)(fd->cfg.period * 250.0);
         if (wait_ms > check_ms)
             wait_ms = check_ms;
-        tx_wait(fd, wait_ms);
+        fd_tx_wait(fd->tx, wait_ms);
     }
     return NULL;
 }
@@ -930,8 +455,6 @@ int fta_fd_create(const fta_fd_cfg_t *cfg, fta_fd_t **out, fta_fd_addr_t *self,
     fd->rank = cfg->rank;
     fd->size = cfg->size;
     fd->K = cfg->observers;
-    fd->tx.sock = -1;
-    fd->tx.kind = cfg->transport;
     fd->last_seen = calloc(n, sizeof *fd->last_seen);
     fd->sync_at = calloc(n, sizeof *fd->sync_at);
     fd->detect_at = calloc(n, sizeof *fd->detect_at);
@@ -953,17 +476,8 @@ int fta_fd_create(const fta_fd_cfg_t *cfg, fta_fd_t **out, fta_fd_addr_t *self,
         goto fail;
     }
     memset(self, 0, sizeof *self);
-#ifdef FTA_HAVE_FABRIC
-    if (cfg->transport == FTA_FD_FABRIC)
-        rc = fab_open(fd, self, why, whylen);
-    else
-#endif
-        if (cfg->transport == FTA_FD_UDP)
-        rc = udp_open(fd, self, why, whylen);
-    else {
-        snprintf(why, whylen, "libfabric transport not built");
-        rc = -ENOTSUP;
-    }
+    rc = fd_tx_open(cfg->transport, cfg->size, cfg->period, cfg->udp_addr, self,
+                    &fd->tx, why, whylen);
     if (rc < 0)
         goto fail;
     self->pid = (int32_t)getpid();
@@ -979,13 +493,7 @@ fail:
 
 int fta_fd_start(fta_fd_t *fd, const fta_fd_addr_t *peers)
 {
-    int rc;
-#ifdef FTA_HAVE_FABRIC
-    if (fd->tx.kind == FTA_FD_FABRIC)
-        rc = fab_connect(fd, peers);
-    else
-#endif
-        rc = udp_connect(fd, peers);
+    int rc = fd_tx_connect(fd->tx, peers);
     if (rc < 0)
         return rc;
     for (int p = 0; p < fd->size; p++) {
@@ -1019,30 +527,17 @@ void fta_fd_stop(fta_fd_t *fd, int say_bye)
             if (fd->live[i] == (uint32_t)fd->rank)
                 me = i;
         uint32_t k = (uint32_t)fd->K < n - 1 ? (uint32_t)fd->K : n - 1;
-        int reps = fd->tx.kind == FTA_FD_UDP ? 3 : 1;
+        int reps = fd_tx_reliable(fd->tx) ? 1 : 3;
         for (int r = 0; r < reps; r++)
             for (uint32_t i = 1; i <= k; i++) {
                 send_type(fd, (int)fd->live[(me + n - i) % n], FD_BYE, 0);
                 if (fd->live[(me + i) % n] != fd->live[(me + n - i) % n])
                     send_type(fd, (int)fd->live[(me + i) % n], FD_BYE, 0);
             }
-#ifdef FTA_HAVE_FABRIC
-        if (fd->tx.kind == FTA_FD_FABRIC) {
-            /* let the goodbyes leave before the endpoint closes */
-            for (int i = 0; i < 100; i++) {
-                int busy = 0;
-                fab_progress(fd, 0, NULL);
-                for (int k2 = 0; k2 < NTX; k2++)
-                    busy |= fd->tx.tx[k2].busy;
-                if (!busy && i >= 10)
-                    break;
-                struct timespec ts = {0, 1000000L};
-                nanosleep(&ts, NULL);
-            }
-        }
-#endif
+        /* let the goodbyes leave before the endpoint closes */
+        fd_tx_flush(fd->tx);
     }
-    tx_close(fd);
+    fd_tx_close(fd->tx);
     for (uint32_t i = 0; fd->sent && i < fd->norder; i++)
         free(fd->sent[i]);
     free(fd->sent);
@@ -1089,5 +584,5 @@ void fta_fd_get_stats(const fta_fd_t *fd, fta_fd_stats_t *st)
 
 const char *fta_fd_transport_name(const fta_fd_t *fd)
 {
-    return fd->tx.name;
+    return fd_tx_name(fd->tx);
 }
