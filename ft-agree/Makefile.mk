@@ -12,7 +12,7 @@ EXTRA_DIST += ft-agree/README.md ft-agree/man/ftagree.7.md ft-agree/DESIGN.md \
 	ft-agree/tests/test_fta_fd_udp.sh ft-agree/tests/test_fta_fd_fabric_tcp.sh \
 	ft-agree/tests/test_fta_fd_fabric_udp.sh ft-agree/tests/test_fta_fd_fabric_shm.sh \
 	ft-agree/tests/test_fta_fd_fabric_sockets.sh ft-agree/tests/test_fta_fd_fabric_net.sh \
-	ft-agree/tests/test_fta_scale.sh \
+	ft-agree/tests/test_fta_scale.sh ft-agree/tests/fta_fi_probe.c \
 	ft-agree/.gitignore ft-agree/bench/fta-bench.sh \
 	ft-agree/bench/fta-detect.sh ft-agree/bench/RESULTS.md \
 	ft-agree/ftagree.pc.in
