@@ -24,7 +24,7 @@ top=$(pwd)
 packages="build-essential autoconf automake libtool pkg-config libcmocka-dev gdb
 libhwloc-dev hwloc libmpich-dev mpich procps gfortran libcoarrays-mpich-dev
 gnuplot-nox libhdf5-mpich-dev hdf5-tools python3 clang-format lowdown
-netpipe-mpich2 sqlite3 gzip"
+netpipe-mpich2 sqlite3 gzip libfabric-dev"
 
 missing=
 for p in $packages; do

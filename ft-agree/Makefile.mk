@@ -8,16 +8,24 @@ EXTRA_DIST += ft-agree/README.md ft-agree/man/ftagree.7.md ft-agree/DESIGN.md \
 	ft-agree/tests/README.md \
 	ft-agree/tests/test_fta_mpi.sh ft-agree/tests/fta-mpiexec \
 	ft-agree/tests/test_fta_mpich.sh ft-agree/tests/test_fta_sim_seeded.sh \
-	ft-agree/tests/test_fta_env.sh \
+	ft-agree/tests/test_fta_env.sh ft-agree/tests/fta-fd-kill.sh \
+	ft-agree/tests/test_fta_fd_udp.sh ft-agree/tests/test_fta_fd_fabric_tcp.sh \
+	ft-agree/tests/test_fta_fd_fabric_udp.sh ft-agree/tests/test_fta_fd_fabric_shm.sh \
+	ft-agree/tests/test_fta_fd_fabric_sockets.sh ft-agree/tests/test_fta_fd_fabric_net.sh \
+	ft-agree/tests/test_fta_scale.sh ft-agree/tests/fta_fi_probe.c \
 	ft-agree/.gitignore ft-agree/bench/fta-bench.sh \
 	ft-agree/bench/fta-detect.sh ft-agree/bench/RESULTS.md \
 	ft-agree/ftagree.pc.in
 FORMAT_FILES += ft-agree/src/fta_core.c ft-agree/src/fta_tree.c \
-	ft-agree/src/fta_wire.c ft-agree/src/fta_sim.c ft-agree/src/fta_mpi.c \
+	ft-agree/src/fta_wire.c ft-agree/src/fta_sim.c ft-agree/src/fta_mpi.c ft-agree/src/fta_fd_tx.c \
 	ft-agree/src/fta_ulfm.c ft-agree/src/fta_fd.c ft-agree/src/fta_comm.c \
 	ft-agree/src/fta_req.c ft-agree/src/fta_clone.c ft-agree/src/fta_init.c \
 	ft-agree/src/fta_node.c ft-agree/src/fta_sim_bench.c \
-	ft-agree/src/fta_sim_int.h
+	ft-agree/src/fta_sim_int.h ft-agree/src/fta_sim_fd.c
+
+if HAVE_FABRIC
+FTA_FABRIC_CPPFLAGS = -DFTA_HAVE_FABRIC
+endif
 
 if BUILD_FT_AGREE
 PVAS_MANS += ft-agree/man/ftagree.7
@@ -30,7 +38,8 @@ ft_agree_libftacore_la_SOURCES = ft-agree/src/fta_core.c ft-agree/src/fta_node.c
 ft_agree_libftacore_la_CPPFLAGS = $(FTA_CPPFLAGS)
 ft_agree_libftacore_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 ft_agree_libftasim_la_SOURCES = ft-agree/src/fta_sim.c ft-agree/src/fta_sim.h \
-	ft-agree/src/fta_sim_bench.c ft-agree/src/fta_sim_int.h
+	ft-agree/src/fta_sim_bench.c ft-agree/src/fta_sim_int.h \
+	ft-agree/src/fta_sim_fd.c
 ft_agree_libftasim_la_CPPFLAGS = $(FTA_CPPFLAGS)
 ft_agree_libftasim_la_LIBADD = ft-agree/libftacore.la
 
@@ -38,12 +47,13 @@ ft_agree_libftasim_la_LIBADD = ft-agree/libftacore.la
 lib_LTLIBRARIES += ft-agree/libftagree.la
 ft_agree_libftagree_la_SOURCES = ft-agree/src/fta_mpi.c ft-agree/src/fta_init.c \
 	ft-agree/src/fta_ulfm.c ft-agree/src/fta_comm.c ft-agree/src/fta_req.c \
-	ft-agree/src/fta_fd.c ft-agree/src/fta_fd.h \
+	ft-agree/src/fta_fd.c ft-agree/src/fta_fd.h ft-agree/src/fta_fd_tx.c ft-agree/src/fta_fd_tx.h \
 	ft-agree/src/fta_mpi_int.h ft-agree/include/mpix_ft.h
-ft_agree_libftagree_la_CPPFLAGS = $(FTA_CPPFLAGS)
-ft_agree_libftagree_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) \
+ft_agree_libftagree_la_CPPFLAGS = $(FTA_CPPFLAGS) $(FTA_FABRIC_CPPFLAGS)
+ft_agree_libftagree_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) $(FABRIC_CFLAGS) \
 	-fvisibility=hidden
-ft_agree_libftagree_la_LIBADD = common/libpvaslog.la ft-agree/libftacore.la $(MPI_LIBS) -lpthread
+ft_agree_libftagree_la_LIBADD = common/libpvaslog.la ft-agree/libftacore.la \
+	$(FABRIC_LIBS) $(MPI_LIBS) -lpthread
 ft_agree_libftagree_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 
 ftagreeincludedir = $(includedir)
@@ -74,7 +84,7 @@ endif
 # runs both on the same schedules.
 check_PROGRAMS += ft-agree/tests/fta-sim-seeded
 ft_agree_tests_fta_sim_seeded_SOURCES = ft-agree/src/fta_simtool.c \
-	ft-agree/src/fta_sim.c ft-agree/src/fta_sim_bench.c \
+	ft-agree/src/fta_sim.c ft-agree/src/fta_sim_bench.c ft-agree/src/fta_sim_fd.c \
 	ft-agree/src/fta_core.c ft-agree/src/fta_node.c \
 	ft-agree/src/fta_tree.c \
 	ft-agree/src/fta_wire.c ft-agree/src/fta_clone.c
@@ -86,6 +96,16 @@ TESTS += ft-agree/tests/test_fta_sim_seeded.sh
 # Real-process failure tests (through test/mpi-run).
 check_PROGRAMS += ft-agree/tests/fta_mpi_scen ft-agree/tests/fta_mpi_detect
 TESTS += ft-agree/tests/test_fta_mpi.sh ft-agree/tests/test_fta_env.sh
+# The detector over each transport, heartbeats only: UDP and every
+# libfabric provider (an entry each; skipped where the provider is missing).
+TESTS += ft-agree/tests/test_fta_fd_udp.sh ft-agree/tests/test_fta_fd_fabric_tcp.sh \
+	ft-agree/tests/test_fta_fd_fabric_udp.sh ft-agree/tests/test_fta_fd_fabric_shm.sh \
+	ft-agree/tests/test_fta_fd_fabric_sockets.sh ft-agree/tests/test_fta_fd_fabric_net.sh
+if HAVE_FABRIC
+check_PROGRAMS += ft-agree/tests/fta_fi_probe
+ft_agree_tests_fta_fi_probe_CFLAGS = $(AM_CFLAGS) $(FABRIC_CFLAGS)
+ft_agree_tests_fta_fi_probe_LDADD = $(FABRIC_LIBS)
+endif
 # MPICH's test/mpi/ft programs (FTA_MPICH_SRC; skipped without it).
 TESTS += ft-agree/tests/test_fta_mpich.sh
 ft_agree_tests_fta_mpi_scen_CPPFLAGS = $(FTA_CPPFLAGS)
@@ -112,17 +132,40 @@ BENCH_TARGETS += fta-bench
 fta-bench: ft-agree/bench/fta_bench_mpi ft-agree/fta-sim test/mpi-run
 	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
 	$(SHELL) $(top_srcdir)/ft-agree/bench/fta-bench.sh
-CLEANFILES += ft-agree-bench.csv ft-agree-sim.csv
+CLEANFILES += ft-agree-bench.csv ft-agree-sim.csv ft-agree-detect.csv ft-agree-detect-model.csv
 BENCH_TARGETS += fta-bench-detect
 fta-bench-detect: ft-agree/bench/fta_bench_detect test/mpi-run
 	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
 	$(SHELL) $(top_srcdir)/ft-agree/bench/fta-detect.sh
 
 CHECK_LONG_TARGETS += fta-check-long
+# The kill tests with 5 and 6 ranks over each transport (every provider
+# offered here), 16 and 32 ranks with 2 and 3 simultaneous kills
+# (heartbeats only), the larger simulation spaces, and, with
+# FTA_MPICH_SRC, MPICH's test/mpi/ft 20 times in a row.
 fta-check-long: ft-agree/tests/test_fta_sim $(check_PROGRAMS) test/mpi-run
 	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
 	MPI_RUN='$(abs_top_builddir)/test/mpi-run' FTA_MPI_NP_MAX=6 \
 	$(SHELL) $(top_srcdir)/ft-agree/tests/test_fta_mpi.sh
+	set -e; for t in udp fabric; do \
+	  if [ $$t = udp ]; then provs=-; \
+	  elif [ -x ft-agree/tests/fta_fi_probe ]; then provs=$$(ft-agree/tests/fta_fi_probe | sed 's/;.*//' | sort -u); \
+	  else continue; fi; \
+	  for p in $$provs; do \
+	    [ $$p = - ] && p=; \
+	    abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+	    MPI_RUN='$(abs_top_builddir)/test/mpi-run' FTA_FD_KILL_NP_MAX=6 \
+	    $(SHELL) $(top_srcdir)/ft-agree/tests/fta-fd-kill.sh $$t $$p || [ $$? -eq 77 ]; \
+	  done; \
+	done
+	abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+	MPI_RUN='$(abs_top_builddir)/test/mpi-run' \
+	$(SHELL) $(top_srcdir)/ft-agree/tests/test_fta_scale.sh
 	FTA_SIM_LONG=1 ft-agree/tests/test_fta_sim
+	if [ -n "$${FTA_MPICH_SRC:-}" ]; then for i in $$(seq 1 20); do \
+	  echo "== test_fta_mpich.sh, run $$i of 20"; \
+	  abs_top_builddir='$(abs_top_builddir)' abs_top_srcdir='$(abs_top_srcdir)' \
+	  $(SHELL) $(top_srcdir)/ft-agree/tests/test_fta_mpich.sh || exit 1; \
+	done; fi
 endif
 .PHONY: fta-check-long fta-bench fta-bench-detect

@@ -16,7 +16,8 @@
  * communicator; use MPI_ERRORS_RETURN to see them.
  *
  * Thread safety: call from one thread at a time (MPI_THREAD_SERIALIZED at
- * most).  Environment: see ftagree(7) (FTA_FD_PERIOD_MS, FTA_FD_TIMEOUT_MS,
+ * most).  Environment: see ftagree(7) (FTA_FD_TRANSPORT, FTA_FD_OBSERVERS,
+ * FTA_FD_PERIOD_MS, FTA_FD_TIMEOUT_MS,
  * FTA_FD_ADDR, FTA_ARITY, FTA_FAST_MAX, FTA_FAULT_SEND; logging:
  * PVAS_LOG=ftagree:debug, or the deprecated FTA_LOG).
  */
@@ -58,6 +59,12 @@ int FTA_Failure_time(int world_rank, double *when);
  * it sends its n-th protocol message from now on (n >= 1; like
  * FTA_FAULT_SEND).  Returns MPI_SUCCESS or MPI_ERR_ARG. */
 int FTA_Test_kill_at_send(long n);
+/* ft-agree extension, for benchmarks: this process's failure-detector
+ * traffic so far: counts[0] heartbeats, [1] failure notices, [2] failed-set
+ * exchanges, [3] other messages (goodbyes) sent, [4] heartbeat periods
+ * elapsed; the transport's name ("udp", "fabric:PROVIDER") to transport
+ * (len bytes, may be NULL).  MPI_ERR_ARG before MPI_Init. */
+int FTA_Detector_stats(unsigned long long counts[5], char *transport, int len);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * fta_fd.c: heartbeat failure detector over UDP (see fta_fd.h).
- *
- * Transport choice: plain UDP sockets.  Heartbeats are tiny, loss-tolerant
- * and connectionless, so a dead peer costs nothing (no connection to tear
- * down, no blocking send), and the detector needs no fabric provider.
- * Addresses are exchanged by the MPI layer at initialisation.
+ * fta_fd.c: the failure detector (see fta_fd.h): ring observation,
+ * notices over the binomial graph; the transports are in fta_fd_tx.c.
  */
 #include <errno.h>
 #include <poll.h>
@@ -18,157 +14,68 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include "fta_fd.h"
+#include "fta_fd_tx.h"
+#include "fta_int.h"
 #include "pvas_log.h"
-#include "pvas_env.h"
 
-#define FD_MAGIC 0xFAFD0001u
-enum { FD_HB = 1, FD_DEAD = 2, FD_BYE = 3 };
+#define FD_MAGIC 0xFAFD0002u
+enum { FD_HB = 1, FD_DEAD = 2, FD_BYE = 3, FD_SYNC = 4 };
+#define FD_LIST_MAX 200
+
+typedef struct fd_msg {
+    uint32_t magic, type, src, arg; /* DEAD: the rank; SYNC: 1 = answer */
+    uint64_t nonce;
+    uint32_t ndead, digest; /* the sender's failed set */
+    uint32_t count, pad;    /* SYNC: entries of list */
+    uint32_t list[FD_LIST_MAX];
+} fd_msg_t;
+#define FD_HDR offsetof(fd_msg_t, list)
 
 struct fta_fd {
-    int rank, size, sock;
-    uint64_t nonce;
-    double period, timeout;
-    struct sockaddr_in *peer;
-    double *last_seen;         /* monotonic */
-    _Atomic double *detect_at; /* realtime */
+    fta_fd_cfg_t cfg;
+    int rank, size, K;
+    fd_tx_t *tx;
+    double *last_seen; /* monotonic; observed ranks */
+    double *sync_at;   /* last list exchange with a rank */
+    _Atomic double *detect_at;
     _Atomic unsigned char *dead;
-    unsigned char *gone; /* left cleanly */
+    unsigned char *gone;  /* left cleanly (detector thread) */
+    unsigned char *known; /* dead, as the detector thread has absorbed */
+    unsigned char *watch; /* observed now */
+    uint32_t *order, norder;
+    unsigned char **sent; /* per order entry: notice sent to rank */
+    uint32_t *live, nlive;
+    uint32_t bmg[2 * 33], nbmg;
+    uint32_t *obs, nobs; /* my observers: heartbeats go there */
+    uint32_t digest;
+    int dirty;
+    uint64_t absorbed_gen;
     _Atomic uint64_t gen;
     _Atomic int stop;
     pthread_t thr;
     int running;
-    uint32_t drops;       /* datagrams the socket dropped (SO_RXQ_OVFL) */
-    fta_fd_addr_t *addr;  /* the peers' addresses, pids, start times */
-    unsigned char *local; /* peer on this host, /proc usable for it */
+    fta_fd_addr_t *addr;
+    unsigned char *local;
+    _Atomic uint64_t st_hb, st_notice, st_sync, st_other, st_periods;
 };
 
-typedef struct fd_msg {
-    uint32_t magic, type, src, arg;
-    uint64_t nonce;
-} fd_msg_t;
-
-static double now_mono(void)
+static uint32_t mix32(uint32_t x)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    x = (x + 1) * 0x9e3779b1u;
+    x ^= x >> 15;
+    x *= 0x85ebca77u;
+    x ^= x >> 13;
+    return x;
 }
 
-static double now_real(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+/* ------------------------------------------------------------------ */
+/* Local liveness (/proc)                                              */
+/* ------------------------------------------------------------------ */
 
-static void fd_send(fta_fd_t *fd, int to, uint32_t type, uint32_t arg)
-{
-    fd_msg_t m = {FD_MAGIC, type, (uint32_t)fd->rank, arg, fd->nonce};
-    (void)sendto(fd->sock, &m, sizeof m, MSG_DONTWAIT,
-                 (struct sockaddr *)&fd->peer[to], sizeof fd->peer[to]);
-}
-
-static void fd_broadcast(fta_fd_t *fd, uint32_t type, uint32_t arg)
-{
-    for (int p = 0; p < fd->size; p++)
-        if (p != fd->rank && !fd->dead[p] && !fd->gone[p])
-            fd_send(fd, p, type, arg);
-}
-
-void fta_fd_declare(fta_fd_t *fd, int rank)
-{
-    if (rank < 0 || rank >= fd->size || rank == fd->rank)
-        return;
-    unsigned char was = atomic_exchange(&fd->dead[rank], 1);
-    if (was)
-        return;
-    fd->detect_at[rank] = now_real();
-    atomic_fetch_add(&fd->gen, 1);
-}
-
-/*
- * Receive every datagram waiting on the socket.  A heartbeat counts from
- * the time the kernel received it (SO_TIMESTAMPNS), not from the time this
- * thread got round to reading it.  Returns how many datagrams of live
- * peers arrived after `since` (monotonic), or -1 when the socket dropped
- * datagrams (SO_RXQ_OVFL) since the previous drain.
- */
-static int fd_drain(fta_fd_t *fd, double since)
-{
-    int heard = 0, lost = 0;
-    for (;;) {
-        fd_msg_t m;
-        union {
-            char buf[CMSG_SPACE(sizeof(struct timespec)) +
-                     CMSG_SPACE(sizeof(uint32_t))];
-            struct cmsghdr align;
-        } cb;
-        struct iovec iov = {&m, sizeof m};
-        struct msghdr mh = {0};
-        mh.msg_iov = &iov;
-        mh.msg_iovlen = 1;
-        mh.msg_control = cb.buf;
-        mh.msg_controllen = sizeof cb.buf;
-        ssize_t n = recvmsg(fd->sock, &mh, MSG_DONTWAIT);
-        if (n < 0)
-            break;
-        double at = now_mono();
-        for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
-             c = CMSG_NXTHDR(&mh, c)) {
-            if (c->cmsg_level != SOL_SOCKET)
-                continue;
-            if (c->cmsg_type == SCM_TIMESTAMPNS) {
-                struct timespec ts;
-                memcpy(&ts, CMSG_DATA(c), sizeof ts);
-                double ago =
-                    now_real() - ((double)ts.tv_sec + ts.tv_nsec * 1e-9);
-                if (ago > 0 && ago < 3600) /* ignore clock steps */
-                    at -= ago;
-            } else if (c->cmsg_type == SO_RXQ_OVFL) {
-                uint32_t drops;
-                memcpy(&drops, CMSG_DATA(c), sizeof drops);
-                if (drops != fd->drops) {
-                    fd->drops = drops;
-                    lost = 1;
-                }
-            }
-        }
-        if (n != (ssize_t)sizeof m || m.magic != FD_MAGIC ||
-            m.nonce != fd->nonce || m.src >= (uint32_t)fd->size ||
-            (int)m.src == fd->rank || fd->dead[m.src])
-            continue;
-        if (at > fd->last_seen[m.src])
-            fd->last_seen[m.src] = at;
-        if (at > since)
-            heard++;
-        if (m.type == FD_BYE) {
-            fd->gone[m.src] = 1;
-        } else if (m.type == FD_DEAD && m.arg < (uint32_t)fd->size) {
-            if ((int)m.arg == fd->rank) {
-                /* Declared dead by the others: stop for real, so that
-                 * nobody ever hears from a "dead" process. */
-                _exit(99);
-            }
-            if (!fd->dead[m.arg]) {
-                fta_fd_declare(fd, (int)m.arg);
-                fd_broadcast(fd, FD_DEAD, m.arg);
-            }
-        }
-    }
-    return lost ? -1 : heard;
-}
-
-/*
- * Local liveness.  A peer in the same boot and PID namespace (the usual
- * case: the ranks of a node) that missed two heartbeats is looked up in
- * /proc: no such process, a zombie, or a different process under the same
- * pid (another start time) means it is dead, without waiting for the
- * timeout.  Anything else (it exists, or /proc cannot tell) leaves the
- * decision to the heartbeats.
- */
 enum { PROC_ALIVE, PROC_GONE, PROC_UNKNOWN };
 
 static int proc_read(int32_t pid, char *st, uint64_t *start)
@@ -228,11 +135,234 @@ static uint64_t host_key(void)
     return h ? h : 1;
 }
 
-static int proc_wanted(void)
+/* ------------------------------------------------------------------ */
+/* The detector                                                        */
+/* ------------------------------------------------------------------ */
+
+void fta_fd_declare(fta_fd_t *fd, int rank)
 {
-    int on; /* a bad value ended the job in MPI_Init */
-    (void)pvas_env_bool("FTA_FD_PROC", 1, 0, &on);
-    return on;
+    if (rank < 0 || rank >= fd->size || rank == fd->rank)
+        return;
+    unsigned char was = atomic_exchange(&fd->dead[rank], 1);
+    if (was)
+        return;
+    fd->detect_at[rank] = fd_now_real();
+    atomic_fetch_add(&fd->gen, 1);
+}
+
+/* Fill in the header (our failed set's size and digest), count, send. */
+static void fd_send(fta_fd_t *fd, int to, fd_msg_t *m)
+{
+    size_t len = FD_HDR + (m->type == FD_SYNC ? m->count * 4u : 0);
+    m->magic = FD_MAGIC;
+    m->src = (uint32_t)fd->rank;
+    m->nonce = fd->cfg.nonce;
+    m->ndead = fd->norder;
+    m->digest = fd->digest;
+    switch (m->type) {
+    case FD_HB:
+        fd->st_hb++;
+        break;
+    case FD_DEAD:
+        fd->st_notice++;
+        break;
+    case FD_SYNC:
+        fd->st_sync++;
+        break;
+    default:
+        fd->st_other++;
+        break;
+    }
+    fd_tx_send(fd->tx, to, m, len);
+}
+
+static void send_type(fta_fd_t *fd, int to, uint32_t type, uint32_t arg)
+{
+    fd_msg_t m;
+    memset(&m, 0, FD_HDR);
+    m.type = type;
+    m.arg = arg;
+    fd_send(fd, to, &m);
+}
+
+/* Our failed set to `to`, in as many messages as it takes; answer: ask
+ * for the receiver's list in return. */
+static void send_sync(fta_fd_t *fd, int to, int answer)
+{
+    uint32_t i = 0;
+    do {
+        fd_msg_t m;
+        memset(&m, 0, FD_HDR);
+        m.type = FD_SYNC;
+        m.arg = (uint32_t)answer;
+        while (i < fd->norder && m.count < FD_LIST_MAX)
+            m.list[m.count++] = fd->order[i++];
+        fd_send(fd, to, &m);
+    } while (i < fd->norder);
+}
+
+static void learn(fta_fd_t *fd, uint32_t r)
+{
+    if (r == (uint32_t)fd->rank) {
+        /* Declared dead by the others: stop for real, so that nobody
+         * ever hears from a "dead" process. */
+        _exit(99);
+    }
+    if (r < (uint32_t)fd->size)
+        fta_fd_declare(fd, (int)r);
+}
+
+static void absorb(fta_fd_t *fd);
+
+/* The transport's receiver (fd_rx_fn). */
+static int take_msg(void *ctx, const void *buf, size_t len, double at)
+{
+    fta_fd_t *fd = ctx;
+    fd_msg_t m0;
+    const fd_msg_t *m = &m0;
+    if (len > sizeof m0)
+        return 0;
+    memcpy(&m0, buf, len);
+    if (len < FD_HDR || m->magic != FD_MAGIC || m->nonce != fd->cfg.nonce ||
+        m->src >= (uint32_t)fd->size || (int)m->src == fd->rank ||
+        fd->dead[m->src])
+        return 0;
+    if (m->type == FD_SYNC &&
+        (m->count > FD_LIST_MAX || len < FD_HDR + m->count * 4u))
+        return 0;
+    uint32_t src = m->src;
+    if (at > fd->last_seen[src])
+        fd->last_seen[src] = at;
+    switch (m->type) {
+    case FD_BYE:
+        if (!fd->gone[src]) {
+            fd->gone[src] = 1;
+            fd->dirty = 1;
+        }
+        break;
+    case FD_DEAD:
+        learn(fd, m->arg);
+        break;
+    case FD_SYNC:
+        for (uint32_t i = 0; i < m->count; i++)
+            learn(fd, m->list[i]);
+        break;
+    default:
+        break;
+    }
+    absorb(fd);
+    /* Failed sets differ: exchange lists (at most once a period per
+     * peer).  A notice lost on the way is repaired this way. */
+    if (m->type != FD_BYE &&
+        (m->ndead != fd->norder || m->digest != fd->digest)) {
+        double t = fd_now_mono();
+        int answer = m->type == FD_SYNC && m->arg == 1;
+        if (answer || t - fd->sync_at[src] >= fd->cfg.period) {
+            fd->sync_at[src] = t;
+            /* whatever we just learnt is in our list once absorbed: the
+             * peer learns the rest from its own forwarding */
+            send_sync(fd, (int)src, m->type != FD_SYNC);
+        }
+    }
+    return 1;
+}
+
+/* Take in failures declared since the last look (by this thread, the
+ * messages, or the MPI layer). */
+static void absorb(fta_fd_t *fd)
+{
+    uint64_t g = atomic_load(&fd->gen);
+    if (g == fd->absorbed_gen)
+        return;
+    fd->absorbed_gen = g;
+    for (int p = 0; p < fd->size; p++) {
+        if (!fd->dead[p] || fd->known[p])
+            continue;
+        fd->known[p] = 1;
+        unsigned char *s = calloc((size_t)fd->size, 1);
+        if (!s)
+            continue; /* not forwarded; the digests repair it */
+        fd->sent[fd->norder] = s;
+        fd->order[fd->norder++] = (uint32_t)p;
+        fd->digest += mix32((uint32_t)p);
+        fd->dirty = 1;
+        fd_tx_forget(fd->tx, &fd->addr[p]);
+        pvas_log(PVAS_LOG_FTAGREE, PVAS_LOG_DEBUG,
+                 "detector of rank %d: rank %d failed", fd->rank, p);
+    }
+}
+
+static void adopt(fta_fd_t *fd, uint32_t p, double t)
+{
+    if (fd->watch[p]) {
+        fd->watch[p] = 2; /* observed before: keep its last heartbeat */
+        return;
+    }
+    fd->watch[p] = 2;
+    fd->last_seen[p] = t; /* newly observed: a fresh grace period */
+    if (fd->local[p] && proc_state(&fd->addr[p]) == PROC_GONE) {
+        pvas_log(PVAS_LOG_FTAGREE, PVAS_LOG_INFO,
+                 "detector of rank %d: adopted rank %d (pid %d) is gone: "
+                 "declared dead",
+                 fd->rank, (int)p, (int)fd->addr[p].pid);
+        fta_fd_declare(fd, (int)p);
+    }
+}
+
+/* The ring and the graph over the live ranks, after a change. */
+static void rebuild(fta_fd_t *fd, double t)
+{
+    uint32_t me = 0;
+    fd->nlive = 0;
+    for (int p = 0; p < fd->size; p++) {
+        if (p == fd->rank)
+            me = fd->nlive;
+        if (p == fd->rank || (!fd->known[p] && !fd->gone[p]))
+            fd->live[fd->nlive++] = (uint32_t)p;
+    }
+    uint32_t n = fd->nlive;
+    uint32_t k = (uint32_t)fd->K < n - 1 ? (uint32_t)fd->K : n - 1;
+    fd->nobs = 0;
+    for (uint32_t i = 1; i <= k; i++)
+        fd->obs[fd->nobs++] = fd->live[(me + n - i) % n];
+    for (int p = 0; p < fd->size; p++)
+        if (fd->watch[p])
+            fd->watch[p] = 1;
+    for (uint32_t i = 1; i <= k; i++)
+        adopt(fd, fd->live[(me + i) % n], t);
+    /* an observed rank that left the set is no longer watched */
+    for (int p = 0; p < fd->size; p++)
+        fd->watch[p] = fd->watch[p] == 2;
+    uint32_t idx[2 * 33];
+    fd->nbmg = fta_bmg_targets(n, me, idx, 2 * 33);
+    for (uint32_t i = 0; i < fd->nbmg; i++)
+        fd->bmg[i] = fd->live[idx[i]];
+}
+
+/* Reliable broadcast of every known failure over the binomial graph:
+ * each notice once to each current neighbour. */
+static void flood(fta_fd_t *fd)
+{
+    for (uint32_t i = 0; i < fd->norder; i++)
+        for (uint32_t j = 0; j < fd->nbmg; j++) {
+            uint32_t b = fd->bmg[j];
+            if (fd->sent[i][b] || fd->known[b])
+                continue;
+            fd->sent[i][b] = 1;
+            send_type(fd, (int)b, FD_DEAD, fd->order[i]);
+        }
+}
+
+static void settle(fta_fd_t *fd, double t)
+{
+    for (int round = 0; round < 8; round++) {
+        absorb(fd);
+        if (!fd->dirty)
+            break;
+        fd->dirty = 0;
+        rebuild(fd, t);
+        flood(fd);
+    }
 }
 
 static void *fd_thread(void *arg)
@@ -241,136 +371,118 @@ static void *fd_thread(void *arg)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
-    double t = now_mono(), last_loop = t, next_hb = t;
-    double silence = fd->timeout - fd->period;
-    for (int p = 0; p < fd->size; p++)
-        fd->last_seen[p] = t;
+    double t = fd_now_mono(), last_loop = t, next_hb = t;
+    double silence = fd->cfg.timeout - fd->cfg.period;
+    fd->dirty = 1;
+    settle(fd, t);
     while (!fd->stop) {
-        t = now_mono();
-        /* Heartbeats that arrived meanwhile count (at their arrival time)
+        t = fd_now_mono();
+        /* Messages that arrived meanwhile count (at their arrival time)
          * before anybody is judged.  When this thread did not run for a
          * while (the loop wakes every quarter period at most) and nobody
          * was heard in that time, the whole machine may have stood still
-         * (or datagrams were lost): then the stall is not counted as
-         * anybody's silence and every peer's last heartbeat moves forward
-         * by it.  When some peer was heard, the machine ran and the others'
-         * silence is real.  (Before, any stall of half the silence
-         * restarted every peer's grace period: processes that died
-         * together, whose teardown stalls the survivors, were then found a
-         * whole timeout late.) */
+         * (or datagrams were lost): then the stall is not counted as the
+         * observed ranks' silence. */
         double gap = t - last_loop;
-        int heard = fd_drain(fd, last_loop);
-        if (gap > fd->period) {
+        int heard = fd_tx_drain(fd->tx, last_loop, take_msg, fd);
+        settle(fd, t);
+        if (gap > fd->cfg.period) {
             pvas_log(PVAS_LOG_FTAGREE, PVAS_LOG_INFO,
                      "detector of rank %d stalled %.3f s, %s", fd->rank, gap,
                      heard > 0 ? "peers heard meanwhile"
                                : "nobody heard: stall not counted");
             if (heard <= 0)
                 for (int p = 0; p < fd->size; p++)
-                    if ((fd->last_seen[p] += gap) > t)
+                    if (fd->watch[p] && (fd->last_seen[p] += gap) > t)
                         fd->last_seen[p] = t;
         }
         last_loop = t;
         if (t >= next_hb) {
-            fd_broadcast(fd, FD_HB, 0);
-            next_hb += fd->period;
+            for (uint32_t i = 0; i < fd->nobs; i++)
+                send_type(fd, (int)fd->obs[i], FD_HB, 0);
+            fd->st_periods++;
+            next_hb += fd->cfg.period;
             if (next_hb < t)
-                next_hb = t + fd->period;
+                next_hb = t + fd->cfg.period;
         }
         for (int p = 0; p < fd->size; p++) {
-            if (p == fd->rank || fd->dead[p] || fd->gone[p])
+            if (!fd->watch[p] || fd->known[p] || fd->gone[p] || fd->dead[p])
                 continue;
+            double quiet = t - fd->last_seen[p];
             int vanished = 0;
-            if (fd->local[p] && t - fd->last_seen[p] > 2 * fd->period &&
+            if (fd->local[p] && quiet > 2 * fd->cfg.period &&
                 proc_state(&fd->addr[p]) == PROC_GONE) {
                 vanished = 1;
                 pvas_log(PVAS_LOG_FTAGREE, PVAS_LOG_INFO,
                          "detector of rank %d: rank %d (pid %d) "
                          "silent %.3f s and gone: declared dead",
-                         fd->rank, p, (int)fd->addr[p].pid,
-                         t - fd->last_seen[p]);
+                         fd->rank, p, (int)fd->addr[p].pid, quiet);
             }
-            if (vanished || t - fd->last_seen[p] > silence) {
+            if (vanished || quiet > silence) {
                 if (!vanished)
                     pvas_log(PVAS_LOG_FTAGREE, PVAS_LOG_INFO,
                              "detector of rank %d: rank %d silent "
                              "%.3f s: declared dead",
-                             fd->rank, p, t - fd->last_seen[p]);
+                             fd->rank, p, quiet);
                 fta_fd_declare(fd, p);
-                fd_broadcast(fd, FD_DEAD, (uint32_t)p);
             }
         }
-        int wait_ms = (int)((next_hb - t) * 1000.0);
-        int check_ms = (int)(fd->period * 250.0);
+        settle(fd, t);
+        int wait_ms = (int)((next_hb - fd_now_mono()) * 1000.0);
+        int check_ms = (int)(fd->cfg.period * 250.0);
         if (wait_ms > check_ms)
             wait_ms = check_ms;
-        struct pollfd pf = {fd->sock, POLLIN, 0};
-        if (poll(&pf, 1, wait_ms < 1 ? 1 : wait_ms) > 0)
-            (void)fd_drain(fd, now_mono());
+        fd_tx_wait(fd->tx, wait_ms);
     }
     return NULL;
 }
 
-int fta_fd_create(int rank, int size, uint64_t nonce, double period_s,
-                  double timeout_s, fta_fd_t **out, fta_fd_addr_t *self)
+int fta_fd_create(const fta_fd_cfg_t *cfg, fta_fd_t **out, fta_fd_addr_t *self,
+                  char *why, size_t whylen)
 {
-    if (rank < 0 || rank >= size || period_s <= 0 || timeout_s <= period_s)
+    why[0] = 0;
+    if (cfg->rank < 0 || cfg->rank >= cfg->size || cfg->period <= 0 ||
+        cfg->timeout <= cfg->period || cfg->observers < 1 ||
+        cfg->observers > 1024) {
+        snprintf(why, whylen, "bad detector settings");
         return -EINVAL;
+    }
     fta_fd_t *fd = calloc(1, sizeof *fd);
     if (!fd)
         return -ENOMEM;
-    fd->rank = rank;
-    fd->size = size;
-    fd->nonce = nonce;
-    fd->period = period_s;
-    fd->timeout = timeout_s;
-    fd->sock = -1;
-    fd->peer = calloc((size_t)size, sizeof *fd->peer);
-    fd->last_seen = calloc((size_t)size, sizeof *fd->last_seen);
-    fd->detect_at = calloc((size_t)size, sizeof *fd->detect_at);
-    fd->dead = calloc((size_t)size, sizeof *fd->dead);
-    fd->gone = calloc((size_t)size, 1);
-    fd->addr = calloc((size_t)size, sizeof *fd->addr);
-    fd->local = calloc((size_t)size, 1);
+    size_t n = (size_t)cfg->size;
+    fd->cfg = *cfg;
+    fd->rank = cfg->rank;
+    fd->size = cfg->size;
+    fd->K = cfg->observers;
+    fd->last_seen = calloc(n, sizeof *fd->last_seen);
+    fd->sync_at = calloc(n, sizeof *fd->sync_at);
+    fd->detect_at = calloc(n, sizeof *fd->detect_at);
+    fd->dead = calloc(n, sizeof *fd->dead);
+    fd->gone = calloc(n, 1);
+    fd->known = calloc(n, 1);
+    fd->watch = calloc(n, 1);
+    fd->order = calloc(n, sizeof *fd->order);
+    fd->sent = calloc(n, sizeof *fd->sent);
+    fd->live = calloc(n, sizeof *fd->live);
+    fd->obs = calloc((size_t)cfg->observers, sizeof *fd->obs);
+    fd->addr = calloc(n, sizeof *fd->addr);
+    fd->local = calloc(n, 1);
     int rc = -ENOMEM;
-    if (!fd->peer || !fd->last_seen || !fd->detect_at || !fd->dead ||
-        !fd->gone || !fd->addr || !fd->local)
-        goto fail;
-    fd->sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (fd->sock < 0) {
-        rc = -errno;
-        goto fail;
-    }
-    const char *ip = getenv("FTA_FD_ADDR");
-    struct sockaddr_in a = {0};
-    a.sin_family = AF_INET;
-    if (!ip || !*ip)
-        ip = "127.0.0.1";
-    if (inet_pton(AF_INET, ip, &a.sin_addr) != 1) {
-        rc = -EINVAL;
-        goto fail;
-    }
-    int on = 1;
-    if (setsockopt(fd->sock, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) < 0 ||
-        setsockopt(fd->sock, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof on) < 0) {
-        rc = -errno;
-        goto fail;
-    }
-    if (bind(fd->sock, (struct sockaddr *)&a, sizeof a) < 0) {
-        rc = -errno;
-        goto fail;
-    }
-    socklen_t len = sizeof a;
-    if (getsockname(fd->sock, (struct sockaddr *)&a, &len) < 0) {
-        rc = -errno;
+    if (!fd->last_seen || !fd->sync_at || !fd->detect_at || !fd->dead ||
+        !fd->gone || !fd->known || !fd->watch || !fd->order || !fd->sent ||
+        !fd->live || !fd->obs || !fd->addr || !fd->local) {
+        snprintf(why, whylen, "out of memory");
         goto fail;
     }
     memset(self, 0, sizeof *self);
-    self->ip = a.sin_addr.s_addr;
-    self->port = a.sin_port;
+    rc = fd_tx_open(cfg->transport, cfg->size, cfg->period, cfg->udp_addr, self,
+                    &fd->tx, why, whylen);
+    if (rc < 0)
+        goto fail;
     self->pid = (int32_t)getpid();
     char st;
-    if (proc_wanted() && proc_read(self->pid, &st, &self->start) == PROC_ALIVE)
+    if (cfg->use_proc && proc_read(self->pid, &st, &self->start) == PROC_ALIVE)
         self->host = host_key();
     *out = fd;
     return 0;
@@ -381,10 +493,10 @@ fail:
 
 int fta_fd_start(fta_fd_t *fd, const fta_fd_addr_t *peers)
 {
+    int rc = fd_tx_connect(fd->tx, peers);
+    if (rc < 0)
+        return rc;
     for (int p = 0; p < fd->size; p++) {
-        fd->peer[p].sin_family = AF_INET;
-        fd->peer[p].sin_addr.s_addr = peers[p].ip;
-        fd->peer[p].sin_port = peers[p].port;
         fd->addr[p] = peers[p];
         /* every peer is alive now: one that /proc does not show as such
          * (another PID namespace, hidden /proc) is left to the heartbeats */
@@ -392,7 +504,7 @@ int fta_fd_start(fta_fd_t *fd, const fta_fd_addr_t *peers)
                        peers[p].host == peers[fd->rank].host &&
                        proc_state(&peers[p]) == PROC_ALIVE;
     }
-    int rc = pthread_create(&fd->thr, NULL, fd_thread, fd);
+    rc = pthread_create(&fd->thr, NULL, fd_thread, fd);
     if (rc)
         return -rc;
     fd->running = 1;
@@ -407,16 +519,38 @@ void fta_fd_stop(fta_fd_t *fd, int say_bye)
         fd->stop = 1;
         pthread_join(fd->thr, NULL);
     }
-    if (say_bye && fd->sock >= 0)
-        for (int i = 0; i < 3; i++)
-            fd_broadcast(fd, FD_BYE, 0);
-    if (fd->sock >= 0)
-        close(fd->sock);
-    free(fd->peer);
+    if (say_bye && fd->running && fd->live) {
+        /* both ring neighbours on each side: the observers stop
+         * watching us, the observed ranks send to the next observer */
+        uint32_t me = 0, n = fd->nlive;
+        for (uint32_t i = 0; i < n; i++)
+            if (fd->live[i] == (uint32_t)fd->rank)
+                me = i;
+        uint32_t k = (uint32_t)fd->K < n - 1 ? (uint32_t)fd->K : n - 1;
+        int reps = fd_tx_reliable(fd->tx) ? 1 : 3;
+        for (int r = 0; r < reps; r++)
+            for (uint32_t i = 1; i <= k; i++) {
+                send_type(fd, (int)fd->live[(me + n - i) % n], FD_BYE, 0);
+                if (fd->live[(me + i) % n] != fd->live[(me + n - i) % n])
+                    send_type(fd, (int)fd->live[(me + i) % n], FD_BYE, 0);
+            }
+        /* let the goodbyes leave before the endpoint closes */
+        fd_tx_flush(fd->tx);
+    }
+    fd_tx_close(fd->tx);
+    for (uint32_t i = 0; fd->sent && i < fd->norder; i++)
+        free(fd->sent[i]);
+    free(fd->sent);
     free(fd->last_seen);
+    free(fd->sync_at);
     free((void *)fd->detect_at);
     free((void *)fd->dead);
     free(fd->gone);
+    free(fd->known);
+    free(fd->watch);
+    free(fd->order);
+    free(fd->live);
+    free(fd->obs);
     free(fd->addr);
     free(fd->local);
     free(fd);
@@ -437,4 +571,18 @@ double fta_fd_detect_time(const fta_fd_t *fd, int rank)
     if (rank < 0 || rank >= fd->size)
         return 0;
     return fd->detect_at[rank];
+}
+
+void fta_fd_get_stats(const fta_fd_t *fd, fta_fd_stats_t *st)
+{
+    st->hb_sent = fd->st_hb;
+    st->notice_sent = fd->st_notice;
+    st->sync_sent = fd->st_sync;
+    st->other_sent = fd->st_other;
+    st->periods = fd->st_periods;
+}
+
+const char *fta_fd_transport_name(const fta_fd_t *fd)
+{
+    return fd_tx_name(fd->tx);
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <arpa/inet.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -76,6 +77,59 @@ static void env_verdict(void)
     exit(2);
 }
 
+/* The PMI-1 connection hydra gave this process (PMI_FD), or -1. */
+static int pmi_fd = -1;
+
+/*
+ * A process that leaves without PMPI_Finalize still says goodbye to its
+ * hydra proxy (PMI-1 "finalize").  Without it the proxy sees the PMI
+ * connection close and records an exit status of 1 for the process as a
+ * placeholder; when it had already reaped the process (a process that
+ * exits right after closing races with the proxy's waitpid) that 1 stays,
+ * and mpiexec, which ORs the ranks' wait statuses, reports a successful job
+ * as "TERMINATED WITH THE EXIT STRING: Hangup (signal 1)".  The close
+ * also makes the proxy send SIGUSR1 to the ranks still running.  With the
+ * finalize the proxy forgets the connection first.
+ */
+static void pmi_leave(void)
+{
+    if (pmi_fd < 0)
+        return;
+    static const char cmd[] = "cmd=finalize\n";
+    size_t off = 0;
+    while (off < sizeof cmd - 1) {
+        ssize_t n = write(pmi_fd, cmd + off, sizeof cmd - 1 - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        off += (size_t)n;
+    }
+    /* the answer (cmd=finalize_ack), at most 5 s: never a hang */
+    char buf[128];
+    size_t got = 0;
+    for (int waits = 0; waits < 50 && got < sizeof buf - 1;) {
+        struct pollfd pf = {pmi_fd, POLLIN, 0};
+        int r = poll(&pf, 1, 100);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            waits++;
+            continue;
+        }
+        ssize_t n = read(pmi_fd, buf + got, sizeof buf - 1 - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+        if (memchr(buf, '\n', got))
+            break;
+    }
+    buf[got] = 0;
+    if (strncmp(buf, "cmd=finalize_ack", 16) != 0)
+        fta_log("PMI finalize: no acknowledgement from the process manager");
+    pmi_fd = -1;
+}
+
 static void on_usr1(int sig)
 {
     (void)sig; /* hydra tells survivors about a failure; we know already */
@@ -107,7 +161,32 @@ static int fta_setup(void)
         env_bad("ft-agree: FTA_FD_ADDR='%s' must be an IPv4 "
                 "address" FTA_ENV_CLASS,
                 ip);
+    int use_proc = (int)env_long("FTA_FD_PROC", 1, 0, 1);
+    int observers = (int)env_long("FTA_FD_OBSERVERS", 1, 1, 1024);
+    const char *tr = getenv("FTA_FD_TRANSPORT");
+    int transport = fta_fd_have_fabric() ? FTA_FD_FABRIC : FTA_FD_UDP;
+    int forced = tr && *tr;
+    if (forced && !strcmp(tr, "udp"))
+        transport = FTA_FD_UDP;
+    else if (forced && !strcmp(tr, "fabric") && fta_fd_have_fabric())
+        transport = FTA_FD_FABRIC;
+    else if (forced && !strcmp(tr, "fabric"))
+        env_bad(
+            "ft-agree: FTA_FD_TRANSPORT='fabric': this build has no "
+            "libfabric transport (configure found no libfabric)" FTA_ENV_CLASS);
+    else if (forced)
+        env_bad("ft-agree: FTA_FD_TRANSPORT='%s' must be fabric or "
+                "udp" FTA_ENV_CLASS,
+                tr);
     env_verdict();
+    /* hydra's PMI-1 connection (see pmi_leave); not with PMI_PORT */
+    const char *pf = getenv("PMI_FD");
+    if (pf && *pf && !getenv("PMI_PORT")) {
+        char *end;
+        long v = strtol(pf, &end, 10);
+        if (!*end && v >= 0 && v < INT_MAX)
+            pmi_fd = (int)v;
+    }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_usr1;
@@ -137,12 +216,42 @@ static int fta_setup(void)
     fta_fd_addr_t self, *all = calloc((size_t)n, sizeof *all);
     if (!all)
         return MPI_ERR_NO_MEM;
-    int rc = fta_fd_create(fta_rt.world_rank, n, nonce, period / 1000.0,
-                           timeout / 1000.0, &fta_rt.fd, &self);
-    if (rc < 0) {
-        fprintf(stderr, "ft-agree: failure detector: %s\n", strerror(-rc));
+    fta_fd_cfg_t fc_cfg = {fta_rt.world_rank,
+                           n,
+                           nonce,
+                           period / 1000.0,
+                           timeout / 1000.0,
+                           observers,
+                           transport,
+                           use_proc,
+                           ip};
+    char why[300];
+    int rc;
+    for (;;) {
+        rc = fta_fd_create(&fc_cfg, &fta_rt.fd, &self, why, sizeof why);
+        /* every rank must use the same transport: agree whether all
+         * opened it */
+        int mine = rc < 0 ? fta_rt.world_rank : INT_MAX, first = INT_MAX;
+        PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, fta_rt.ctl);
+        if (first == INT_MAX)
+            break;
+        if (rc == 0)
+            fta_fd_stop(fta_rt.fd, 0);
+        fta_rt.fd = NULL;
+        if (fc_cfg.transport == FTA_FD_FABRIC && !forced) {
+            if (first == fta_rt.world_rank)
+                fta_log("failure detector: %s; using UDP", why);
+            fc_cfg.transport = FTA_FD_UDP;
+            continue;
+        }
+        if (first == fta_rt.world_rank)
+            fprintf(stderr,
+                    "ft-agree: failure detector: %s (MPI_ERR_OTHER: MPI_Init "
+                    "ends the job with status 2)\n",
+                    why);
         free(all);
-        return MPI_ERR_OTHER;
+        PMPI_Finalize();
+        exit(2);
     }
     PMPI_Allgather(&self, sizeof self, MPI_BYTE, all, sizeof self, MPI_BYTE,
                    fta_rt.ctl);
@@ -155,8 +264,9 @@ static int fta_setup(void)
         return MPI_ERR_NO_MEM;
     fta_rt.up = 1;
     PMPI_Barrier(fta_rt.ctl);
-    fta_log("up: %d ranks, heartbeat %ld ms, timeout %ld ms", n, period,
-            timeout);
+    fta_log("up: %d ranks, detector over %s, %d observer(s), heartbeat %ld "
+            "ms, timeout %ld ms",
+            n, fta_fd_transport_name(fta_rt.fd), observers, period, timeout);
     return MPI_SUCCESS;
 }
 
@@ -209,6 +319,7 @@ FTA_EXPORT int MPI_Finalize(void)
         fta_log("failures or abandoned requests: leaving without "
                 "PMPI_Finalize");
         fflush(NULL);
+        pmi_leave();
         return MPI_SUCCESS;
     }
     PMPI_Comm_free(&fta_rt.ctl);

@@ -116,6 +116,8 @@ FTA_HIDDEN int fta_view_parent(const fta_node_t *n, const inst_t *I, uint32_t p,
 FTA_HIDDEN int fta_view_children(const fta_node_t *n, const inst_t *I,
                                  uint32_t p, rset_t *out) FTA_WUR;
 FTA_HIDDEN int fta_bmg_neighbors(const fta_node_t *n, rset_t *out) FTA_WUR;
+FTA_HIDDEN uint32_t fta_bmg_targets(uint32_t live, uint32_t me, uint32_t *out,
+                                    uint32_t max);
 
 /* Wire helpers (fta_wire.c). */
 typedef struct wbuf {

@@ -318,3 +318,21 @@ FTA_EXPORT int FTA_Failure_time(int world_rank, double *when)
     *when = fta_rt.fd ? fta_fd_detect_time(fta_rt.fd, world_rank) : 0;
     return MPI_SUCCESS;
 }
+
+FTA_EXPORT int FTA_Detector_stats(unsigned long long counts[5], char *transport,
+                                  int len)
+{
+    if (!counts || !fta_rt.fd)
+        return MPI_ERR_ARG;
+    fta_fd_stats_t st;
+    fta_fd_get_stats(fta_rt.fd, &st);
+    counts[0] = st.hb_sent;
+    counts[1] = st.notice_sent;
+    counts[2] = st.sync_sent;
+    counts[3] = st.other_sent;
+    counts[4] = st.periods;
+    if (transport && len > 0)
+        snprintf(transport, (size_t)len, "%s",
+                 fta_fd_transport_name(fta_rt.fd));
+    return MPI_SUCCESS;
+}

@@ -58,4 +58,27 @@ typedef struct fta_sim_bench {
 
 int fta_sim_bench_run(fta_sim_bench_t *b);
 
+/* The failure detector's rules (ring observation, notices over the
+ * binomial graph; src/fta_sim_fd.c): every reachable state of P <= 8
+ * processes with up to max_crash crashes, K observers per process. */
+typedef struct fta_sim_fd_cfg {
+    uint32_t P, K, max_crash;
+} fta_sim_fd_cfg_t;
+typedef struct fta_sim_fd_result {
+    uint64_t states, finals, violations;
+    char first[512];
+} fta_sim_fd_result_t;
+int fta_sim_fd_explore(const fta_sim_fd_cfg_t *cfg, fta_sim_fd_result_t *res);
+
+/* One failure among P processes: the notice's flood, in rounds. */
+typedef struct fta_sim_fd_bench {
+    uint32_t P, K, victim;
+    uint64_t hb_per_rank;         /* heartbeats per rank and period */
+    uint64_t notice_msgs;         /* notices sent for the failure */
+    uint64_t notice_max_per_rank; /* most notices one rank sent */
+    uint64_t rounds;              /* message hops until all knew */
+    int ok;                       /* every survivor learnt it */
+} fta_sim_fd_bench_t;
+int fta_sim_fd_bench(fta_sim_fd_bench_t *b);
+
 #endif /* FTA_SIM_H */

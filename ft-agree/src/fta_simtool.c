@@ -4,11 +4,16 @@
  *
  *   fta-sim explore -P N [-i INSTANCES] [-c CRASHES] [-a] [-r] [-l LIMIT]
  *   fta-sim bench [-P N[,N...]] [-F MAXFAIL] [-k ARITY] [-R] [-o CSV]
+ *   fta-sim detect -P N [-c CRASHES] [-k OBSERVERS]
+ *   fta-sim detect-bench [-P N[,N...]] [-k OBSERVERS] [-o CSV]
  *
  * explore: exhaustive schedule exploration (-a every delivery order,
  * -r with a revoke); exits 1 when a property is violated.
  * bench: messages and rounds of one agreement and one revoke for each P
  * and f = 0..MAXFAIL failures, against sum_{j=0..f} log2(P-j).
+ * detect: every reachable state of the failure detector's rules (P <= 8);
+ * exits 1 when a property is violated.  detect-bench: per-rank messages
+ * and the rounds of one failure notice's flood for each P.
  */
 #include <errno.h>
 #include <math.h>
@@ -24,6 +29,9 @@ static void usage(void)
             "usage: fta-sim explore -P N [-i INSTANCES] [-c CRASHES] [-a] [-f] "
             "[-r] [-l LIMIT]\n"
             "       fta-sim bench [-P N[,N...]] [-F MAXFAIL] [-k ARITY] [-R] "
+            "[-o CSV]\n"
+            "       fta-sim detect -P N [-c CRASHES] [-k OBSERVERS]\n"
+            "       fta-sim detect-bench [-P N[,N...]] [-k OBSERVERS] "
             "[-o CSV]\n");
     exit(2);
 }
@@ -165,6 +173,107 @@ static int do_bench(int argc, char **argv)
     return bad;
 }
 
+static int do_detect(int argc, char **argv)
+{
+    fta_sim_fd_cfg_t c = {4, 1, 1};
+    int o;
+    while ((o = getopt(argc, argv, "P:c:k:")) != -1) {
+        switch (o) {
+        case 'P':
+            c.P = (uint32_t)num(optarg, "process count", 8);
+            break;
+        case 'c':
+            c.max_crash = (uint32_t)num(optarg, "crash count", 6);
+            break;
+        case 'k':
+            c.K = (uint32_t)num(optarg, "observer count", 7);
+            break;
+        default:
+            usage();
+        }
+    }
+    fta_sim_fd_result_t r;
+    int rc = fta_sim_fd_explore(&c, &r);
+    if (rc < 0) {
+        fprintf(stderr, "fta-sim: detect -P %u -k %u: %s\n", c.P, c.K,
+                strerror(-rc));
+        return 2;
+    }
+    printf("detector P=%u observers=%u crashes<=%u: %llu states, %llu final "
+           "states (exhaustive), %llu violations\n",
+           c.P, c.K, c.max_crash, (unsigned long long)r.states,
+           (unsigned long long)r.finals, (unsigned long long)r.violations);
+    if (r.violations)
+        printf("P=%u: %s\n", c.P, r.first);
+    return r.violations ? 1 : 0;
+}
+
+static int do_detect_bench(int argc, char **argv)
+{
+    char *plist = "4,8,16,32,64,256,1024,4096";
+    uint32_t K = 1;
+    const char *csv = NULL;
+    int o;
+    while ((o = getopt(argc, argv, "P:k:o:")) != -1) {
+        switch (o) {
+        case 'P':
+            plist = optarg;
+            break;
+        case 'k':
+            K = (uint32_t)num(optarg, "observer count", 1024);
+            if (K < 1)
+                usage();
+            break;
+        case 'o':
+            csv = optarg;
+            break;
+        default:
+            usage();
+        }
+    }
+    FILE *out = NULL;
+    if (csv && !(out = fopen(csv, "w"))) {
+        fprintf(stderr, "fta-sim: cannot write %s: %s\n", csv, strerror(errno));
+        return 2;
+    }
+    if (out)
+        fprintf(out, "P,observers,hb_per_rank,alltoall_per_rank,notice_msgs,"
+                     "notice_max_per_rank,rounds,log2P,ok\n");
+    printf("%8s %9s %11s %13s %12s %14s %7s %6s %s\n", "P", "observers",
+           "hb/rank/per", "all-to-all/rk", "notice_msgs", "max_per_rank",
+           "rounds", "log2P", "ok");
+    int bad = 0;
+    char *list = strdup(plist), *save = NULL;
+    for (char *t = strtok_r(list, ",", &save); t;
+         t = strtok_r(NULL, ",", &save)) {
+        uint32_t P = (uint32_t)num(t, "process count", 10000000);
+        fta_sim_fd_bench_t b = {P, K, P / 2, 0, 0, 0, 0, 0};
+        int rc = fta_sim_fd_bench(&b);
+        if (rc < 0) {
+            fprintf(stderr, "fta-sim: P=%u: %s\n", P, strerror(-rc));
+            bad = 1;
+            continue;
+        }
+        printf("%8u %9u %11llu %13u %12llu %14llu %7llu %6.1f %s\n", P, K,
+               (unsigned long long)b.hb_per_rank, P - 1,
+               (unsigned long long)b.notice_msgs,
+               (unsigned long long)b.notice_max_per_rank,
+               (unsigned long long)b.rounds, log2((double)P),
+               b.ok ? "yes" : "NO");
+        if (out)
+            fprintf(out, "%u,%u,%llu,%u,%llu,%llu,%llu,%.2f,%d\n", P, K,
+                    (unsigned long long)b.hb_per_rank, P - 1,
+                    (unsigned long long)b.notice_msgs,
+                    (unsigned long long)b.notice_max_per_rank,
+                    (unsigned long long)b.rounds, log2((double)P), b.ok);
+        bad |= !b.ok;
+    }
+    free(list);
+    if (out)
+        fclose(out);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -173,6 +282,10 @@ int main(int argc, char **argv)
         return do_explore(argc - 1, argv + 1);
     if (!strcmp(argv[1], "bench"))
         return do_bench(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "detect"))
+        return do_detect(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "detect-bench"))
+        return do_detect_bench(argc - 1, argv + 1);
     usage();
     return 2;
 }

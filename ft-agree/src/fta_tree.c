@@ -179,19 +179,39 @@ int fta_view_children(const fta_node_t *n, const inst_t *I, uint32_t p,
     return rc < 0 ? rc : 0;
 }
 
-/* Binomial graph over the live members: live index j is linked to
- * j +- 2^i (mod the live count). */
+/* Binomial graph over `live` members numbered 0..live-1: member j is
+ * linked to j +- 2^i (mod live).  The live indices of me's neighbours go
+ * to out (at most max; 2 ceil(log2 live) suffice); returns how many, each
+ * once.  The revoke (fta_bmg_neighbors) and the failure detector's notices
+ * (fta_fd.c) both spread over this graph. */
+uint32_t fta_bmg_targets(uint32_t live, uint32_t me, uint32_t *out,
+                         uint32_t max)
+{
+    uint32_t k = 0;
+    for (uint64_t d = 1; d < live; d *= 2) {
+        uint32_t c[2] = {(uint32_t)((me + d) % live),
+                         (uint32_t)((me + live - d % live) % live)};
+        for (int j = 0; j < 2; j++) {
+            int seen = c[j] == me;
+            for (uint32_t i = 0; i < k && !seen; i++)
+                seen = out[i] == c[j];
+            if (!seen && k < max)
+                out[k++] = c[j];
+        }
+    }
+    return k;
+}
+
+/* Binomial graph over the live members of the node's group. */
 int fta_bmg_neighbors(const fta_node_t *n, rset_t *out)
 {
     uint32_t live = n->cfg.size - n->dead.n;
     uint32_t me = index_of(&n->dead, n->cfg.rank);
+    uint32_t idx[2 * 33];
+    uint32_t k = fta_bmg_targets(live, me, idx, 2 * 33);
     out->n = 0;
-    for (uint64_t d = 1; d < live; d *= 2) {
-        uint32_t up = (uint32_t)((me + d) % live);
-        uint32_t dn = (uint32_t)((me + live - d % live) % live);
-        int rc = rset_add(out, fta_rank_of(&n->dead, up));
-        if (rc >= 0)
-            rc = rset_add(out, fta_rank_of(&n->dead, dn));
+    for (uint32_t i = 0; i < k; i++) {
+        int rc = rset_add(out, fta_rank_of(&n->dead, idx[i]));
         if (rc < 0)
             return rc;
     }

@@ -6,6 +6,9 @@
  *                                the time from the kill to its detection
  *   fta_mpi_detect stop OUTDIR MS  rank 0 stops rank 1 (SIGSTOP) for MS
  *                                milliseconds; nobody may declare it dead
+ *   fta_mpi_detect idle OUTDIR S   no failure for S seconds (a barrier and
+ *                                a 50 ms sleep in a loop); nobody may be
+ *                                declared dead
  *
  * Each rank writes its findings to OUTDIR/rank.N ("OK ..." or "FAIL ...");
  * the detection latency line reads "detect_ms=... timeout_ms=...".
@@ -29,7 +32,7 @@ static double now_real(void)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s kill|stop OUTDIR [MS]\n", argv[0]);
+        fprintf(stderr, "usage: %s kill|stop|idle OUTDIR [MS|S]\n", argv[0]);
         return 99;
     }
     MPI_Init(&argc, &argv);
@@ -73,6 +76,28 @@ int main(int argc, char **argv)
             fprintf(rep, "%s rank %d: rc=%d\n",
                     rc == MPIX_ERR_PROC_FAILED ? "OK" : "FAIL", rank, rc);
         }
+    } else if (!strcmp(argv[1], "idle")) {
+        double secs = argc > 3 ? atof(argv[3]) : 10, t0 = now_real();
+        int go = 1, rounds = 0, rc = MPI_SUCCESS;
+        while (go && rc == MPI_SUCCESS) {
+            struct timespec d = {0, 50000000L};
+            nanosleep(&d, NULL); /* idle time, not a sync */
+            go = now_real() - t0 < secs;
+            rc = MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            rounds++;
+        }
+        int flag = 1, rc2 = MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
+        MPI_Group fg;
+        int nf = -1;
+        MPIX_Comm_get_failed(MPI_COMM_WORLD, &fg);
+        MPI_Group_size(fg, &nf);
+        MPI_Group_free(&fg);
+        fprintf(rep,
+                "%s rank %d: idle %.0f s, %d rounds, rc=%d agree rc=%d "
+                "failed=%d\n",
+                rc == MPI_SUCCESS && rc2 == MPI_SUCCESS && nf == 0 ? "OK"
+                                                                   : "FAIL",
+                rank, secs, rounds, rc, rc2, nf);
     } else {
         int ms = argc > 3 ? atoi(argv[3]) : 500;
         int *pids = malloc((size_t)size * sizeof *pids), me = getpid();

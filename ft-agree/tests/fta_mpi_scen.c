@@ -185,6 +185,12 @@ int main(int argc, char **argv)
         rc = MPI_Send(&wrank, 1, MPI_INT, succ, 48, MPI_COMM_WORLD);
         CHECK(rc == MPI_SUCCESS, "send to live succ %d rc=%d", succ, rc);
     }
+    /* Nobody dies before every survivor has posted its receives (a
+     * victim dead that early is declared within two heartbeat periods by
+     * the /proc check, and a slow survivor's receives from it would then
+     * fail at once instead of pending). */
+    rc = MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(rc == MPI_SUCCESS, "barrier before the failures rc=%d", rc);
 
     if (!strcmp(mode, "before") && victim)
         raise(SIGKILL);

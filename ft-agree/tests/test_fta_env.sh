@@ -38,5 +38,20 @@ bad "FTA_LOG='yes'" FTA_LOG=yes
 bad "FTA_LOG=' 1' must be 0 or 1" "FTA_LOG= 1"
 bad "FTA_FD_PROC='2' must be 0 or 1" FTA_FD_PROC=2
 bad "FTA_FD_PROC='true'" FTA_FD_PROC=true
+bad "FTA_FD_TRANSPORT='ib'" FTA_FD_TRANSPORT=ib
+bad "FTA_FD_OBSERVERS='0'" FTA_FD_OBSERVERS=0
 bad "PVAS_LOG='ftagree:loud'" PVAS_LOG=ftagree:loud
+# The fabric transport demanded, no such provider: one line, status 2.
+if [ -x "$b/fta_fi_probe" ]; then
+    FI_PROVIDER=no-such-provider FTA_FD_TRANSPORT=fabric "$run" -n 2 -t 60 "$b/fta_mpi_detect" "$tmp" 1 >"$tmp/fi.out" 2>"$tmp/fi.err"
+    st=$?
+    n=$(grep -c "^ft-agree: failure detector: no libfabric provider.*no-such-provider.*MPI_ERR_OTHER" "$tmp/fi.err")
+    all=$(grep -c '^ft-agree' "$tmp/fi.err")
+    if [ "$st" -ne 2 ] || [ "$n" -ne 1 ] || [ "$all" -ne 1 ]; then
+        echo "FAIL: FTA_FD_TRANSPORT=fabric FI_PROVIDER=no-such-provider: status $st, $n matching lines, $all in all:"
+        head -5 "$tmp/fi.err"; fails=$((fails + 1))
+    else
+        echo "ok FTA_FD_TRANSPORT=fabric FI_PROVIDER=no-such-provider: $(grep '^ft-agree' "$tmp/fi.err")"
+    fi
+fi
 exit $fails
