@@ -25,6 +25,7 @@
 
 /* pip_env_error_() and the namespace default, shared with libpip */
 #include "pip_internal.h"
+#include "pvas_env.h"
 /* pip-check's ELF reader: the refusals pip-check knows, before starting */
 #include "pip_elf.h"
 
@@ -308,10 +309,7 @@ static void shared_libc_note(int total)
      * Thread mode refuses tasks that would share a live task's libc unless
      * PIP_SHARE_NAMESPACES says yes: say so before anything starts.
      */
-    const char *share = getenv("PIP_SHARE_NAMESPACES");
-    int shared = share != NULL &&
-                 (strcmp(share, "1") == 0 || strcasecmp(share, "yes") == 0 ||
-                  strcasecmp(share, "on") == 0);
+    int shared = pvas_env_on("PIP_SHARE_NAMESPACES", 0);
     if (thread_mode() && !shared) {
         fprintf(stderr,
                 "%s: thread mode: %d tasks but at most %d dlmopen namespaces "

@@ -133,7 +133,8 @@ int pip_image_get_addr(struct pip_task *t, const char *symbol, void **addrp)
  * main run their own loader copy; "namespace": they share dlmopen
  * namespaces as start-function tasks do (programs that free each other's
  * malloc memory with free() need one libc per namespace's arenas).  Read
- * at each spawn; a bad value is a warning and the default.
+ * at each spawn (pip_init has refused a bad value; one set since then is
+ * a warning and the default).
  */
 int pip_image_wanted(void)
 {

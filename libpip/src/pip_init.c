@@ -80,6 +80,8 @@ int pip_init(int *pipidp, int *ntasksp, void **root_expp, uint32_t opts)
     int share_ns;
     if ((rc = pip_parse_share_ns(&share_ns)) != 0)
         return rc;
+    if ((rc = pip_parse_image()) != 0)
+        return rc;
     /*
      * Thread mode refuses to make live tasks share a libc (pip_loader.c):
      * by default it creates as many namespaces as glibc allows.

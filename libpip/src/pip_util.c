@@ -9,6 +9,7 @@
 #include <fcntl.h>
 
 #include <dirent.h>
+#include "pvas_env.h"
 #include "pvas_log.h"
 
 #include <ctype.h>
@@ -304,27 +305,35 @@ int pip_parse_namespaces(int ntasks, int *nnsp)
 }
 
 /*
- * PIP_SHARE_NAMESPACES: thread mode only.  Unset, empty, 0, no or off:
- * a task for which no dlmopen namespace of its own is left is refused
- * (EAGAIN) rather than made to share a running task's libc; 1, yes or on:
- * such tasks share the namespaces there are (stdio buffers, environ,
- * atexit lists, strtok's state ... of that libc).
+ * PIP_SHARE_NAMESPACES: thread mode only, an on/off variable
+ * (common/pvas_env.h).  Unset, empty or 0: a task for which no dlmopen
+ * namespace of its own is left is refused (EAGAIN) rather than made to
+ * share a running task's libc; 1: such tasks share the namespaces there
+ * are (stdio buffers, environ, atexit lists, strtok's state ... of that
+ * libc).
  */
 int pip_parse_share_ns(int *sharep)
 {
-    const char *v = getenv("PIP_SHARE_NAMESPACES");
-    *sharep = 0;
-    if (v == NULL || *v == '\0' || strcmp(v, "0") == 0 ||
-        strcasecmp(v, "no") == 0 || strcasecmp(v, "off") == 0)
+    if (pvas_env_bool("PIP_SHARE_NAMESPACES", 0, 0, sharep) == 0)
         return 0;
-    if (strcmp(v, "1") == 0 || strcasecmp(v, "yes") == 0 ||
-        strcasecmp(v, "on") == 0) {
-        *sharep = 1;
+    pip_env_error("PIP_SHARE_NAMESPACES='%s' must be %s",
+                  getenv("PIP_SHARE_NAMESPACES"), pvas_env_bool_expected(0));
+    return EINVAL;
+}
+
+/*
+ * PIP_IMAGE: unset, empty or "private": process-mode tasks started at main
+ * run a private process image; "namespace": they are loaded into dlmopen
+ * namespaces.  Checked by pip_init (a bad value fails it, EINVAL); read
+ * again at each spawn (pip_image_wanted).
+ */
+int pip_parse_image(void)
+{
+    const char *v = getenv("PIP_IMAGE");
+    if (v == NULL || *v == '\0' || strcasecmp(v, "private") == 0 ||
+        strcasecmp(v, "namespace") == 0)
         return 0;
-    }
-    pip_env_error("PIP_SHARE_NAMESPACES='%s' is not one of 1, yes, on, 0, no, "
-                  "off",
-                  v);
+    pip_env_error("PIP_IMAGE='%s' must be private or namespace", v);
     return EINVAL;
 }
 

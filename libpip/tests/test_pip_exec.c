@@ -335,6 +335,15 @@ static void bad_environment_gives_one_line(void **state)
     r = run_pip_exec_env(stack2, sib("task_nop"), NULL);
     assert_non_null(strstr(r.err, "PIP_STACKSZ='12q'"));
     assert_null(strstr(r.err, "PIP_MODE"));
+    /* The image choice and the sharing switch: refused, never guessed. */
+    char *img[] = {"PIP_IMAGE=privat", NULL};
+    r = run_pip_exec_env(img, sib("task_nop"), NULL);
+    expect_user_error(&r, "PIP_IMAGE=privat");
+    assert_non_null(strstr(r.err, "PIP_IMAGE='privat'"));
+    char *share[] = {"PIP_SHARE_NAMESPACES=yes", NULL};
+    r = run_pip_exec_env(share, sib("task_nop"), NULL);
+    expect_user_error(&r, "PIP_SHARE_NAMESPACES=yes");
+    assert_non_null(strstr(r.err, "PIP_SHARE_NAMESPACES='yes'"));
 }
 
 static void program_is_searched_in_path(void **state)

@@ -210,9 +210,17 @@ static void piproot_gives_the_root_a_tls_reserve(void **state)
     PT_EXPECT_EXIT(r, 1);
     assert_non_null(strstr(r.out, "root: no: no TLS reserve of its own"));
     pt_run_free(&r);
-    r = pt_run(NULL, bare, "1", t, NULL);
+    /* A thread-mode task's __thread data lives in the root's reserve; a
+     * process-mode task runs a private image with TLS of its own. */
+    char *thread[] = {"PIP_MODE=thread", NULL};
+    r = pt_run(thread, bare, "1", t, NULL);
     PT_EXPECT_EXIT(r, 1);
     assert_string_equal(r.out, "root spawn failed: ELIBEXEC\n");
+    pt_run_free(&r);
+    char *process[] = {"PIP_MODE=process", NULL};
+    r = pt_run(process, bare, "1", t, NULL);
+    PT_EXPECT_EXIT(r, 0);
+    assert_int_equal(th_count(r.out, "tls 1002 global 1\n"), 1);
     pt_run_free(&r);
 }
 
