@@ -37,7 +37,8 @@ gen="$gen ${PVAS_BUILT_SOURCES:-}"
 nbad=0
 while read -r inc; do
     base=${inc##*/}
-    grep -q "\(^\|/\)$inc\$" "$tmp/dist" && continue
+    rel=$(echo "$inc" | sed 's|^\(\.\./\)*||; s|^\./||') # "../src/x.h": src/x.h
+    grep -q "\(^\|/\)$rel\$" "$tmp/dist" && continue
     ok=0
     for g in $gen; do
         case $g in */"$inc" | "$inc" | */"$base") ok=1 ;; esac

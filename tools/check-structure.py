@@ -51,6 +51,10 @@ SOURCE_EXT = (".c", ".h")
 
 def list_files(top):
     try:
+        # only at the top of a checkout: a tarball unpacked inside another
+        # clone (make distcheck there) is not that clone's
+        if not os.path.exists(os.path.join(top, ".git")):
+            raise OSError("not the top of a git checkout")
         out = subprocess.run(["git", "-C", top, "ls-files", "-z", "--cached",
                               "--others", "--exclude-standard"],
                              capture_output=True, check=True).stdout

@@ -638,7 +638,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    debug = pvas_env_on("STENCIL_DEBUG", 0); /* others: refused by the options */
+    /* other values: refused by the options */
+    debug = pvas_env_on("STENCIL_DEBUG", 0);
     int st = run_main(argc, argv);
     fflush(NULL);
     MPI_Finalize();

@@ -141,7 +141,7 @@ static int fta_setup(void)
     PMPI_Comm_rank(w, &fta_rt.world_rank);
     pvas_log_set_rank(fta_rt.world_rank);
     PMPI_Comm_size(w, &fta_rt.world_size);
-    env_flag("FTA_LOG"); /* checked here, read by pvas_log */
+    env_flag("FTA_LOG");     /* checked here, read by pvas_log */
     env_flag("FTA_FD_PROC"); /* checked here, read by the detector */
     const char *bad_log = pvas_log_env_error();
     if (bad_log != NULL)

@@ -26,9 +26,9 @@ static long long shared_next_off; /* next free offset in the shared file */
 static int env_bool(const char *name, int dflt, int *out, struct swin_err *e)
 {
     if (pvas_env_bool(name, dflt, PVAS_ENV_TRUE_FALSE, out) != 0) {
-        swin_err_set(e, MPI_ERR_ARG, "persistent coarrays: %s='%s': expected %s",
-                     name, getenv(name),
-                     pvas_env_bool_expected(PVAS_ENV_TRUE_FALSE));
+        swin_err_set(e, MPI_ERR_ARG,
+                     "persistent coarrays: %s='%s': expected %s", name,
+                     getenv(name), pvas_env_bool_expected(PVAS_ENV_TRUE_FALSE));
         e->env = 1;
         return -1;
     }
