@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -73,4 +74,104 @@ int nm_si_tell(int fd, int32_t st)
     /* the stand-in may be gone: no SIGPIPE for the group's root */
     ssize_t n = send(fd, &st, sizeof st, MSG_NOSIGNAL);
     return n == (ssize_t)sizeof st ? 0 : -1;
+}
+
+/* The launcher's process of this node for this job: the nearest ancestor
+ * named hydra_pmi_proxy (a wrapper such as a shell may stand between), or
+ * the parent. */
+pid_t nm_si_job_pid(void)
+{
+    pid_t pid = getppid();
+    for (int up = 0; pid > 1 && up < 8; up++) {
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            break;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        /* pid (comm) state ppid ...: comm may hold spaces and ')' */
+        char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+        long ppid;
+        if (!open || !close || close < open ||
+            sscanf(close + 1, " %*c %ld", &ppid) != 1)
+            break;
+        if (close - open - 1 == 15 &&
+            strncmp(open + 1, "hydra_pmi_proxy", 15) == 0)
+            return pid;
+        pid = (pid_t)ppid;
+    }
+    return getppid();
+}
+
+/* ------------------------------------------------------------------ */
+/* Which ranks share this node                                         */
+/* ------------------------------------------------------------------ */
+
+#define LOCAL_TIMEOUT 10.0 /* s: the node's ranks show up */
+
+/* This rank's presence on the node: a datagram socket bound to an
+ * abstract name of the job's key and the rank, open until the process
+ * ends (a PiP root's stays in its tasks' table, which is harmless). */
+static void presence_open(const char *key, long rank)
+{
+    struct sockaddr_un a;
+    char k[80];
+    snprintf(k, sizeof k, "%s:r", key);
+    socklen_t len = nm_si_addr(&a, k, rank);
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, len) != 0) {
+        close(fd);
+    }
+}
+
+/* Is rank r of the job present on this node? */
+static int presence_of(const char *key, long r)
+{
+    struct sockaddr_un a;
+    char k[80];
+    snprintf(k, sizeof k, "%s:r", key);
+    socklen_t len = nm_si_addr(&a, k, r);
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return 0;
+    int ok = connect(fd, (struct sockaddr *)&a, len) == 0;
+    close(fd);
+    return ok;
+}
+
+/* Are the ranks first..last-1 all on this node?  hydra tells how many
+ * ranks the node has (MPI_LOCALNRANKS) and this rank's place among them
+ * (MPI_LOCALRANKID), not which: each rank marks its presence, and the
+ * node's ranks are looked for (first where hydra's block distribution
+ * puts them, then everywhere) until all nlocal are seen or
+ * LOCAL_TIMEOUT s have passed (a rank that never shows up counts as
+ * elsewhere).  Every rank of the node sees the same set, so the members
+ * of a group agree. */
+int nm_si_group_is_local(const char *key, long rank, long size, long nlocal,
+                         long lid, long first, long last)
+{
+    presence_open(key, rank);
+    unsigned char *seen = calloc((size_t)size, 1);
+    if (!seen)
+        return 0;
+    long nseen = 0, b0 = rank - lid;
+    double t0 = nm_si_now();
+    while (nseen < nlocal && nm_si_now() - t0 < LOCAL_TIMEOUT) {
+        for (int pass = 0; pass < 2 && nseen < nlocal; pass++) {
+            long lo = pass ? 0 : b0 < 0 ? 0 : b0;
+            long hi = pass ? size : b0 + nlocal > size ? size : b0 + nlocal;
+            for (long r = lo; r < hi && nseen < nlocal; r++)
+                if (!seen[r] && presence_of(key, r))
+                    seen[r] = 1, nseen++;
+        }
+        if (nseen < nlocal)
+            usleep(5000);
+    }
+    int all = 1;
+    for (long r = first; r < last; r++)
+        all &= seen[r];
+    free(seen);
+    return all;
 }

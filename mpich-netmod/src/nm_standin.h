@@ -12,6 +12,7 @@
 #define NM_STANDIN_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -35,5 +36,15 @@ int nm_si_code(int st);
 
 /* Write a task's wait status to its stand-in; 0 or -1. */
 int nm_si_tell(int fd, int32_t st);
+
+/* The launcher's process of this node for this job (hydra_pmi_proxy, the
+ * nearest such ancestor), or the parent. */
+pid_t nm_si_job_pid(void);
+
+/* Are the ranks first..last-1 of the job KEY all on this node?  (rank,
+ * size: this rank and the job's size; nlocal, lid: hydra's
+ * MPI_LOCALNRANKS and MPI_LOCALRANKID.)  Marks this rank present. */
+int nm_si_group_is_local(const char *key, long rank, long size, long nlocal,
+                         long lid, long first, long last);
 
 #endif
