@@ -372,6 +372,25 @@ static char *pip_push_str(char **top, const char *s)
 }
 
 /*
+ * Bytes the strings and vectors of `ld.so --argv0 ARGV0 PROG ARGS` take
+ * at the top of a task's stack.
+ */
+static size_t pip_stack_need(const struct pip_task *t, const char *interp,
+                             const char *prog, const char *preload)
+{
+    int nargs = 6 + (t->argc > 1 ? t->argc - 1 : 0);
+    int nenv = 0;
+    size_t need = strlen(interp) + strlen(prog) + 64 +
+                  (preload != NULL ? strlen(preload) : 0) +
+                  strlen(t->argv[0] != NULL ? t->argv[0] : prog);
+    for (int i = 1; i < t->argc; i++)
+        need += strlen(t->argv[i]) + 1;
+    for (; t->envv[nenv] != NULL; nenv++)
+        need += strlen(t->envv[nenv]) + 1;
+    return need + sizeof(void *) * (size_t)(nargs + nenv + 64);
+}
+
+/*
  * Build the stack of `ld.so --argv0 ARGV0 PROG ARGS` at the top of
  * t->stack.  0, or E2BIG.
  */
@@ -390,14 +409,7 @@ static int pip_build_stack(struct pip_task *t, const char *interp,
         return ENOMEM;
     char **ev = av + nargs + 1;
 
-    size_t need = strlen(interp) + strlen(prog) + 64 +
-                  (preload != NULL ? strlen(preload) : 0) +
-                  strlen(t->argv[0] != NULL ? t->argv[0] : prog);
-    for (int i = 1; i < t->argc; i++)
-        need += strlen(t->argv[i]) + 1;
-    for (int i = 0; i < nenv; i++)
-        need += strlen(t->envv[i]) + 1;
-    need += sizeof(void *) * (size_t)(nargs + nenv + 64);
+    size_t need = pip_stack_need(t, interp, prog, preload);
     if ((size_t)(top - lim) < need) {
         free(av);
         return E2BIG;
@@ -614,7 +626,12 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
     t->interp = strdup(interp);
     t->priv_prog = strdup(prog);
 
-    t->stack_size = (r->stack_size + PIP_PAGE - 1) & ~(PIP_PAGE - 1);
+    /* The arguments and environment sit at the top of the stack, as the
+     * kernel puts them above it: room for them on top of the task's own
+     * stack size (pip_build_stack uses at most the upper half for them). */
+    size_t strs = pip_stack_need(t, interp, prog, preload);
+    size_t want = r->stack_size > strs ? r->stack_size : strs;
+    t->stack_size = (want + strs + PIP_PAGE - 1) & ~(PIP_PAGE - 1);
     t->stack =
         mmap(NULL, t->stack_size, PROT_READ | PROT_WRITE,
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);

@@ -399,8 +399,10 @@ int pip_thread_signals_init(void)
         if (sigaction(SIGSYS, &sa, &pip_sigsys_prev) != 0)
             pip_seccomp_ok = 0;
     }
+    /* Said with PVAS_LOG=pip:debug only: a root's stderr is its tasks' and
+     * its users' (pip-exec(1), THREAD MODE, documents the limit). */
     if (!pip_seccomp_ok)
-        pip_msg(1, "thread mode without seccomp filters here: a task's "
+        pip_msg(0, "thread mode without seccomp filters here: a task's "
                    "_exit() ends the whole root (exit() and returning from "
                    "main end only the task)");
     return 0;
