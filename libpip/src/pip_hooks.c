@@ -440,24 +440,6 @@ static void (*pip_task_signal(int sig, void (*h)(int)))(int)
     return old.sa_handler;
 }
 
-/* Does the default action of `sig` end the process? */
-static int pip_sig_ends_process(int sig)
-{
-    switch (sig) {
-    case SIGCHLD:
-    case SIGCONT:
-    case SIGSTOP:
-    case SIGTSTP:
-    case SIGTTIN:
-    case SIGTTOU:
-    case SIGURG:
-    case SIGWINCH:
-        return 0;
-    default:
-        return (sig < 32 || sig >= SIGRTMIN) && sig != PIP_SIG_TASKEND;
-    }
-}
-
 /*
  * kill(getpid(), sig) in a thread-mode task: the task signals itself, as a
  * process would; the signal goes to the task's main thread (a signal to

@@ -391,6 +391,7 @@ PIP_HIDDEN int pip_parse_stop_on_start(void);
 PIP_HIDDEN int pip_parse_fds(int *privp) PIP_WUR;
 PIP_HIDDEN int pip_parse_share_ns(int *sharep) PIP_WUR;
 PIP_HIDDEN int pip_parse_image(void) PIP_WUR;
+PIP_HIDDEN int pip_sig_ends_process(int sig);
 PIP_HIDDEN int pip_parse_namespaces(int ntasks, int *nnsp) PIP_WUR;
 PIP_HIDDEN int pip_find_tid_offset(size_t *offp) PIP_WUR;
 PIP_HIDDEN int pip_core_to_cpuset(uint32_t coreno, cpu_set_t *set,

@@ -408,26 +408,6 @@ int pip_thread_signals_init(void)
     return 0;
 }
 
-/* Does the default action of `sig` end the process? */
-static int pip_sig_terminates(int sig)
-{
-    switch (sig) {
-    case SIGCHLD:
-    case SIGCONT:
-    case SIGSTOP:
-    case SIGTSTP:
-    case SIGTTIN:
-    case SIGTTOU:
-    case SIGURG:
-    case SIGWINCH:
-        return 0;
-    default:
-        /* glibc's own signals lie between 32 and SIGRTMIN */
-        return sig > 0 && sig < NSIG && (sig < 32 || sig >= SIGRTMIN) &&
-               sig != PIP_SIG_TASKEND;
-    }
-}
-
 /*
  * Read /proc/self/task/TID/NAME into buf (NUL-terminated): 0, or -1 when
  * it cannot be read.
@@ -499,7 +479,7 @@ int pip_thread_kill(struct pip_task *t, int sig)
                 !(pip_sigsys_prev.sa_flags & SA_SIGINFO) &&
                 pip_sigsys_prev.sa_handler == SIG_DFL) ||
                (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL));
-    if (sig != 0 && pip_sig_terminates(sig) && dfl &&
+    if (sig != 0 && pip_sig_ends_process(sig) && dfl &&
         (!started || (pip_thread_blocks(t->tid, sig) == 0 &&
                       pip_thread_blocks(t->tid, PIP_SIG_TASKEND) == 0 &&
                       pip_thread_in_sigwait(t->tid) == 0))) {

@@ -731,3 +731,24 @@ void pip_close_cloexec(void)
     }
     (void)pip_raw_syscall(SYS_close, dfd, 0, 0, 0, 0, 0);
 }
+
+/* Does the default action of `sig` end the process?  (libpip's own
+ * task-end signal does not count.) */
+int pip_sig_ends_process(int sig)
+{
+    switch (sig) {
+    case SIGCHLD:
+    case SIGCONT:
+    case SIGSTOP:
+    case SIGTSTP:
+    case SIGTTIN:
+    case SIGTTOU:
+    case SIGURG:
+    case SIGWINCH:
+        return 0;
+    default:
+        /* glibc's own signals lie between 32 and SIGRTMIN */
+        return sig > 0 && sig < NSIG && (sig < 32 || sig >= SIGRTMIN) &&
+               sig != PIP_SIG_TASKEND;
+    }
+}
