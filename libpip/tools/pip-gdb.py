@@ -70,68 +70,21 @@ def _r_debug_addr():
         return 0
 
 
-def _registry_progs(pid):
-    """Program paths of the tasks in the root's registry, by base name."""
-    progs = {}
-    cands = [pid]
+def _ppid(pid):
+    """The parent of pid, or None."""
     try:
         with open("/proc/%d/status" % pid) as f:
             for line in f:
                 if line.startswith("PPid:"):
-                    cands.append(int(line.split()[1]))
+                    return int(line.split()[1])
     except OSError:
         pass
-    for p in cands:
-        fddir = "/proc/%d/fd" % p
-        try:
-            fds = os.listdir(fddir)
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                link = os.readlink(os.path.join(fddir, fd))
-            except OSError:
-                continue
-            if not link.startswith("/memfd:pip-registry"):
-                continue
-            try:
-                with open(os.path.join(fddir, fd), "rb") as f:
-                    data = f.read()
-            except OSError:
-                continue
-            if len(data) < 272:
-                continue
-            hsize, esize = struct.unpack_from("<II", data, 12)
-            ntasks = struct.unpack_from("<i", data, 36)[0]
-            cwd = "/proc/%d/cwd" % p
-            try:
-                cwd = os.readlink(cwd)
-            except OSError:
-                pass
-            for i in range(max(ntasks, 0)):
-                off = hsize + i * esize
-                if off + esize > len(data):
-                    break
-                raw = data[off + 32 : off + esize].split(b"\0")[0]
-                prog = raw.decode("utf-8", "replace")
-                if prog and not prog.startswith("/"):
-                    prog = os.path.normpath(os.path.join(cwd, prog))
-                progs.setdefault(os.path.basename(prog), prog)
-            return progs
-    return progs
+    return None
 
 
-def _private_image(pid):
-    """(r_debug address, program path) of the private-image task whose
-    process is pid, from its root's registry, or (0, "")."""
-    cands = []
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith("PPid:"):
-                    cands.append(int(line.split()[1]))
-    except OSError:
-        pass
+def _registries(cands):
+    """(pid, contents) of each libpip task registry (a memfd named
+    pip-registry) that a process of cands holds open."""
     for p in cands:
         fddir = "/proc/%d/fd" % p
         try:
@@ -147,26 +100,58 @@ def _private_image(pid):
                     data = f.read()
             except OSError:
                 continue
-            if len(data) < 272:
-                continue
-            hsize, esize = struct.unpack_from("<II", data, 12)
-            ntasks = struct.unpack_from("<i", data, 36)[0]
-            for i in range(max(ntasks, 0)):
-                off = hsize + i * esize
-                if off + esize > len(data):
-                    break
-                state, tpid = struct.unpack_from("<ii", data, off + 4)
-                rdebug = struct.unpack_from("<q", data, off + 24)[0]
-                if state == 2 and tpid == pid and rdebug != 0:
-                    raw = data[off + 32 : off + esize].split(b"\0")[0]
-                    prog = raw.decode("utf-8", "replace")
-                    if prog and not prog.startswith("/"):
-                        try:
-                            cwd = os.readlink("/proc/%d/cwd" % p)
-                            prog = os.path.normpath(os.path.join(cwd, prog))
-                        except OSError:
-                            pass
-                    return rdebug, prog
+            if len(data) >= 272:
+                yield p, data
+
+
+def _entries(data):
+    """Offsets of the task entries of a registry's contents."""
+    hsize, esize = struct.unpack_from("<II", data, 12)
+    ntasks = struct.unpack_from("<i", data, 36)[0]
+    for i in range(max(ntasks, 0)):
+        off = hsize + i * esize
+        if off + esize > len(data):
+            break
+        yield off, esize
+
+
+def _entry_prog(data, off, esize, p):
+    """An entry's program path, absolute (relative ones from the root's
+    working directory)."""
+    raw = data[off + 32 : off + esize].split(b"\0")[0]
+    prog = raw.decode("utf-8", "replace")
+    if prog and not prog.startswith("/"):
+        try:
+            cwd = os.readlink("/proc/%d/cwd" % p)
+            prog = os.path.normpath(os.path.join(cwd, prog))
+        except OSError:
+            pass
+    return prog
+
+
+def _registry_progs(pid):
+    """Program paths of the tasks in the root's registry, by base name."""
+    parent = _ppid(pid)
+    cands = [pid] + ([parent] if parent is not None else [])
+    for p, data in _registries(cands):
+        progs = {}
+        for off, esize in _entries(data):
+            prog = _entry_prog(data, off, esize, p)
+            progs.setdefault(os.path.basename(prog), prog)
+        return progs
+    return {}
+
+
+def _private_image(pid):
+    """(r_debug address, program path) of the private-image task whose
+    process is pid, from its root's registry, or (0, "")."""
+    parent = _ppid(pid)
+    for p, data in _registries([parent] if parent is not None else []):
+        for off, esize in _entries(data):
+            state, tpid = struct.unpack_from("<ii", data, off + 4)
+            rdebug = struct.unpack_from("<q", data, off + 24)[0]
+            if state == 2 and tpid == pid and rdebug != 0:
+                return rdebug, _entry_prog(data, off, esize, p)
     return 0, ""
 
 
