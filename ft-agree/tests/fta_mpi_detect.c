@@ -29,6 +29,17 @@ static double now_real(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* How many processes of MPI_COMM_WORLD are known to have failed. */
+static int nfailed(void)
+{
+    MPI_Group fg;
+    int nf = -1;
+    MPIX_Comm_get_failed(MPI_COMM_WORLD, &fg);
+    MPI_Group_size(fg, &nf);
+    MPI_Group_free(&fg);
+    return nf;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -87,11 +98,7 @@ int main(int argc, char **argv)
             rounds++;
         }
         int flag = 1, rc2 = MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
-        MPI_Group fg;
-        int nf = -1;
-        MPIX_Comm_get_failed(MPI_COMM_WORLD, &fg);
-        MPI_Group_size(fg, &nf);
-        MPI_Group_free(&fg);
+        int nf = nfailed();
         fprintf(rep,
                 "%s rank %d: idle %.0f s, %d rounds, rc=%d agree rc=%d "
                 "failed=%d\n",
@@ -110,11 +117,7 @@ int main(int argc, char **argv)
         }
         int flag = 1, rc = MPIX_Comm_agree(MPI_COMM_WORLD, &flag);
         int rc2 = MPI_Barrier(MPI_COMM_WORLD);
-        MPI_Group fg;
-        int nf = -1;
-        MPIX_Comm_get_failed(MPI_COMM_WORLD, &fg);
-        MPI_Group_size(fg, &nf);
-        MPI_Group_free(&fg);
+        int nf = nfailed();
         fprintf(rep,
                 "%s rank %d: stopped %d ms, agree rc=%d barrier rc=%d "
                 "failed=%d\n",
