@@ -12,16 +12,25 @@ set -u
 ncpu=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 hogs=
 cmd=
+launching=
 stop_cmd() { # the command and what it started (its process group)
-    [ -n "$cmd" ] || return 0
-    kill -TERM -"$cmd" 2>/dev/null || kill -TERM "$cmd" 2>/dev/null
+    # A signal between the fork and "cmd=$!" finds cmd empty: $! then
+    # names the command already.
+    [ -n "$cmd" ] || { [ -n "$launching" ] && cmd=$!; } || return 0
+    # The group may not exist yet (setsid not run yet): the command itself
+    # then; after it ended, what a late setsid left in its group.
+    kill -TERM -"$cmd" 2>/dev/null
+    kill -TERM "$cmd" 2>/dev/null
     wait "$cmd" 2>/dev/null
+    kill -TERM -"$cmd" 2>/dev/null
     cmd=
 }
 stop_hogs() {
     [ -n "$hogs" ] || return 0
     # shellcheck disable=SC2086
-    kill $hogs 2>/dev/null
+    # SIGKILL: a loop that got SIGTERM before its "trap -" ran would take
+    # it as the inherited trap's and go on.
+    kill -KILL $hogs 2>/dev/null
     for p in $hogs; do wait "$p" 2>/dev/null; done
     hogs=
 }
@@ -32,21 +41,25 @@ trap 'stop_cmd; stop_hogs; exit 129' HUP
 echo "check-load: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 i=0
 while [ "$i" -lt "$ncpu" ]; do
-    (trap - EXIT INT TERM HUP; while :; do :; done) &
+    # Each loop also ends when this script has gone (a signal between
+    # the fork and the pid's record leaves it out of $hogs).
+    (trap - EXIT INT TERM HUP; while kill -0 $$ 2>/dev/null; do :; done) &
     hogs="$hogs $!"
     i=$((i + 1))
 done
-echo "check-load: $ncpu busy loops (pids$hogs) at the default priority; running: $*"
+echo "check-load: $ncpu busy loops (pids$hogs) at the default priority"
 t0=$(date +%s)
 # In a session (and process group) of its own, which stop_cmd ends as a
 # whole; without setsid(1), SIGTERM to make still reaches the tests (make
 # passes it on).
+launching=1
 if command -v setsid >/dev/null 2>&1; then
     setsid "$@" &
 else
     "$@" &
 fi
 cmd=$!
+echo "check-load: running (pid $cmd): $*"
 # wait returns early when a trapped signal arrives; the trap then exits
 wait "$cmd"
 st=$?
