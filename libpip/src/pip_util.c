@@ -305,6 +305,32 @@ int pip_parse_namespaces(int ntasks, int *nnsp)
 }
 
 /*
+ * pip_namespaces_max: the bound pip_init(opts) would put on a root's
+ * dlmopen namespaces, before any pip_init: PIP_NAMESPACES when set, else
+ * the mode's default (process mode PIP_NAMESPACES_DEFAULT, thread mode
+ * PIP_NAMESPACES_MAX: pip_init's for a root of many tasks).  For callers
+ * that must know whether a set of programs can each have a libc of their
+ * own in namespaces (mpich-netmod's PiP form) without copying libpip's
+ * numbers.
+ */
+int pip_namespaces_max(uint32_t opts, int *nnsp)
+{
+    if (nnsp == NULL)
+        return EINVAL;
+    int mode, shown, rc, nns;
+    if ((rc = pip_parse_mode(opts, &mode, &shown)) != 0)
+        return rc;
+    (void)shown;
+    if ((rc = pip_parse_namespaces(PIP_NAMESPACES_MAX, &nns)) != 0)
+        return rc;
+    const char *v = getenv("PIP_NAMESPACES");
+    if (mode == PIP_MODE_PTHREAD && (v == NULL || *v == '\0'))
+        nns = PIP_NAMESPACES_MAX;
+    *nnsp = nns;
+    return 0;
+}
+
+/*
  * PIP_SHARE_NAMESPACES: thread mode only, an on/off variable
  * (common/pvas_env.h).  Unset, empty or 0: a task for which no dlmopen
  * namespace of its own is left is refused (EAGAIN) rather than made to
