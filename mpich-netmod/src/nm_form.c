@@ -475,26 +475,25 @@ static int env_is(const char *name, const char *val)
     return v && strcasecmp(v, val) == 0;
 }
 
-/* Choose the group's kind of tasks (*kind); NULL, or why the group cannot
- * run in the PiP form (then said even when not asked: the user's own
- * settings keep it from the PiP form).
+/* Choose the group's kind of tasks (*kind) and libpip's mode (*mode);
+ * NULL, or why the group cannot run in the PiP form (then said even when
+ * not asked: the user's own settings keep it from the PiP form).
  *
- * PIP_MODE thread (or pthread): namespaces.  PIP_MODE process (or a
- * process: variant): private images (PIP_IMAGE=namespace is refused:
- * MPICH's UCX does not initialise in process-mode namespace tasks).
- * PIP_MODE unset: PIP_IMAGE=namespace namespaces, PIP_IMAGE=private
- * private images, unset: namespaces when the group fits libpip's
- * namespace budget of a process-mode root (pip_namespaces_max:
+ * PIP_MODE thread (or pthread), or PIP_IMAGE=namespace: namespaces (in
+ * thread mode unless PIP_MODE names a process mode).  Otherwise
+ * PIP_MODE=process (or a process: variant) or PIP_IMAGE=private: private
+ * images.  Neither: namespaces in thread mode when the group fits
+ * libpip's namespace budget of a process-mode root (pip_namespaces_max:
  * PIP_NAMESPACES, default 8: a preloaded root cannot raise glibc's
  * glibc.rtld.nns tunable, as pip-exec does for thread mode's 15), private
- * images otherwise.  Every rank needs its own libc and MPICH: two ranks
- * sharing one namespace would wait for each other for ever. */
+ * images otherwise.  Namespaces must not be shared: two ranks on one copy
+ * of libc and MPICH would wait for each other for ever. */
 static const char *choose_kind(const struct pipfns *pf, int ntasks, int *kind,
-                               char *buf, size_t len)
+                               uint32_t *mode, char *buf, size_t len)
 {
-    const char *mode = getenv("PIP_MODE"), *img = getenv("PIP_IMAGE");
+    const char *m = getenv("PIP_MODE"), *img = getenv("PIP_IMAGE");
     int thread = env_is("PIP_MODE", "thread") || env_is("PIP_MODE", "pthread");
-    int process = mode && *mode && !thread;
+    int process = m && *m && !thread;
     int want_ns = env_is("PIP_IMAGE", "namespace");
     int nns = 0;
     loud = 1;
@@ -507,18 +506,12 @@ static const char *choose_kind(const struct pipfns *pf, int ntasks, int *kind,
         snprintf(buf, len, "%s", e ? e : "libpip refuses PIP_MODE");
         return buf;
     }
-    if (process && want_ns) {
-        snprintf(buf, len,
-                 "PIP_MODE=%s with PIP_IMAGE=namespace: MPICH does not "
-                 "initialise in process-mode namespace tasks; unset "
-                 "PIP_IMAGE (private images) or set PIP_MODE=thread",
-                 mode);
-        return buf;
-    }
-    if (process || (!thread && !want_ns && (env_is("PIP_IMAGE", "private") ||
-                                            ntasks > nns))) {
+    *mode = process ? PIP_MODE_PROCESS : PIP_MODE_PTHREAD;
+    if (!thread && !want_ns &&
+        (process || env_is("PIP_IMAGE", "private") || ntasks > nns)) {
         loud = 0;
         *kind = K_PRIVATE;
+        *mode = PIP_MODE_PROCESS;
         return NULL;
     }
     if (ntasks <= nns) {
@@ -531,8 +524,8 @@ static const char *choose_kind(const struct pipfns *pf, int ntasks, int *kind,
              "PIP_NAMESPACES allows %d: unset %s (private process images), "
              "raise PIP_NAMESPACES, or lower MPIDELEG_BOARD_SIZE or "
              "MPIDELEG_BOARDS_PER_DELEGATEE",
-             ntasks, ntasks, thread ? "PIP_MODE=thread" : "PIP_IMAGE=namespace",
-             nns, thread ? "PIP_MODE" : "PIP_IMAGE");
+             ntasks, ntasks, want_ns ? "PIP_IMAGE=namespace" : "PIP_MODE=thread",
+             nns, want_ns ? "PIP_IMAGE" : "PIP_MODE");
     return buf;
 }
 
@@ -626,10 +619,11 @@ static void root(const char *key, long g, long first, long last, int argc,
     if (!why && n <= 0)
         why = "/proc/self/exe cannot be read";
     int ntasks = (int)(last - first), kind = K_NAMESPACES;
+    uint32_t pmode = PIP_MODE_PTHREAD;
     char kbuf[400];
     if (!why) {
         exe[n] = '\0';
-        why = choose_kind(&pf, ntasks, &kind, kbuf, sizeof kbuf);
+        why = choose_kind(&pf, ntasks, &kind, &pmode, kbuf, sizeof kbuf);
     }
     if (!why && kind == K_NAMESPACES) {
         int e = pf.check(exe, 0);
@@ -655,10 +649,7 @@ static void root(const char *key, long g, long first, long last, int argc,
     if (!why && kind == K_PRIVATE && ntasks > PIP_NTASKS_MAX &&
         (!pf.ntasks_max || pf.ntasks_max(ntasks) != 0))
         why = "libpip runs at most PIP_NTASKS_MAX tasks per root";
-    int pe = why ? 0
-                 : pf.init(&pipid, &nt, NULL,
-                           kind == K_PRIVATE ? PIP_MODE_PROCESS
-                                             : PIP_MODE_PTHREAD);
+    int pe = why ? 0 : pf.init(&pipid, &nt, NULL, pmode);
     if (pe) {
         const char *ee = pf.env_error();
         snprintf(kbuf, sizeof kbuf, "pip_init failed: %s",
@@ -747,7 +738,9 @@ static void root(const char *key, long g, long first, long last, int argc,
              "PiP root of ranks %ld-%ld (%s): stand-ins came in %.1f ms, %d "
              "tasks spawned in %.1f ms",
              first, last - 1,
-             kind == K_PRIVATE ? "private process images" : "namespaces",
+             kind == K_PRIVATE                ? "private process images"
+             : pmode == PIP_MODE_PTHREAD ? "namespaces, thread mode"
+                                         : "namespaces, process mode",
              1e3 * t_gather, ntasks, 1e3 * (nm_si_now() - t_spawn));
     for (int left = ntasks; left > 0; left--) {
         int id = -1, st = 0;

@@ -13,10 +13,10 @@
 # with the suite in two groups; the default with a group larger than
 # PIP_NAMESPACES (private images chosen by themselves).  Groups that cannot
 # run in the PiP form fall back to the process form with one line naming
-# the cause and the variable (PIP_IMAGE=namespace or PIP_MODE=thread with
-# more ranks than PIP_NAMESPACES, PIP_MODE=process with
-# PIP_IMAGE=namespace, a bad PIP_IMAGE, a program that is not a PIE), and
-# give the same output.
+# the cause and the variable (PIP_IMAGE=namespace, in thread or process
+# mode, or PIP_MODE=thread with more ranks than PIP_NAMESPACES, a bad
+# PIP_IMAGE, a program that is not a PIE), and give the same output;
+# process-mode namespace tasks run where they fit.
 #
 # NM_PRIVATE_RANKS=32 (make check-long): one group of 32 clients and its
 # delegatee (mpiexec -n 33: hydra starts one process per rank; 32 of them
@@ -58,7 +58,7 @@ pr_run() {
         >"$NM_TMP/$name.out" 2>"$NM_TMP/$name.err"
     echo $? >"$NM_TMP/$name.rc"
     form=
-    nm_pipform "$NM_TMP/$name.err" && form=", PiP form"
+    pr_pipform "$NM_TMP/$name.err" && form=", PiP form"
     echo "$name: $(($(date +%s) - t0)) s, status $(cat "$NM_TMP/$name.rc")$form"
 }
 
@@ -93,7 +93,7 @@ pr_check() {
 # pr_fallback NAME PATTERN: the process form ran, with PATTERN in exactly
 # one line on stderr
 pr_fallback() {
-    if [ "$(grep -c "$2" "$NM_TMP/$1.err")" -eq 1 ] && ! nm_pipform "$NM_TMP/$1.err" &&
+    if [ "$(grep -c "$2" "$NM_TMP/$1.err")" -eq 1 ] && ! pr_pipform "$NM_TMP/$1.err" &&
         grep -q ': the process form runs$' "$NM_TMP/$1.err"; then
         echo "ok $1: $(grep -m1 "$2" "$NM_TMP/$1.err")"
     else
@@ -103,8 +103,17 @@ pr_fallback() {
     fi
 }
 
+# pr_pipform ERRFILE: rank 0's layout line (labelled by mpiexec -l) says
+# the PiP form ran
+pr_pipform() {
+    grep -q '^\(\[0\] \)\{0,1\}mpideleg: .*delegatees* .*PiP form' "$1" 2>/dev/null
+}
 pr_pip() { # NAME: the PiP form ran
-    nm_pipform "$NM_TMP/$1.err" || { echo "FAIL $1: not the PiP form"; nm_fail=1; }
+    if pr_pipform "$NM_TMP/$1.err"; then
+        echo "ok $1: the PiP form"
+    else
+        echo "FAIL $1: not the PiP form"; nm_fail=1
+    fi
 }
 
 lay="MPIDELEG_BOARD_SIZE=$n LD_PRELOAD=$NM_LIB"
@@ -143,9 +152,13 @@ pr_fallback nsimg "PIP_IMAGE=namespace), PIP_NAMESPACES allows 2: unset PIP_IMAG
 pr_run nsthread "$np" $lay PIP_MODE=thread PIP_NAMESPACES=3
 pr_check nsthread
 pr_fallback nsthread "PIP_MODE=thread), PIP_NAMESPACES allows 3: unset PIP_MODE"
+pr_run procnsbig "$np" $lay PIP_MODE=process PIP_IMAGE=namespace PIP_NAMESPACES=3
+pr_check procnsbig
+pr_fallback procnsbig "PIP_IMAGE=namespace), PIP_NAMESPACES allows 3: unset PIP_IMAGE"
+# process-mode namespace tasks where they fit (each its own process)
 pr_run procns "$np" $lay PIP_MODE=process PIP_IMAGE=namespace
 pr_check procns
-pr_fallback procns "PIP_MODE=process with PIP_IMAGE=namespace: MPICH does not initialise"
+pr_pip procns
 pr_run badimg "$np" $lay PIP_IMAGE=shared
 pr_check badimg
 pr_fallback badimg "PIP_IMAGE='shared' must be private or namespace"
