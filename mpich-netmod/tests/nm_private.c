@@ -4,7 +4,10 @@
  * shared by mistake: ranks that are PiP tasks of one address space
  * (test_netmod_private.sh compares its output with a direct run).
  *
- *   nm_private [LINES]
+ *   nm_private [LINES [crash]]
+ *
+ * With "crash", rank 1 raises SIGSEGV after MPI_Init (a rank that dies of
+ * a signal must end the job as directly: mpiexec's status the signal).
  *
  * Each rank
  * - sets NM_PRIV_RANK to its own rank, waits for all, and reads it back
@@ -26,6 +29,7 @@
  * Exit status 1 when a check fails (the failing checks are named).
  */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +67,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     me = rank;
+    if (argc > 2 && strcmp(argv[2], "crash") == 0 && rank == 1)
+        raise(SIGSEGV);
     atexit(at_exit);
 
     /* environ: the launcher's, and one per rank */

@@ -16,7 +16,8 @@
 # the cause and the variable (PIP_IMAGE=namespace, in thread or process
 # mode, or PIP_MODE=thread with more ranks than PIP_NAMESPACES, a bad
 # PIP_IMAGE, a program that is not a PIE), and give the same output;
-# process-mode namespace tasks run where they fit.
+# process-mode namespace tasks run where they fit.  A rank that dies of
+# SIGSEGV ends the job with mpiexec's status 11, as directly.
 #
 # NM_PRIVATE_RANKS=32 (make check-long): one group of 32 clients and its
 # delegatee (mpiexec -n 33: hydra starts one process per rank; 32 of them
@@ -166,6 +167,20 @@ pr_fallback badimg "PIP_IMAGE='shared' must be private or namespace"
 pr_run quiet "$np" $lay PIP_IMAGE=shared MPIDELEG_QUIET=1
 if grep -q 'the process form runs' "$NM_TMP/quiet.err"; then
     echo "FAIL quiet: the fallback line was printed"; nm_fail=1
+fi
+# a rank killed by a signal (SIGSEGV) ends the job with that signal as
+# mpiexec's status, as directly, without a line from another rank's code
+# (a private image inherited the root's signal handlers once: UCX's
+# handler chained to the root's copy, which killed the root)
+"$MPI_RUN" -n "$n" -t 60 "$prog" 1 crash >"$NM_TMP/cdirect.out" 2>"$NM_TMP/cdirect.err"
+crc=$?
+"$MPI_RUN" -n "$np" -t 60 env $lay PIP_IMAGE=private "$prog" 1 crash >"$NM_TMP/crash.out" 2>"$NM_TMP/crash.err"
+prc=$?
+if [ $crc -eq 11 ] && [ $prc -eq $crc ] && ! grep -q 'Fatal glibc error' "$NM_TMP/crash.err" &&
+    pr_pipform "$NM_TMP/crash.err"; then
+    echo "ok crash: status $prc as directly"
+else
+    echo "FAIL crash: status $prc, directly $crc:"; grep -v '^ *[0-9]* ' "$NM_TMP/crash.err" | head -8; nm_fail=1
 fi
 # the netmod's suite in two groups of private images (layout a), as directly
 unset MPIEXEC
