@@ -40,6 +40,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
 #include <strings.h>
@@ -57,6 +58,7 @@
 #define ME       "mpideleg"
 #define TIMEOUT  20.0      /* s: the group's members meet */
 #define BLOB_MAX (4 << 20) /* bytes of argv and environment */
+#define NFDS     4         /* a member's descriptors: PMI, stdin, out, err */
 
 extern char **environ;
 
@@ -246,7 +248,7 @@ static int xfer_all(int fd, void *buf, size_t len, int out)
 }
 
 /* Send rank, program, argv, environment and (SCM_RIGHTS) the PMI
- * connection, stdout and stderr; 0 or -1. */
+ * connection, stdin (/dev/null when closed), stdout and stderr; 0 or -1. */
 static int send_member(int fd, long rank, int pmi_fd, int argc, char **argv)
 {
     char exe[PATH_MAX];
@@ -272,7 +274,7 @@ static int send_member(int fd, long rank, int pmi_fd, int argc, char **argv)
     struct iovec iov = {&h, sizeof h};
     union {
         struct cmsghdr c;
-        char b[CMSG_SPACE(3 * sizeof(int))];
+        char b[CMSG_SPACE(NFDS * sizeof(int))];
     } u;
     memset(&u, 0, sizeof u);
     struct msghdr m = {0};
@@ -283,23 +285,28 @@ static int send_member(int fd, long rank, int pmi_fd, int argc, char **argv)
     struct cmsghdr *c = CMSG_FIRSTHDR(&m);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(3 * sizeof(int));
-    int fds[3] = {pmi_fd, 1, 2}; /* the launcher, stdout, stderr */
+    c->cmsg_len = CMSG_LEN(NFDS * sizeof(int));
+    int in =
+        fcntl(0, F_GETFD) >= 0 ? 0 : open("/dev/null", O_RDONLY | O_CLOEXEC);
+    /* the launcher, stdin, stdout, stderr */
+    int fds[NFDS] = {pmi_fd, in, 1, 2};
     memcpy(CMSG_DATA(c), fds, sizeof fds);
-    int rc = sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)sizeof h &&
+    int rc = in >= 0 && sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)sizeof h &&
                      xfer_all(fd, blob, len, 1) == 0
                  ? 0
                  : -1;
+    if (in > 0)
+        close(in);
     free(blob);
     return rc;
 }
 
 /* A member as the root received it. */
 struct member {
-    int sock;     /* its stand-in's connection (-1: the root itself) */
-    int pmi_fd;   /* its launcher connection, in the root's table */
-    int out, err; /* its stdout and stderr, in the root's table */
-    char *blob;   /* exe, argv, environment */
+    int sock;         /* its stand-in's connection (-1: the root itself) */
+    int pmi_fd;       /* its launcher connection, in the root's table */
+    int in, out, err; /* its stdin, stdout, stderr, in the root's table */
+    char *blob;       /* exe, argv, environment */
     char **argv, **envv;
     char *exe;
 };
@@ -343,7 +350,7 @@ static int take_member(int fd, long first, long last, struct member *mbs)
     struct si_hdr h;
     union {
         struct cmsghdr c;
-        char b[CMSG_SPACE(3 * sizeof(int))];
+        char b[CMSG_SPACE(NFDS * sizeof(int))];
     } u;
     struct iovec iov = {&h, sizeof h};
     struct msghdr m = {0};
@@ -354,9 +361,9 @@ static int take_member(int fd, long first, long last, struct member *mbs)
     ssize_t n = recvmsg(fd, &m, MSG_WAITALL);
     struct cmsghdr *c = n == (ssize_t)sizeof h ? CMSG_FIRSTHDR(&m) : NULL;
     if (!c || c->cmsg_type != SCM_RIGHTS ||
-        c->cmsg_len != CMSG_LEN(3 * sizeof(int)))
+        c->cmsg_len != CMSG_LEN(NFDS * sizeof(int)))
         return -1;
-    int fds[3];
+    int fds[NFDS];
     memcpy(fds, CMSG_DATA(c), sizeof fds);
     struct member *mb =
         h.rank > first && h.rank < last ? &mbs[h.rank - first] : NULL;
@@ -369,13 +376,14 @@ static int take_member(int fd, long first, long last, struct member *mbs)
              member_vectors(mb, &h) == 0;
     }
     if (!ok) {
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < NFDS; i++)
             close(fds[i]);
         return -1;
     }
     mb->sock = fd;
-    mb->out = fds[1];
-    mb->err = fds[2];
+    mb->in = fds[1];
+    mb->out = fds[2];
+    mb->err = fds[3];
     return 0;
 }
 
@@ -524,8 +532,9 @@ static const char *choose_kind(const struct pipfns *pf, int ntasks, int *kind,
              "PIP_NAMESPACES allows %d: unset %s (private process images), "
              "raise PIP_NAMESPACES, or lower MPIDELEG_BOARD_SIZE or "
              "MPIDELEG_BOARDS_PER_DELEGATEE",
-             ntasks, ntasks, want_ns ? "PIP_IMAGE=namespace" : "PIP_MODE=thread",
-             nns, want_ns ? "PIP_IMAGE" : "PIP_MODE");
+             ntasks, ntasks,
+             want_ns ? "PIP_IMAGE=namespace" : "PIP_MODE=thread", nns,
+             want_ns ? "PIP_IMAGE" : "PIP_MODE");
     return buf;
 }
 
@@ -542,19 +551,28 @@ static int is_et_exec(const char *path)
 
 /* A private-image task's descriptors, set in the task by the spawn's
  * "before" hook (on the root's thread block, the root waiting): its
- * stand-in's stdout and stderr as 1 and 2 (the launcher sees a rank's
- * output as that rank's, through a stdio of its own), its own launcher
- * connection, none of the other members'. */
+ * stand-in's stdin, stdout and stderr as 0, 1 and 2 (the launcher sees a
+ * rank's output as that rank's, through a stdio of its own, and gives it
+ * its own input), its own launcher connection, none of the other
+ * members'. */
 struct task_fds {
     const struct member *mbs;
-    int n, me, root_pmi;
+    int n, me, root_pmi, fds;
 };
 
 static int task_fds_hook(void *arg)
 {
     const struct task_fds *h = arg;
     const struct member *m = &h->mbs[h->me];
-    if (h->me > 0 && (dup2(m->out, 1) < 0 || dup2(m->err, 2) < 0))
+    /* A session of its own, as hydra gives each rank: with the kernel's
+     * autogroup scheduling (sched_autogroup_enabled) a session shares the
+     * CPUs fairly with the other sessions, and a group's tasks left in the
+     * root's session would share one session's time on a busy machine. */
+    (void)setsid();
+    if (!h->fds)
+        return 0;
+    if (h->me > 0 &&
+        (dup2(m->in, 0) < 0 || dup2(m->out, 1) < 0 || dup2(m->err, 2) < 0))
         return 1;
     if (h->me > 0 && h->root_pmi >= 0)
         close(h->root_pmi);
@@ -562,6 +580,8 @@ static int task_fds_hook(void *arg)
         const struct member *o = &h->mbs[i];
         if (i != h->me && o->pmi_fd > 2)
             close(o->pmi_fd);
+        if (o->in > 2)
+            close(o->in);
         if (o->out > 2)
             close(o->out);
         if (o->err > 2)
@@ -639,7 +659,7 @@ static void root(const char *key, long g, long first, long last, int argc,
     if (!why && !mbs)
         why = "out of memory";
     for (int i = 0; mbs && i < ntasks; i++)
-        mbs[i].sock = mbs[i].pmi_fd = mbs[i].out = mbs[i].err = -1;
+        mbs[i].sock = mbs[i].pmi_fd = mbs[i].in = mbs[i].out = mbs[i].err = -1;
     double t_gather = nm_si_now();
     int got = gather(lfd, first, last, mbs, why);
     t_gather = nm_si_now() - t_gather;
@@ -684,8 +704,8 @@ static void root(const char *key, long g, long first, long last, int argc,
         /* Nothing started: every member goes on as the process form. */
         for (int i = 1; mbs && i < ntasks; i++)
             if (mbs[i].sock >= 0)
-                close(mbs[i].sock), close(mbs[i].pmi_fd), close(mbs[i].out),
-                    close(mbs[i].err);
+                close(mbs[i].sock), close(mbs[i].pmi_fd), close(mbs[i].in),
+                    close(mbs[i].out), close(mbs[i].err);
         fallback(first, "%s", why);
         return;
     }
@@ -715,10 +735,10 @@ static void root(const char *key, long g, long first, long last, int argc,
             (void)setenv("MPIDELEG_PIP_STDIO", sio, 1);
         else
             (void)unsetenv("MPIDELEG_PIP_STDIO");
-        struct task_fds tf = {mbs, ntasks, i, root_pmi};
+        struct task_fds tf = {mbs, ntasks, i, root_pmi, kind == K_PRIVATE};
         int e = pf.spawn(mbs[i].exe, mbs[i].argv, mbs[i].envv, PIP_CPUCORE_ASIS,
-                         &tid, kind == K_PRIVATE ? task_fds_hook : NULL, NULL,
-                         &tf);
+                         &tid, pmode == PIP_MODE_PROCESS ? task_fds_hook : NULL,
+                         NULL, &tf);
         if (e) {
             /* Ranks may be running: the job cannot go on. */
             fprintf(stderr, ME ": rank %ld: cannot start the PiP task: %s\n",
@@ -732,13 +752,16 @@ static void root(const char *key, long g, long first, long last, int argc,
     (void)unsetenv("MPIDELEG_PIP_STDIO");
     /* private images hold their own copies: a rank's output ends when its
      * task does */
-    for (int i = 1; kind == K_PRIVATE && i < ntasks; i++)
-        close(mbs[i].pmi_fd), close(mbs[i].out), close(mbs[i].err);
+    for (int i = 1; i < ntasks; i++) {
+        close(mbs[i].in); /* namespaces: stdin is the root's */
+        if (kind == K_PRIVATE)
+            close(mbs[i].pmi_fd), close(mbs[i].out), close(mbs[i].err);
+    }
     pvas_log(PVAS_LOG_MPIDELEG, PVAS_LOG_DEBUG,
              "PiP root of ranks %ld-%ld (%s): stand-ins came in %.1f ms, %d "
              "tasks spawned in %.1f ms",
              first, last - 1,
-             kind == K_PRIVATE                ? "private process images"
+             kind == K_PRIVATE           ? "private process images"
              : pmode == PIP_MODE_PTHREAD ? "namespaces, thread mode"
                                          : "namespaces, process mode",
              1e3 * t_gather, ntasks, 1e3 * (nm_si_now() - t_spawn));

@@ -4,10 +4,12 @@
  * shared by mistake: ranks that are PiP tasks of one address space
  * (test_netmod_private.sh compares its output with a direct run).
  *
- *   nm_private [LINES [crash]]
+ *   nm_private [LINES [crash|stdin]]
  *
  * With "crash", rank 1 raises SIGSEGV after MPI_Init (a rank that dies of
  * a signal must end the job as directly: mpiexec's status the signal).
+ * With "stdin", each rank reads its standard input to the end and prints
+ * how many bytes it got (the launcher gives the job's input to rank 0).
  *
  * Each rank
  * - sets NM_PRIV_RANK to its own rank, waits for all, and reads it back
@@ -69,6 +71,17 @@ int main(int argc, char **argv)
     me = rank;
     if (argc > 2 && strcmp(argv[2], "crash") == 0 && rank == 1)
         raise(SIGSEGV);
+    if (argc > 2 && strcmp(argv[2], "stdin") == 0) {
+        char buf[4096];
+        long got = 0;
+        ssize_t k;
+        while ((k = read(0, buf, sizeof buf)) > 0)
+            got += k;
+        MPI_Barrier(MPI_COMM_WORLD);
+        printf("rank %d: stdin %ld bytes\n", rank, got);
+        MPI_Finalize();
+        return 0;
+    }
     atexit(at_exit);
 
     /* environ: the launcher's, and one per rank */
@@ -107,9 +120,10 @@ int main(int argc, char **argv)
         out[i] = (unsigned char)mix((unsigned)rank, (unsigned)i);
     memset(in, 0, BIG);
     MPI_Request rq[2];
+    MPI_Status sts[2];
     MPI_Irecv(in, BIG, MPI_BYTE, prev, 6, MPI_COMM_WORLD, &rq[0]);
     MPI_Isend(out, BIG, MPI_BYTE, next, 6, MPI_COMM_WORLD, &rq[1]);
-    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    MPI_Waitall(2, rq, sts);
     int big_ok = 1;
     for (int i = 0; i < BIG; i++)
         big_ok &= in[i] == (unsigned char)mix((unsigned)prev, (unsigned)i);
@@ -144,8 +158,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "rank %d: a line on stderr\n", rank);
     printf("rank %d of %d: environ %s, counter %d, sum %ld, ring from %d, "
            "64 KiB ring %s, half %d of %d max %d, bcast '%s', pids %s%s%s\n",
-           rank, size, g && strcmp(g, v) == 0 ? "own" : "SHARED", counter,
-           sum, from, big_ok ? "ok" : "BAD", hrank, hsize, hmax, msg,
+           rank, size, g && strcmp(g, v) == 0 ? "own" : "SHARED", counter, sum,
+           from, big_ok ? "ok" : "BAD", hrank, hsize, hmax, msg,
            distinct ? "distinct" : "SHARED", bad ? ", FAILED:" : "", why);
     free(out);
     free(in);

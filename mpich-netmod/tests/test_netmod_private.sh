@@ -17,7 +17,8 @@
 # mode, or PIP_MODE=thread with more ranks than PIP_NAMESPACES, a bad
 # PIP_IMAGE, a program that is not a PIE), and give the same output;
 # process-mode namespace tasks run where they fit.  A rank that dies of
-# SIGSEGV ends the job with mpiexec's status 11, as directly.
+# SIGSEGV ends the job with mpiexec's status 11, as directly; the job's
+# standard input reaches rank 0 alone, as directly.
 #
 # NM_PRIVATE_RANKS=32 (make check-long): one group of 32 clients and its
 # delegatee (mpiexec -n 33: hydra starts one process per rank; 32 of them
@@ -181,6 +182,23 @@ if [ $crc -eq 11 ] && [ $prc -eq $crc ] && ! grep -q 'Fatal glibc error' "$NM_TM
     echo "ok crash: status $prc as directly"
 else
     echo "FAIL crash: status $prc, directly $crc:"; grep -v '^ *[0-9]* ' "$NM_TMP/crash.err" | head -8; nm_fail=1
+fi
+# standard input: the job's goes to rank 0 alone, as directly (each
+# private image has its stand-in's stdin; mpi-run gives /dev/null, so
+# mpiexec runs under timeout(1) here)
+for how in direct private; do
+    np_=$n pre=
+    [ $how = private ] && np_=$np pre="env $lay PIP_IMAGE=private"
+    printf 'for rank 0 only\n' | timeout -k 5 60 "${MPIEXEC:-mpiexec}" -n "$np_" $pre \
+        "$prog" 1 stdin >"$NM_TMP/in$how.out" 2>"$NM_TMP/in$how.err"
+    echo "status $?" >>"$NM_TMP/in$how.out"
+    sort "$NM_TMP/in$how.out" >"$NM_TMP/in$how.sorted"
+done
+if cmp -s "$NM_TMP/indirect.sorted" "$NM_TMP/inprivate.sorted" &&
+    grep -q 'rank 0: stdin 16 bytes' "$NM_TMP/indirect.sorted"; then
+    echo "ok stdin: $(grep -c 'stdin 0 bytes' "$NM_TMP/inprivate.sorted") ranks read nothing, rank 0 its 16 bytes, as directly"
+else
+    echo "FAIL stdin:"; diff "$NM_TMP/indirect.sorted" "$NM_TMP/inprivate.sorted"; nm_fail=1
 fi
 # the netmod's suite in two groups of private images (layout a), as directly
 unset MPIEXEC
