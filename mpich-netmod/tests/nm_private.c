@@ -8,8 +8,10 @@
  *
  * With "crash", rank 1 raises SIGSEGV after MPI_Init (a rank that dies of
  * a signal must end the job as directly: mpiexec's status the signal).
- * With "stdin", each rank reads its standard input to the end and prints
- * how many bytes it got (the launcher gives the job's input to rank 0).
+ * With "stdin", the other ranks first look whether their standard input
+ * has anything to read within 0.5 s (hydra gives them a pipe that stays
+ * empty: "quiet"), then rank 0 reads its own to the end and prints how
+ * many bytes it got (the launcher gives the job's input to rank 0).
  *
  * Each rank
  * - sets NM_PRIV_RANK to its own rank, waits for all, and reads it back
@@ -31,6 +33,7 @@
  * Exit status 1 when a check fails (the failing checks are named).
  */
 #include <mpi.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,13 +75,20 @@ int main(int argc, char **argv)
     if (argc > 2 && strcmp(argv[2], "crash") == 0 && rank == 1)
         raise(SIGSEGV);
     if (argc > 2 && strcmp(argv[2], "stdin") == 0) {
-        char buf[4096];
-        long got = 0;
-        ssize_t k;
-        while ((k = read(0, buf, sizeof buf)) > 0)
-            got += k;
+        if (rank > 0) {
+            struct pollfd p = {0, POLLIN, 0};
+            int r = poll(&p, 1, 500);
+            printf("rank %d: stdin %s\n", rank, r == 0 ? "quiet" : "readable");
+        }
         MPI_Barrier(MPI_COMM_WORLD);
-        printf("rank %d: stdin %ld bytes\n", rank, got);
+        if (rank == 0) {
+            char buf[4096];
+            long got = 0;
+            ssize_t k;
+            while ((k = read(0, buf, sizeof buf)) > 0)
+                got += k;
+            printf("rank %d: stdin %ld bytes\n", rank, got);
+        }
         MPI_Finalize();
         return 0;
     }

@@ -192,11 +192,14 @@ for how in direct private; do
     printf 'for rank 0 only\n' | timeout -k 5 60 "${MPIEXEC:-mpiexec}" -n "$np_" $pre \
         "$prog" 1 stdin >"$NM_TMP/in$how.out" 2>"$NM_TMP/in$how.err"
     echo "status $?" >>"$NM_TMP/in$how.out"
+    grep '^status\|stdin' "$NM_TMP/in$how.out" >"$NM_TMP/in$how.lines"
+    mv "$NM_TMP/in$how.lines" "$NM_TMP/in$how.out"
     sort "$NM_TMP/in$how.out" >"$NM_TMP/in$how.sorted"
 done
 if cmp -s "$NM_TMP/indirect.sorted" "$NM_TMP/inprivate.sorted" &&
-    grep -q 'rank 0: stdin 16 bytes' "$NM_TMP/indirect.sorted"; then
-    echo "ok stdin: $(grep -c 'stdin 0 bytes' "$NM_TMP/inprivate.sorted") ranks read nothing, rank 0 its 16 bytes, as directly"
+    grep -q 'rank 0: stdin 16 bytes' "$NM_TMP/indirect.sorted" &&
+    grep -q 'status 0' "$NM_TMP/indirect.sorted"; then
+    echo "ok stdin: rank 0 read its 16 bytes, $(grep -c 'stdin quiet' "$NM_TMP/inprivate.sorted") ranks saw none, as directly"
 else
     echo "FAIL stdin:"; diff "$NM_TMP/indirect.sorted" "$NM_TMP/inprivate.sorted"; nm_fail=1
 fi
