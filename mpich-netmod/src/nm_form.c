@@ -10,7 +10,9 @@
  * the launcher), PMI_RANK and PMI_SIZE.  The ranks are cut into the shim's
  * delegatee groups (as MPI_Init will, nm_init.c); the first rank of each
  * group becomes a PiP root (libpip, opened here with dlopen) and runs every
- * rank of its group as a thread-mode PiP task of the same program, each
+ * rank of its group as a PiP task of the same program (thread-mode tasks
+ * in glibc namespaces, or, for a group beyond libpip's namespaces,
+ * process-mode tasks with private process images: choose_kind), each
  * with the environment and argv of its own process and PMI_FD naming that
  * process's launcher connection, passed over the group socket
  * (SCM_RIGHTS): each task joins the job as its rank, the group shares one
@@ -30,10 +32,10 @@
  * then.  Without MPIDELEG_FORM, a job whose ranks are not all on this node
  * (hydra's MPI_LOCALNRANKS below PMI_SIZE) runs the process form at once.
  *
- * Limits: the tasks of a group write to the root's stdout and stderr
- * (thread-mode tasks share the root's descriptor table, which the
- * delegation region and doorbells rely on); stdin is rank 0's, as hydra
- * gives it.
+ * Limits: thread-mode tasks write to the root's stdout and stderr (they
+ * share the root's descriptor table, which the delegation region and
+ * doorbells rely on) and share rank 0's stdin; private images get their
+ * stand-in's (task_fds_hook).
  */
 #include "nm_standin.h"
 #include "pvas_log.h"
@@ -672,6 +674,7 @@ static void root(const char *key, long g, long first, long last, int argc,
     int pe = why ? 0 : pf.init(&pipid, &nt, NULL, pmode);
     if (pe) {
         const char *ee = pf.env_error();
+        loud = 1; /* the user's settings (libpip's variables) */
         snprintf(kbuf, sizeof kbuf, "pip_init failed: %s",
                  ee ? ee : strerror(pe));
         why = kbuf;
