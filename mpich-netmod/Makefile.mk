@@ -14,6 +14,7 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/DESIGN.md \
 	mpich-netmod/tests/test_netmod_threads.sh \
 	mpich-netmod/tests/test_netmod_pip.sh \
 	mpich-netmod/tests/test_netmod_form.sh \
+	mpich-netmod/tests/test_netmod_private.sh \
 	mpich-netmod/tests/test_netmod_twonode.sh \
 	mpich-netmod/tests/test_netmod_mpich_twonode.sh \
 	mpich-netmod/tests/test_netmod_persist.sh \
@@ -90,7 +91,7 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/tests/nm_coll.c mpich-netmod/tests/nm_cma.c \
 	mpich-netmod/tests/nm_jacobi.c mpich-netmod/tests/nm_threads.c \
 	mpich-netmod/tests/nm_mpiio.c \
-	mpich-netmod/tests/nm_conform.c \
+	mpich-netmod/tests/nm_conform.c mpich-netmod/tests/nm_private.c \
 	mpich-netmod/bench/nm_bench.c mpich-netmod/bench/nm_coll_bench.c \
 	mpich-netmod/bench/nm_median.h
 
@@ -101,7 +102,11 @@ check_PROGRAMS += mpich-netmod/tests/nm_suite mpich-netmod/tests/nm_suite_linked
 	mpich-netmod/tests/nm_persist mpich-netmod/tests/nm_progress \
 	mpich-netmod/tests/nm_coll mpich-netmod/tests/nm_cma \
 	mpich-netmod/tests/nm_mpiio \
-	mpich-netmod/tests/nm_conform
+	mpich-netmod/tests/nm_conform mpich-netmod/tests/nm_private
+mpich_netmod_tests_nm_private_SOURCES = mpich-netmod/tests/nm_private.c
+mpich_netmod_tests_nm_private_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_tests_nm_private_LDADD = $(MPI_LIBS)
+mpich_netmod_tests_nm_private_LDFLAGS = $(AM_LDFLAGS) -no-install
 mpich_netmod_tests_nm_mpiio_SOURCES = mpich-netmod/tests/nm_mpiio.c \
 	mpich-netmod/tests/nm_check.h
 mpich_netmod_tests_nm_mpiio_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
@@ -228,7 +233,16 @@ mpich_netmod_tests_nm_suite_nopie_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) -fno-pie
 mpich_netmod_tests_nm_suite_nopie_LDADD = $(MPI_LIBS) -ldl
 mpich_netmod_tests_nm_suite_nopie_LDFLAGS = $(AM_LDFLAGS) -no-pie -no-install
 TESTS += mpich-netmod/tests/test_netmod_form.sh mpich-netmod/tests/test_netmod_twonode.sh \
-	mpich-netmod/tests/test_netmod_mpich_twonode.sh
+	mpich-netmod/tests/test_netmod_mpich_twonode.sh \
+	mpich-netmod/tests/test_netmod_private.sh
+# make check-long: a delegatee group of 32 application ranks (33 PiP
+# tasks, private process images) against 32 ranks run directly
+CHECK_LONG_TARGETS += netmod-check-private32
+netmod-check-private32: mpich-netmod/tests/nm_private mpich-netmod/libmpideleg.la \
+	    libpip/libpip.la test/mpi-run
+	MPI_RUN=$(abs_top_builddir)/test/mpi-run abs_top_builddir=$(abs_top_builddir) \
+	abs_top_srcdir=$(abs_top_srcdir) NM_PRIVATE_RANKS=32 \
+	    $(SHELL) $(top_srcdir)/mpich-netmod/tests/test_netmod_private.sh
 FORMAT_FILES += mpich-netmod/tools/mpideleg_pip.c mpich-netmod/src/nm_form.c mpich-netmod/src/nm_flock.c \
 	mpich-netmod/src/nm_standin.c mpich-netmod/src/nm_standin.h
 NM_PIP_BENCH = mpich-netmod/mpideleg-pip mpich-netmod/bench/nm_bench_pip
@@ -299,4 +313,4 @@ netmod-check-apps: mpich-netmod/libmpideleg.la test/mpi-run
 	$(SHELL) $(top_srcdir)/mpich-netmod/tests/check_netmod_apps.sh; \
 	rc=$$?; [ $$rc -eq 77 ] || exit $$rc
 endif
-.PHONY: bench-netmod bench-netmod-coll netmod-check-apps
+.PHONY: bench-netmod bench-netmod-coll netmod-check-apps netmod-check-private32

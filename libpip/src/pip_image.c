@@ -303,6 +303,7 @@ static int pip_image_child(void *arg)
     /* Do not outlive the root: the memory is the root's. */
     (void)pip_raw_syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0, 0);
     pip_close_cloexec();
+    pip_reset_caught_signals();
     if (t->progname != NULL)
         (void)pip_raw_syscall(SYS_prctl, PR_SET_NAME, (long)t->progname, 0, 0,
                               0, 0);

@@ -305,6 +305,32 @@ int pip_parse_namespaces(int ntasks, int *nnsp)
 }
 
 /*
+ * pip_namespaces_max: the bound pip_init(opts) would put on a root's
+ * dlmopen namespaces, before any pip_init: PIP_NAMESPACES when set, else
+ * the mode's default (process mode PIP_NAMESPACES_DEFAULT, thread mode
+ * PIP_NAMESPACES_MAX: pip_init's for a root of many tasks).  For callers
+ * that must know whether a set of programs can each have a libc of their
+ * own in namespaces (mpich-netmod's PiP form) without copying libpip's
+ * numbers.
+ */
+int pip_namespaces_max(uint32_t opts, int *nnsp)
+{
+    if (nnsp == NULL)
+        return EINVAL;
+    int mode, shown, rc, nns;
+    if ((rc = pip_parse_mode(opts, &mode, &shown)) != 0)
+        return rc;
+    (void)shown;
+    if ((rc = pip_parse_namespaces(PIP_NAMESPACES_MAX, &nns)) != 0)
+        return rc;
+    const char *v = getenv("PIP_NAMESPACES");
+    if (mode == PIP_MODE_PTHREAD && (v == NULL || *v == '\0'))
+        nns = PIP_NAMESPACES_MAX;
+    *nnsp = nns;
+    return 0;
+}
+
+/*
  * PIP_SHARE_NAMESPACES: thread mode only, an on/off variable
  * (common/pvas_env.h).  Unset, empty or 0: a task for which no dlmopen
  * namespace of its own is left is refused (EAGAIN) rather than made to
@@ -730,6 +756,33 @@ void pip_close_cloexec(void)
         }
     }
     (void)pip_raw_syscall(SYS_close, dfd, 0, 0, 0, 0, 0);
+}
+
+/*
+ * As exec does: every signal the calling process catches goes back to its
+ * default action (ignored ones stay ignored).  For a private-image task
+ * right after its clone: the handlers it inherited from the root point
+ * into the root's copies of its libraries, which a library of the task
+ * that chains to the previous handler (UCX's error handler does) would
+ * run on the task's own libc.  Raw system calls only (it runs on the
+ * root's thread block).
+ */
+void pip_reset_caught_signals(void)
+{
+    struct {
+        unsigned long handler, flags, restorer, mask;
+    } old, dfl = {(unsigned long)SIG_DFL, 0, 0, 0};
+    for (int sig = 1; sig <= 64; sig++) {
+        if (sig == SIGKILL || sig == SIGSTOP)
+            continue;
+        if (pip_raw_syscall(SYS_rt_sigaction, sig, 0, (long)&old,
+                            sizeof(old.mask), 0, 0) != 0)
+            continue;
+        if (old.handler != (unsigned long)SIG_DFL &&
+            old.handler != (unsigned long)SIG_IGN)
+            (void)pip_raw_syscall(SYS_rt_sigaction, sig, (long)&dfl, 0,
+                                  sizeof(dfl.mask), 0, 0);
+    }
 }
 
 /* Does the default action of `sig` end the process?  (libpip's own

@@ -10,7 +10,9 @@
  * the launcher), PMI_RANK and PMI_SIZE.  The ranks are cut into the shim's
  * delegatee groups (as MPI_Init will, nm_init.c); the first rank of each
  * group becomes a PiP root (libpip, opened here with dlopen) and runs every
- * rank of its group as a thread-mode PiP task of the same program, each
+ * rank of its group as a PiP task of the same program (thread-mode tasks
+ * in glibc namespaces, or, for a group beyond libpip's namespaces,
+ * process-mode tasks with private process images: choose_kind), each
  * with the environment and argv of its own process and PMI_FD naming that
  * process's launcher connection, passed over the group socket
  * (SCM_RIGHTS): each task joins the job as its rank, the group shares one
@@ -30,18 +32,20 @@
  * then.  Without MPIDELEG_FORM, a job whose ranks are not all on this node
  * (hydra's MPI_LOCALNRANKS below PMI_SIZE) runs the process form at once.
  *
- * Limits: the tasks of a group write to the root's stdout and stderr
- * (thread-mode tasks share the root's descriptor table, which the
- * delegation region and doorbells rely on); stdin is rank 0's, as hydra
- * gives it.
+ * Limits: thread-mode tasks write to the root's stdout and stderr (they
+ * share the root's descriptor table, which the delegation region and
+ * doorbells rely on) and share rank 0's stdin; private images get their
+ * stand-in's (task_fds_hook).
  */
 #include "nm_standin.h"
 #include "pvas_log.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <strings.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +60,7 @@
 #define ME       "mpideleg"
 #define TIMEOUT  20.0      /* s: the group's members meet */
 #define BLOB_MAX (4 << 20) /* bytes of argv and environment */
+#define NFDS     4         /* a member's descriptors: PMI, stdin, out, err */
 
 extern char **environ;
 
@@ -245,7 +250,7 @@ static int xfer_all(int fd, void *buf, size_t len, int out)
 }
 
 /* Send rank, program, argv, environment and (SCM_RIGHTS) the PMI
- * connection, stdout and stderr; 0 or -1. */
+ * connection, stdin (/dev/null when closed), stdout and stderr; 0 or -1. */
 static int send_member(int fd, long rank, int pmi_fd, int argc, char **argv)
 {
     char exe[PATH_MAX];
@@ -271,7 +276,7 @@ static int send_member(int fd, long rank, int pmi_fd, int argc, char **argv)
     struct iovec iov = {&h, sizeof h};
     union {
         struct cmsghdr c;
-        char b[CMSG_SPACE(3 * sizeof(int))];
+        char b[CMSG_SPACE(NFDS * sizeof(int))];
     } u;
     memset(&u, 0, sizeof u);
     struct msghdr m = {0};
@@ -282,23 +287,28 @@ static int send_member(int fd, long rank, int pmi_fd, int argc, char **argv)
     struct cmsghdr *c = CMSG_FIRSTHDR(&m);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(3 * sizeof(int));
-    int fds[3] = {pmi_fd, 1, 2}; /* the launcher, stdout, stderr */
+    c->cmsg_len = CMSG_LEN(NFDS * sizeof(int));
+    int in =
+        fcntl(0, F_GETFD) >= 0 ? 0 : open("/dev/null", O_RDONLY | O_CLOEXEC);
+    /* the launcher, stdin, stdout, stderr */
+    int fds[NFDS] = {pmi_fd, in, 1, 2};
     memcpy(CMSG_DATA(c), fds, sizeof fds);
-    int rc = sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)sizeof h &&
+    int rc = in >= 0 && sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)sizeof h &&
                      xfer_all(fd, blob, len, 1) == 0
                  ? 0
                  : -1;
+    if (in > 0)
+        close(in);
     free(blob);
     return rc;
 }
 
 /* A member as the root received it. */
 struct member {
-    int sock;     /* its stand-in's connection (-1: the root itself) */
-    int pmi_fd;   /* its launcher connection, in the root's table */
-    int out, err; /* its stdout and stderr, in the root's table */
-    char *blob;   /* exe, argv, environment */
+    int sock;         /* its stand-in's connection (-1: the root itself) */
+    int pmi_fd;       /* its launcher connection, in the root's table */
+    int in, out, err; /* its stdin, stdout, stderr, in the root's table */
+    char *blob;       /* exe, argv, environment */
     char **argv, **envv;
     char *exe;
 };
@@ -342,7 +352,7 @@ static int take_member(int fd, long first, long last, struct member *mbs)
     struct si_hdr h;
     union {
         struct cmsghdr c;
-        char b[CMSG_SPACE(3 * sizeof(int))];
+        char b[CMSG_SPACE(NFDS * sizeof(int))];
     } u;
     struct iovec iov = {&h, sizeof h};
     struct msghdr m = {0};
@@ -353,9 +363,9 @@ static int take_member(int fd, long first, long last, struct member *mbs)
     ssize_t n = recvmsg(fd, &m, MSG_WAITALL);
     struct cmsghdr *c = n == (ssize_t)sizeof h ? CMSG_FIRSTHDR(&m) : NULL;
     if (!c || c->cmsg_type != SCM_RIGHTS ||
-        c->cmsg_len != CMSG_LEN(3 * sizeof(int)))
+        c->cmsg_len != CMSG_LEN(NFDS * sizeof(int)))
         return -1;
-    int fds[3];
+    int fds[NFDS];
     memcpy(fds, CMSG_DATA(c), sizeof fds);
     struct member *mb =
         h.rank > first && h.rank < last ? &mbs[h.rank - first] : NULL;
@@ -368,13 +378,14 @@ static int take_member(int fd, long first, long last, struct member *mbs)
              member_vectors(mb, &h) == 0;
     }
     if (!ok) {
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < NFDS; i++)
             close(fds[i]);
         return -1;
     }
     mb->sock = fd;
-    mb->out = fds[1];
-    mb->err = fds[2];
+    mb->in = fds[1];
+    mb->out = fds[2];
+    mb->err = fds[3];
     return 0;
 }
 
@@ -412,6 +423,9 @@ struct pipfns {
     int (*wait_any)(int *, int *);
     int (*fin)(void);
     int (*check)(const char *, int);
+    int (*nsmax)(uint32_t, int *);
+    const char *(*env_error)(void);
+    int (*ntasks_max)(int); /* optional: more than PIP_NTASKS_MAX tasks */
 };
 
 /* libpip's entry points; NULL and *why on failure. */
@@ -434,7 +448,11 @@ static void *open_libpip(struct pipfns *f, const char **why)
     *(void **)&f->wait_any = dlsym(h, "pip_wait_any");
     *(void **)&f->fin = dlsym(h, "pip_fin");
     *(void **)&f->check = dlsym(h, "pip_check_pie");
-    if (!f->init || !f->spawn || !f->wait_any || !f->fin || !f->check) {
+    *(void **)&f->nsmax = dlsym(h, "pip_namespaces_max");
+    *(void **)&f->env_error = dlsym(h, "pip_env_error_");
+    *(void **)&f->ntasks_max = dlsym(h, "pip_ntasks_max_");
+    if (!f->init || !f->spawn || !f->wait_any || !f->fin || !f->check ||
+        !f->nsmax || !f->env_error) {
         *why = "libpip.so.0 lacks an entry point";
         return NULL;
     }
@@ -454,48 +472,124 @@ static const char *pie_why(int e)
     }
 }
 
-/* libpip's namespaces (pip_util.c): the default and the most stock glibc
- * allows. */
-#define NS_DEFAULT 8
-#define NS_MAX     15
+/* How a group's ranks run as PiP tasks, each with a libc (and MPICH) of
+ * its own: loaded into glibc namespaces of a thread-mode root (the
+ * delegatee's work then runs on its clients' threads too: turns), or as
+ * process-mode tasks with private process images (libpip's own loader copy
+ * each: any number of ranks). */
+enum kind { K_NAMESPACES, K_PRIVATE };
 
-/* Why a group of ntasks ranks cannot run in libpip's namespaces (NULL: it
- * can).  Each MPICH rank needs a namespace of its own: two ranks sharing
- * one copy of libmpich would wait for each other for ever, so the group
- * falls back, with a line even when not asked. */
-static const char *namespaces_why(int ntasks, char *buf, size_t len)
+static int env_is(const char *name, const char *val)
 {
-    const char *v = getenv("PIP_NAMESPACES");
-    long ns = NS_DEFAULT;
-    if (v && *v) {
-        char *end;
-        errno = 0;
-        ns = strtol(v, &end, 10);
-        if (errno || *end || ns < 1 || ns > NS_MAX) {
-            loud = 1;
-            snprintf(buf, len,
-                     "PIP_NAMESPACES='%s' is not a number from 1 to %d", v,
-                     NS_MAX);
-            return buf;
-        }
-    }
-    if (ntasks <= ns)
-        return NULL;
+    const char *v = getenv(name);
+    return v && strcasecmp(v, val) == 0;
+}
+
+/* Choose the group's kind of tasks (*kind) and libpip's mode (*mode);
+ * NULL, or why the group cannot run in the PiP form (then said even when
+ * not asked: the user's own settings keep it from the PiP form).
+ *
+ * PIP_MODE thread (or pthread), or PIP_IMAGE=namespace: namespaces (in
+ * thread mode unless PIP_MODE names a process mode).  Otherwise
+ * PIP_MODE=process (or a process: variant) or PIP_IMAGE=private: private
+ * images.  Neither: namespaces in thread mode when the group fits
+ * libpip's namespace budget of a process-mode root (pip_namespaces_max:
+ * PIP_NAMESPACES, default 8: a preloaded root cannot raise glibc's
+ * glibc.rtld.nns tunable, as pip-exec does for thread mode's 15), private
+ * images otherwise.  Namespaces must not be shared: two ranks on one copy
+ * of libc and MPICH would wait for each other for ever. */
+static const char *choose_kind(const struct pipfns *pf, int ntasks, int *kind,
+                               uint32_t *mode, char *buf, size_t len)
+{
+    const char *m = getenv("PIP_MODE"), *img = getenv("PIP_IMAGE");
+    int thread = env_is("PIP_MODE", "thread") || env_is("PIP_MODE", "pthread");
+    int process = m && *m && !thread;
+    int want_ns = env_is("PIP_IMAGE", "namespace");
+    int nns = 0;
     loud = 1;
-    if (ntasks > NS_MAX)
-        snprintf(
-            buf, len,
-            "a group of %d ranks needs %d PiP namespaces, more than libpip's "
-            "%d: lower MPIDELEG_BOARD_SIZE or "
-            "MPIDELEG_BOARDS_PER_DELEGATEE",
-            ntasks, ntasks, NS_MAX);
-    else
-        snprintf(buf, len,
-                 "a group of %d ranks needs %d PiP namespaces, PIP_NAMESPACES "
-                 "allows %ld: set PIP_NAMESPACES=%d, or lower "
-                 "MPIDELEG_BOARD_SIZE or MPIDELEG_BOARDS_PER_DELEGATEE",
-                 ntasks, ntasks, ns, ntasks);
+    if (img && *img && !want_ns && !env_is("PIP_IMAGE", "private")) {
+        snprintf(buf, len, "PIP_IMAGE='%s' must be private or namespace", img);
+        return buf;
+    }
+    if (pf->nsmax(0, &nns) != 0) {
+        const char *e = pf->env_error();
+        snprintf(buf, len, "%s", e ? e : "libpip refuses PIP_MODE");
+        return buf;
+    }
+    *mode = process ? PIP_MODE_PROCESS : PIP_MODE_PTHREAD;
+    if (!thread && !want_ns &&
+        (process || env_is("PIP_IMAGE", "private") || ntasks > nns)) {
+        loud = 0;
+        *kind = K_PRIVATE;
+        *mode = PIP_MODE_PROCESS;
+        return NULL;
+    }
+    if (ntasks <= nns) {
+        loud = 0;
+        *kind = K_NAMESPACES;
+        return NULL;
+    }
+    snprintf(buf, len,
+             "a group of %d ranks needs %d PiP namespaces (%s), "
+             "PIP_NAMESPACES allows %d: unset %s (private process images), "
+             "raise PIP_NAMESPACES, or lower MPIDELEG_BOARD_SIZE or "
+             "MPIDELEG_BOARDS_PER_DELEGATEE",
+             ntasks, ntasks,
+             want_ns ? "PIP_IMAGE=namespace" : "PIP_MODE=thread", nns,
+             want_ns ? "PIP_IMAGE" : "PIP_MODE");
     return buf;
+}
+
+/* Is the program at path position-dependent (ET_EXEC)? */
+static int is_et_exec(const char *path)
+{
+    ElfW(Ehdr) eh;
+    FILE *f = fopen(path, "re");
+    int r = f && fread(&eh, sizeof eh, 1, f) == 1 && eh.e_type == ET_EXEC;
+    if (f)
+        fclose(f);
+    return r;
+}
+
+/* A private-image task's descriptors, set in the task by the spawn's
+ * "before" hook (on the root's thread block, the root waiting): its
+ * stand-in's stdin, stdout and stderr as 0, 1 and 2 (the launcher sees a
+ * rank's output as that rank's, through a stdio of its own, and gives it
+ * its own input), its own launcher connection, none of the other
+ * members'. */
+struct task_fds {
+    const struct member *mbs;
+    int n, me, root_pmi, fds;
+};
+
+static int task_fds_hook(void *arg)
+{
+    const struct task_fds *h = arg;
+    const struct member *m = &h->mbs[h->me];
+    /* A session of its own, as hydra gives each rank: with the kernel's
+     * autogroup scheduling (sched_autogroup_enabled) a session shares the
+     * CPUs fairly with the other sessions, and a group's tasks left in the
+     * root's session would share one session's time on a busy machine. */
+    (void)setsid();
+    if (!h->fds)
+        return 0;
+    if (h->me > 0 &&
+        (dup2(m->in, 0) < 0 || dup2(m->out, 1) < 0 || dup2(m->err, 2) < 0))
+        return 1;
+    if (h->me > 0 && h->root_pmi >= 0)
+        close(h->root_pmi);
+    for (int i = 1; i < h->n; i++) {
+        const struct member *o = &h->mbs[i];
+        if (i != h->me && o->pmi_fd > 2)
+            close(o->pmi_fd);
+        if (o->in > 2)
+            close(o->in);
+        if (o->out > 2)
+            close(o->out);
+        if (o->err > 2)
+            close(o->err);
+    }
+    return 0;
 }
 
 /* Gather the group's stand-ins for up to TIMEOUT s: how many came. */
@@ -527,7 +621,7 @@ static int gather(int lfd, long first, long last, struct member *mbs,
 /* The group's root: run the group's ranks as PiP tasks, exit with this
  * rank's status; returns only to fall back. */
 static void root(const char *key, long g, long first, long last, int argc,
-                 char **argv, char **envp)
+                 char **argv, char **envp, int root_pmi)
 {
     struct sockaddr_un a;
     socklen_t alen = nm_si_addr(&a, key, g);
@@ -546,34 +640,45 @@ static void root(const char *key, long g, long first, long last, int argc,
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (!why && n <= 0)
         why = "/proc/self/exe cannot be read";
+    int ntasks = (int)(last - first), kind = K_NAMESPACES;
+    uint32_t pmode = PIP_MODE_PTHREAD;
+    char kbuf[400];
     if (!why) {
         exe[n] = '\0';
+        why = choose_kind(&pf, ntasks, &kind, &pmode, kbuf, sizeof kbuf);
+    }
+    if (!why && kind == K_NAMESPACES) {
         int e = pf.check(exe, 0);
         if (e)
             why = pie_why(e);
     }
-    const char *mode = getenv("PIP_MODE");
-    if (!why && mode && *mode && strcmp(mode, "thread") &&
-        strcmp(mode, "pthread"))
-        why = "PIP_MODE is not thread (MPICH initialises in thread-mode "
-              "tasks only)";
-    int ntasks = (int)(last - first);
-    char nsbuf[200];
-    if (!why)
-        why = namespaces_why(ntasks, nsbuf, sizeof nsbuf);
+    /* a private image starts at the program's entry (no main needed); a
+     * position-dependent program has one copy at a time */
+    if (!why && kind == K_PRIVATE && is_et_exec(exe))
+        why = "the program is not a PIE (ET_EXEC): one private image of it "
+              "at a time";
     struct member *mbs = calloc((size_t)ntasks, sizeof *mbs);
     if (!why && !mbs)
         why = "out of memory";
     for (int i = 0; mbs && i < ntasks; i++)
-        mbs[i].sock = mbs[i].pmi_fd = mbs[i].out = mbs[i].err = -1;
+        mbs[i].sock = mbs[i].pmi_fd = mbs[i].in = mbs[i].out = mbs[i].err = -1;
     double t_gather = nm_si_now();
     int got = gather(lfd, first, last, mbs, why);
     t_gather = nm_si_now() - t_gather;
     if (!why && got < ntasks - 1)
         why = "a rank of the group did not come (another node?)";
     int pipid = PIP_PIPID_ROOT, nt = ntasks;
-    if (!why && pf.init(&pipid, &nt, NULL, PIP_MODE_PTHREAD) != 0)
-        why = "pip_init failed";
+    if (!why && kind == K_PRIVATE && ntasks > PIP_NTASKS_MAX &&
+        (!pf.ntasks_max || pf.ntasks_max(ntasks) != 0))
+        why = "libpip runs at most PIP_NTASKS_MAX tasks per root";
+    int pe = why ? 0 : pf.init(&pipid, &nt, NULL, pmode);
+    if (pe) {
+        const char *ee = pf.env_error();
+        loud = 1; /* the user's settings (libpip's variables) */
+        snprintf(kbuf, sizeof kbuf, "pip_init failed: %s",
+                 ee ? ee : strerror(pe));
+        why = kbuf;
+    }
     /* This rank's own task: the root's argv and environment. */
     if (!why) {
         int envc = 0;
@@ -602,8 +707,8 @@ static void root(const char *key, long g, long first, long last, int argc,
         /* Nothing started: every member goes on as the process form. */
         for (int i = 1; mbs && i < ntasks; i++)
             if (mbs[i].sock >= 0)
-                close(mbs[i].sock), close(mbs[i].pmi_fd), close(mbs[i].out),
-                    close(mbs[i].err);
+                close(mbs[i].sock), close(mbs[i].pmi_fd), close(mbs[i].in),
+                    close(mbs[i].out), close(mbs[i].err);
         fallback(first, "%s", why);
         return;
     }
@@ -625,15 +730,18 @@ static void root(const char *key, long g, long first, long last, int argc,
         }
         int tid = i;
         /* the task's stdout and stderr, for the shim's copy loaded into
-         * its namespace during the spawn (task_stdio) */
+         * its namespace during the spawn (task_stdio); a private image
+         * gets them as its descriptors 1 and 2 (task_fds_hook) */
         char sio[32];
         snprintf(sio, sizeof sio, "%d,%d", mbs[i].out, mbs[i].err);
-        if (i > 0)
+        if (i > 0 && kind == K_NAMESPACES)
             (void)setenv("MPIDELEG_PIP_STDIO", sio, 1);
         else
             (void)unsetenv("MPIDELEG_PIP_STDIO");
+        struct task_fds tf = {mbs, ntasks, i, root_pmi, kind == K_PRIVATE};
         int e = pf.spawn(mbs[i].exe, mbs[i].argv, mbs[i].envv, PIP_CPUCORE_ASIS,
-                         &tid, NULL, NULL, NULL);
+                         &tid, pmode == PIP_MODE_PROCESS ? task_fds_hook : NULL,
+                         NULL, &tf);
         if (e) {
             /* Ranks may be running: the job cannot go on. */
             fprintf(stderr, ME ": rank %ld: cannot start the PiP task: %s\n",
@@ -645,11 +753,21 @@ static void root(const char *key, long g, long first, long last, int argc,
         }
     }
     (void)unsetenv("MPIDELEG_PIP_STDIO");
+    /* private images hold their own copies: a rank's output ends when its
+     * task does */
+    for (int i = 1; i < ntasks; i++) {
+        close(mbs[i].in); /* namespaces: stdin is the root's */
+        if (kind == K_PRIVATE)
+            close(mbs[i].pmi_fd), close(mbs[i].out), close(mbs[i].err);
+    }
     pvas_log(PVAS_LOG_MPIDELEG, PVAS_LOG_DEBUG,
-             "PiP root of ranks %ld-%ld: stand-ins came in %.1f ms, %d tasks "
-             "spawned in %.1f ms",
-             first, last - 1, 1e3 * t_gather, ntasks,
-             1e3 * (nm_si_now() - t_spawn));
+             "PiP root of ranks %ld-%ld (%s): stand-ins came in %.1f ms, %d "
+             "tasks spawned in %.1f ms",
+             first, last - 1,
+             kind == K_PRIVATE           ? "private process images"
+             : pmode == PIP_MODE_PTHREAD ? "namespaces, thread mode"
+                                         : "namespaces, process mode",
+             1e3 * t_gather, ntasks, 1e3 * (nm_si_now() - t_spawn));
     for (int left = ntasks; left > 0; left--) {
         int id = -1, st = 0;
         if (pf.wait_any(&id, &st) != 0)
@@ -792,5 +910,5 @@ __attribute__((constructor)) static void nm_form_init(int argc, char **argv,
     if (rank != first)
         stand_in(key, g, rank, (int)pmi_fd, argc, argv);
     else
-        root(key, g, first, last, argc, argv, envp);
+        root(key, g, first, last, argc, argv, envp, (int)pmi_fd);
 }

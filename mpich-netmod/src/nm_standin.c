@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,6 +67,20 @@ int nm_si_wait(int fd, long rank, const char *me)
                 "on this rank's task\n",
                 me, rank);
         return 1;
+    }
+    if (WIFSIGNALED(st)) {
+        /* end as the task did, so that the launcher reports the signal
+         * as for a process (a core, if any, is the task's, not ours) */
+        int sig = WTERMSIG(st);
+        struct rlimit no_core = {0, 0};
+        sigset_t one;
+        fflush(NULL);
+        (void)setrlimit(RLIMIT_CORE, &no_core);
+        (void)signal(sig, SIG_DFL);
+        sigemptyset(&one);
+        sigaddset(&one, sig);
+        (void)sigprocmask(SIG_UNBLOCK, &one, NULL);
+        (void)raise(sig);
     }
     return nm_si_code(st);
 }

@@ -27,8 +27,10 @@ socklen_t nm_si_addr(struct sockaddr_un *a, const char *key, long g);
 int nm_si_connect(const struct sockaddr_un *a, socklen_t len, double timeout);
 
 /* Wait for the root's word on this rank's task: the exit code a process
- * would have had (128 + signal when killed); 1 with a line on stderr when
- * the root ended without a word. */
+ * would have had; a task killed by a signal ends the caller by the same
+ * signal (no core), as the process would have ended (128 + signal if that
+ * signal does not end it); 1 with a line on stderr when the root ended
+ * without a word. */
 int nm_si_wait(int fd, long rank, const char *me);
 
 /* A wait status as a process exit code. */

@@ -16,7 +16,7 @@ fi
 nolibpip=$LD_LIBRARY_PATH
 LD_LIBRARY_PATH=$top/libpip/.libs:$LD_LIBRARY_PATH
 export LD_LIBRARY_PATH
-unset PIP_MODE MPIDELEG_FORM MPIDELEG_QUIET
+unset PIP_MODE PIP_IMAGE PIP_NAMESPACES MPIDELEG_FORM MPIDELEG_QUIET
 t=$top/mpich-netmod/tests
 # nm_form NAME LAYOUT(a|b) PROG ARGS: preloaded with MPIDELEG_FORM=pip, 4
 # ranks; the PiP form must have run

@@ -6,7 +6,8 @@
 # form) and the process form, and with groups split across nodes (-ppn 1:
 # the process form, chosen at once).  MPI_Abort's code (7, 255) is
 # mpiexec's status in both forms, with MPICH's line only; a group larger
-# than PIP_NAMESPACES falls back with one line naming the variable (the
+# than PIP_NAMESPACES runs as private process images, and with
+# PIP_IMAGE=namespace falls back with one line naming the variable (the
 # run must end before the harness timeout); libmpiio-earth preloaded with
 # the shim is refused in either order with one line.
 . "${abs_top_srcdir:-.}/mpich-netmod/tests/nm_common.sh"
@@ -17,7 +18,7 @@ if ldd "$NM_LIB" 2>/dev/null | grep -q 'lib[at]san'; then
 fi
 LD_LIBRARY_PATH=$top/libpip/.libs:$LD_LIBRARY_PATH
 export LD_LIBRARY_PATH
-unset PIP_MODE PIP_NAMESPACES MPIDELEG_FORM MPIDELEG_QUIET MPIDELEG_DEBUG
+unset PIP_MODE PIP_IMAGE PIP_NAMESPACES MPIDELEG_FORM MPIDELEG_QUIET MPIDELEG_DEBUG
 t=$top/mpich-netmod/tests
 real_mpiexec=${MPIEXEC:-mpiexec}
 for ppn in 1 2; do
@@ -116,10 +117,19 @@ for code in 7 255; do
     done
 done
 
-# a group larger than PIP_NAMESPACES: the process form at once, one line
+# a group larger than PIP_NAMESPACES: private process images by default;
+# with namespaces asked for (PIP_IMAGE=namespace) the process form at
+# once, one line
 ppn 0
 nm_run nsdirect 2 direct "$t/nm_suite"
-nm_run ns 4 a env PIP_NAMESPACES=1 "$t/nm_suite"
+nm_run nspriv 4 a env PIP_NAMESPACES=1 "$t/nm_suite"
+nm_same nsdirect nspriv '^delegated world'
+if nm_pipform "$NM_TMP/nspriv.err" && ! grep -q 'the process form runs' "$NM_TMP/nspriv.err"; then
+    echo "ok group beyond PIP_NAMESPACES: the PiP form (private images)"
+else
+    echo "FAIL group beyond PIP_NAMESPACES: not the PiP form:"; cat "$NM_TMP/nspriv.err"; nm_fail=1
+fi
+nm_run ns 4 a env PIP_IMAGE=namespace PIP_NAMESPACES=1 "$t/nm_suite"
 nm_same nsdirect ns '^delegated world'
 if [ "$(grep -c 'PIP_NAMESPACES allows 1' "$NM_TMP/ns.err")" -eq 1 ] &&
     ! nm_pipform "$NM_TMP/ns.err"; then

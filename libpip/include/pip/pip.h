@@ -447,6 +447,18 @@ PIP_EXPORT int pip_spawn(char *filename, char **argv, char **envv,
  */
 PIP_EXPORT int pip_check_pie(const char *path, int verbose);
 
+/**
+ * @brief How many dlmopen namespaces (libc copies) pip_init(opts) would let
+ *        a root create, from PIP_NAMESPACES or the mode's default (process
+ *        mode 8, thread mode 15); callable before pip_init.  (Process-mode
+ *        tasks started at main run private images and need none.)
+ * @param opts  0 (PIP_MODE's mode), PIP_MODE_PTHREAD or a process mode
+ * @param nnsp  out: the number, 1 to 15
+ * @return 0, or EINVAL (bad PIP_NAMESPACES, NULL nnsp), EPERM (bad PIP_MODE
+ *         or one contradicting opts), as pip_init would
+ */
+PIP_EXPORT int pip_namespaces_max(uint32_t opts, int *nnsp);
+
 /* ------------------------------------------------------------------------ */
 /* Export / import                                                          */
 /* ------------------------------------------------------------------------ */
