@@ -9,11 +9,11 @@
  * peer (a collective: any member) is already known failed or the
  * communicator is revoked, nothing is started: the call returns
  * MPI_SUCCESS and a placeholder request (a generalized request, complete
- * from the start) that carries the failure to the completion call, as
- * ULFM raises the errors of nonblocking operations at completion (a
- * program that waits on the request without looking at the start call's
- * code sees the failure whether it was known at the start or found
- * later).  MPI_Wait, MPI_Test
+ * from the start) that carries the failure to the completion call, where
+ * MPICH's test/mpi/ft programs (nbccoll, isenddead, irecvdead) look for
+ * it: a program that waits on the request without looking at the start
+ * call's code sees the failure whether it was known at the start or
+ * found later.  MPI_Wait, MPI_Test
  * and the -all, -any and -some forms run the failure detector and the
  * protocol while they poll, and complete a remembered request whose peer
  * fails (or whose communicator is revoked) with MPIX_ERR_PROC_FAILED
