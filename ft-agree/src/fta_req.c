@@ -5,9 +5,15 @@
  *
  * MPI_Isend, MPI_Issend, MPI_Irecv and the nonblocking collectives
  * MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce on a registered
- * communicator fail at once (no request) when the peer (a collective: any
- * member) is known failed or the communicator is revoked; otherwise the
- * request is remembered with its communicator and peer.  MPI_Wait, MPI_Test
+ * communicator are remembered with their communicator and peer.  When the
+ * peer (a collective: any member) is already known failed or the
+ * communicator is revoked, nothing is started: the call returns
+ * MPI_SUCCESS and a placeholder request (a generalized request, complete
+ * from the start) that carries the failure to the completion call, where
+ * MPICH's test/mpi/ft programs (nbccoll, isenddead, irecvdead) look for
+ * it: a program that waits on the request without looking at the start
+ * call's code sees the failure whether it was known at the start or
+ * found later.  MPI_Wait, MPI_Test
  * and the -all, -any and -some forms run the failure detector and the
  * protocol while they poll, and complete a remembered request whose peer
  * fails (or whose communicator is revoked) with MPIX_ERR_PROC_FAILED
@@ -32,6 +38,7 @@ typedef struct treq {
     MPI_Comm comm;
     int peer; /* rank, MPI_ANY_SOURCE or -1 (collective) */
     int kind; /* FTA_RQ_* */
+    int err;  /* failure known at the start (placeholder request), or 0 */
 } treq_t;
 
 static treq_t *tracked;
@@ -54,7 +61,7 @@ static void tdrop(MPI_Request r)
         *t = tracked[--ntracked];
 }
 
-static int track(MPI_Request r, MPI_Comm comm, int peer, int kind)
+static int track(MPI_Request r, MPI_Comm comm, int peer, int kind, int err)
 {
     if (ntracked == captracked) {
         size_t cap = captracked ? 2 * captracked : 16;
@@ -68,6 +75,7 @@ static int track(MPI_Request r, MPI_Comm comm, int peer, int kind)
     tracked[ntracked].comm = comm;
     tracked[ntracked].peer = peer;
     tracked[ntracked].kind = kind;
+    tracked[ntracked].err = err;
     ntracked++;
     return 0;
 }
@@ -75,6 +83,8 @@ static int track(MPI_Request r, MPI_Comm comm, int peer, int kind)
 /* The error of a tracked request: 0 while it may still complete. */
 static int tfailed(const treq_t *t)
 {
+    if (t->err)
+        return t->err;
     ftcomm_t *fc = fta_need(t->comm);
     return fc ? fta_check(fc, t->peer) : 0;
 }
@@ -98,9 +108,12 @@ static int tfail(MPI_Request *r, const treq_t *t, int rc, MPI_Status *st)
     if (any_source_pending(t, rc)) {
         cls = MPIX_ERR_PROC_FAILED_PENDING;
     } else {
-        int kind = t->kind;
+        int kind = t->kind, placeholder = t->err != 0;
         tdrop(*r);
-        fta_abandon(r, kind);
+        if (placeholder)
+            PMPI_Wait(r, MPI_STATUS_IGNORE); /* complete: frees it */
+        else
+            fta_abandon(r, kind);
         cls = fta_mpi_error(MPI_COMM_NULL, rc);
     }
     if (st != MPI_STATUS_IGNORE) {
@@ -111,9 +124,55 @@ static int tfail(MPI_Request *r, const treq_t *t, int rc, MPI_Status *st)
     return cls;
 }
 
+/* The placeholder's callbacks: it completes with an empty status; the
+ * completion calls (poll_one, tfail) report its failure. */
+static int ph_query(void *extra, MPI_Status *st)
+{
+    (void)extra;
+    PMPI_Status_set_elements(st, MPI_BYTE, 0);
+    PMPI_Status_set_cancelled(st, 0);
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    return MPI_SUCCESS;
+}
+
+static int ph_free(void *extra)
+{
+    (void)extra;
+    return MPI_SUCCESS;
+}
+
+static int ph_cancel(void *extra, int complete)
+{
+    (void)extra;
+    (void)complete;
+    return MPI_SUCCESS;
+}
+
+/* A nonblocking call on comm that meets a known failure or a revocation
+ * (code err): a placeholder request that reports err when completed.
+ * Without memory for it, the start call itself reports err. */
+static int start_failed(MPI_Comm comm, int peer, int kind, int err,
+                        MPI_Request *req)
+{
+    if (PMPI_Grequest_start(ph_query, ph_free, ph_cancel, NULL, req) !=
+        MPI_SUCCESS) {
+        *req = MPI_REQUEST_NULL;
+        return fta_mpi_error(comm, err);
+    }
+    PMPI_Grequest_complete(*req);
+    if (track(*req, comm, peer, kind, err) < 0) {
+        PMPI_Wait(req, MPI_STATUS_IGNORE);
+        return fta_mpi_error(comm, err);
+    }
+    return MPI_SUCCESS;
+}
+
 /* Start a nonblocking call on comm (peer as in fta_check; an
  * MPI_ANY_SOURCE receive is started despite an unacknowledged failure and
- * reports it in its completion call). */
+ * reports it in its completion call; a known failure or revocation gives
+ * a placeholder, start_failed). */
 #define NB_START(comm, peer, kind, plain, call)                                \
     ftcomm_t *fc = fta_need(comm);                                             \
     if (!fc)                                                                   \
@@ -123,12 +182,10 @@ static int tfail(MPI_Request *r, const treq_t *t, int rc, MPI_Status *st)
     if (rc == FTA_EPROCFAILED && (peer) == MPI_ANY_SOURCE &&                   \
         (kind) == FTA_RQ_RECV)                                                 \
         rc = 0;                                                                \
-    if (rc != 0) {                                                             \
-        *req = MPI_REQUEST_NULL;                                               \
-        return fta_mpi_error(comm, rc);                                        \
-    }                                                                          \
+    if (rc != 0)                                                               \
+        return start_failed(comm, peer, kind, rc, req);                        \
     rc = call;                                                                 \
-    if (rc == MPI_SUCCESS && track(*req, comm, peer, kind) < 0)                \
+    if (rc == MPI_SUCCESS && track(*req, comm, peer, kind, 0) < 0)             \
         rc = MPI_ERR_NO_MEM;                                                   \
     return rc == MPI_SUCCESS ? rc : fta_mpi_error(comm, rc)
 
@@ -201,14 +258,17 @@ FTA_EXPORT int MPI_Request_free(MPI_Request *req)
 static int poll_one(MPI_Request *r, MPI_Status *st, int *rcp, int handler)
 {
     treq_t *t = tfind(*r);
-    MPI_Request old = *r;
-    int done = 0;
-    int rc = PMPI_Test(r, &done, st);
-    if (rc != MPI_SUCCESS || done) {
-        if (t)
-            tdrop(old);
-        *rcp = rc;
-        return 1;
+    int rc;
+    if (!t || !t->err) { /* a placeholder is complete in MPI: not asked */
+        MPI_Request old = *r;
+        int done = 0;
+        rc = PMPI_Test(r, &done, st);
+        if (rc != MPI_SUCCESS || done) {
+            if (t)
+                tdrop(old);
+            *rcp = rc;
+            return 1;
+        }
     }
     if (t && (rc = tfailed(t)) != 0) {
         MPI_Comm comm = t->comm;

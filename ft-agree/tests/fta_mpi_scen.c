@@ -21,7 +21,10 @@
  * MPI_Waitall and MPI_Waitany complete them with the failure (and the
  * requests to live peers normally), and gather, scatter, allgather,
  * alltoall, reduce_scatter(_block) and scan on the old communicator fail,
- * then give the right results on the shrunk one.
+ * then give the right results on the shrunk one.  Nonblocking calls
+ * started after the failure is known (MPI_Isend, MPI_Irecv, MPI_Ibarrier,
+ * MPI_Ibcast, MPI_Iallreduce; MPI_Isend on the revoked communicator) start
+ * and report the failure (the revocation) in their completion calls.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -256,10 +259,41 @@ int main(int argc, char **argv)
     rc = MPI_Waitany(2, rany, &idx, MPI_STATUS_IGNORE);
     CHECK(rc == MPI_SUCCESS && idx == 1 && live[1] == pred,
           "second waitany rc=%d index=%d got %d", rc, idx, live[1]);
-    MPI_Request rs;
+    /* (1c) Nonblocking calls started once the failure is known (the
+     * blocking barrier above reported it): they start, and their
+     * completion calls report it (ULFM), whatever the start returned. */
+    MPI_Request rs, rn[2];
     rc = MPI_Isend(&x, 1, MPI_INT, firstv, 49, MPI_COMM_WORLD, &rs);
+    CHECK(rc == MPI_SUCCESS && rs != MPI_REQUEST_NULL,
+          "isend to dead: start rc=%d", rc);
+    sts[0].MPI_ERROR = -1;
+    rc = MPI_Wait(&rs, &sts[0]);
+    CHECK(rc == MPIX_ERR_PROC_FAILED && rs == MPI_REQUEST_NULL &&
+              sts[0].MPI_ERROR == MPIX_ERR_PROC_FAILED,
+          "isend to dead: wait rc=%d status %d", rc, sts[0].MPI_ERROR);
+    rc = MPI_Ibarrier(MPI_COMM_WORLD, &rs);
+    CHECK(rc == MPI_SUCCESS && rs != MPI_REQUEST_NULL,
+          "ibarrier with a dead member: start rc=%d", rc);
+    rc = MPI_Wait(&rs, MPI_STATUS_IGNORE);
     CHECK(rc == MPIX_ERR_PROC_FAILED && rs == MPI_REQUEST_NULL,
-          "isend to dead rc=%d", rc);
+          "ibarrier with a dead member: wait rc=%d", rc);
+    int in = 1, out = 0;
+    rc = MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rs);
+    CHECK(rc == MPI_SUCCESS, "iallreduce with a dead member: start rc=%d", rc);
+    flag = 0;
+    rc = MPI_Test(&rs, &flag, MPI_STATUS_IGNORE);
+    CHECK(rc == MPIX_ERR_PROC_FAILED && flag && rs == MPI_REQUEST_NULL,
+          "iallreduce with a dead member: test rc=%d flag=%d", rc, flag);
+    rc = MPI_Irecv(&dummy[0], 1, MPI_INT, firstv, 50, MPI_COMM_WORLD, &rn[0]);
+    CHECK(rc == MPI_SUCCESS, "irecv from dead: start rc=%d", rc);
+    rc = MPI_Ibcast(&in, 1, MPI_INT, firsts, MPI_COMM_WORLD, &rn[1]);
+    CHECK(rc == MPI_SUCCESS, "ibcast with a dead member: start rc=%d", rc);
+    rc = MPI_Waitall(2, rn, sts);
+    CHECK(rc == MPI_ERR_IN_STATUS && sts[0].MPI_ERROR == MPIX_ERR_PROC_FAILED &&
+              sts[1].MPI_ERROR == MPIX_ERR_PROC_FAILED &&
+              rn[0] == MPI_REQUEST_NULL && rn[1] == MPI_REQUEST_NULL,
+          "irecv+ibcast: waitall rc=%d statuses %d %d", rc, sts[0].MPI_ERROR,
+          sts[1].MPI_ERROR);
     CHECK(colls(MPI_COMM_WORLD, 0) == MPIX_ERR_PROC_FAILED,
           "collectives with a dead member did not fail");
     fprintf(rep,
@@ -320,6 +354,12 @@ int main(int argc, char **argv)
     CHECK(rev, "revoke not seen");
     rc = MPI_Send(&one, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
     CHECK(rc == MPIX_ERR_REVOKED, "send on revoked rc=%d", rc);
+    MPI_Request rv;
+    rc = MPI_Isend(&one, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, &rv);
+    CHECK(rc == MPI_SUCCESS, "isend on revoked: start rc=%d", rc);
+    rc = MPI_Wait(&rv, MPI_STATUS_IGNORE);
+    CHECK(rc == MPIX_ERR_REVOKED && rv == MPI_REQUEST_NULL,
+          "isend on revoked: wait rc=%d", rc);
     fprintf(rep, "OK rank %d: shrunk to %d ranks (rank %d), sum %d\n", wrank,
             ssize, srank, sum);
     fclose(rep);

@@ -8,6 +8,9 @@
 #   FTA_MPICH_SRC=.../mpich-4.0.2 make check TESTS=ft-agree/tests/test_fta_mpich.sh
 #
 # Without FTA_MPICH_SRC the test skips.  FTA_MPICH_TESTS overrides the list.
+# FTA_MPICH_RUNS=N (default 1) runs the whole list N times in a row (the
+# programs are compiled once) and stops after the first run with a
+# failure; the last line gives the runs passed and their wall times.
 # A program passes as MPICH's harness judges it (resultTest of its
 # testlist line): TestStatusNoErrors: " No Errors", no other output,
 # whatever mpiexec's status (a rank died); TestStatus: a non-zero status;
@@ -22,6 +25,13 @@ if [ -z "$src" ] || [ ! -f "$t/util/mtest.c" ] || [ ! -d "$t/ft" ]; then
     echo "SKIP: set FTA_MPICH_SRC to an MPICH source tree (apt-get source mpich)"
     exit 77
 fi
+runs=${FTA_MPICH_RUNS:-1}
+case $runs in
+'' | *[!0-9]* | 0*)
+    echo "ERROR: FTA_MPICH_RUNS='$runs' must be a positive integer (runs of the list)"
+    exit 99
+    ;;
+esac
 command -v mpicc >/dev/null 2>&1 || { echo "SKIP: mpicc not found"; exit 77; }
 command -v mpiexec >/dev/null 2>&1 || { echo "SKIP: no mpiexec"; exit 77; }
 b=${abs_top_builddir:-.}
@@ -92,11 +102,14 @@ ulfm_outcome() { # PROG OUTPUT-FILE
 }
 
 progs=${FTA_MPICH_TESTS:-$(awk '!/^#/ && NF { print $1 }' "$t/ft/testlist")}
-pass=0 fail=0 skip=0
+# Compile once: the programs to run, as "prog np resulttest" lines.
+torun=$tmp/torun
+: >"$torun"
+cfail=0 skip=0
 for p in $progs; do
     line=$(awk -v p="$p" '$1 == p' "$t/ft/testlist")
     np=$(echo "$line" | awk '{ print $2 }')
-    [ -n "$np" ] || { echo "FAIL $p: not in $t/ft/testlist"; fail=$((fail + 1)); continue; }
+    [ -n "$np" ] || { echo "FAIL $p: not in $t/ft/testlist"; cfail=$((cfail + 1)); continue; }
     if why=$(skip_reason "$p"); then
         echo "skip $p: $why"; skip=$((skip + 1)); continue
     fi
@@ -110,44 +123,68 @@ for p in $progs; do
     esac
     if ! mpicc -w -I"$tmp" -I"$t/include" -o "$tmp/$p" "$t/ft/$p.c" $objs \
         -L"$lib" -lftagree -Wl,-rpath,"$lib" 2>"$tmp/$p.cc"; then
-        echo "FAIL $p: does not compile"; head -3 "$tmp/$p.cc"; fail=$((fail + 1)); continue
+        echo "FAIL $p: does not compile"; head -3 "$tmp/$p.cc"; cfail=$((cfail + 1)); continue
     fi
-    # every run under mpi-run's timeout (MPICH's testlist allows 10 s; the
-    # detector alone takes 2 s and this machine is shared)
-    (cd "$tmp" && "$run" -n "$np" -t 60 "./$p") >"$tmp/$p.out" 2>&1
-    st=$?
-    # mpi-run's own announcement is not the program's output
-    grep -v '^mpi-run: ' "$tmp/$p.out" >"$tmp/$p.prog"
-    other=$(grep -v '^[[:space:]]*No [Ee]rrors[[:space:]]*$' "$tmp/$p.prog" | grep -c .)
-    noerr=$(grep -c '^[[:space:]]*No [Ee]rrors[[:space:]]*$' "$tmp/$p.prog")
-    ok=0
-    if [ "$st" -eq 124 ]; then
-        why="timed out"
-    else
-        ulfm_outcome "$p" "$tmp/$p.prog"
-        u=$?
-        case $rt in
-        *) [ $u -ne 2 ] && rt=ulfm ;;
-        esac
-        case $rt in
-        ulfm) [ $u -eq 0 ] && ok=1 ;;
-        noerrors) [ "$noerr" -ge 1 ] && [ "$other" -eq 0 ] && ok=1 ;;
-        # MPICH's TestStatus stops reading at the first line (its
-        # pattern /=*/ matches any): only the status counts
-        status) [ "$st" -ne 0 ] && ok=1 ;;
-        plain) [ "$st" -eq 0 ] && [ "$noerr" -ge 1 ] && [ "$other" -eq 0 ] && ok=1 ;;
-        esac
-        why="status $st, 'No Errors' x$noerr, $other other line(s)"
-    fi
-    if [ $ok -eq 1 ] && [ $rt = ulfm ]; then
-        echo "ok   $p ($np ranks): excluded from MPICH's verdict, ULFM's outcome holds: $why"
-        pass=$((pass + 1))
-    elif [ $ok -eq 1 ]; then
-        echo "ok   $p ($np ranks): $why"; pass=$((pass + 1))
-    else
-        echo "FAIL $p ($np ranks): $why"; sed 's/^/    /' "$tmp/$p.prog" | head -n 8
-        fail=$((fail + 1))
-    fi
+    echo "$p $np $rt" >>"$torun"
 done
-echo "test/mpi/ft: $pass passed, $fail failed, $skip not run"
-[ $fail -eq 0 ] && [ $pass -gt 0 ]
+
+# One run of the list: prints a line per program; sets pass and fail.
+run_list() {
+    pass=0 fail=0
+    while read -r p np rt; do
+        # every run under mpi-run's timeout (MPICH's testlist allows 10 s;
+        # the detector alone takes 2 s and this machine is shared)
+        (cd "$tmp" && "$run" -n "$np" -t 60 "./$p") >"$tmp/$p.out" 2>&1 </dev/null
+        st=$?
+        # mpi-run's own announcement is not the program's output
+        grep -v '^mpi-run: ' "$tmp/$p.out" >"$tmp/$p.prog"
+        other=$(grep -v '^[[:space:]]*No [Ee]rrors[[:space:]]*$' "$tmp/$p.prog" | grep -c .)
+        noerr=$(grep -c '^[[:space:]]*No [Ee]rrors[[:space:]]*$' "$tmp/$p.prog")
+        ok=0
+        if [ "$st" -eq 124 ]; then
+            why="timed out"
+        else
+            ulfm_outcome "$p" "$tmp/$p.prog"
+            u=$?
+            [ $u -ne 2 ] && rt=ulfm
+            case $rt in
+            ulfm) [ $u -eq 0 ] && ok=1 ;;
+            noerrors) [ "$noerr" -ge 1 ] && [ "$other" -eq 0 ] && ok=1 ;;
+            # MPICH's TestStatus stops reading at the first line (its
+            # pattern /=*/ matches any): only the status counts
+            status) [ "$st" -ne 0 ] && ok=1 ;;
+            plain) [ "$st" -eq 0 ] && [ "$noerr" -ge 1 ] && [ "$other" -eq 0 ] && ok=1 ;;
+            esac
+            why="status $st, 'No Errors' x$noerr, $other other line(s)"
+        fi
+        if [ $ok -eq 1 ] && [ $rt = ulfm ]; then
+            echo "ok   $p ($np ranks): excluded from MPICH's verdict, ULFM's outcome holds: $why"
+            pass=$((pass + 1))
+        elif [ $ok -eq 1 ]; then
+            echo "ok   $p ($np ranks): $why"; pass=$((pass + 1))
+        else
+            echo "FAIL $p ($np ranks): $why"; sed 's/^/    /' "$tmp/$p.prog" | head -n 8
+            fail=$((fail + 1))
+        fi
+    done <"$torun"
+}
+
+i=0 good=0 tmin= tmax=
+while [ $i -lt "$runs" ]; do
+    i=$((i + 1))
+    [ "$runs" -gt 1 ] && echo "== run $i of $runs"
+    t0=$(date +%s)
+    run_list
+    dt=$(($(date +%s) - t0))
+    [ -z "$tmin" ] || [ "$dt" -lt "$tmin" ] && tmin=$dt
+    [ -z "$tmax" ] || [ "$dt" -gt "$tmax" ] && tmax=$dt
+    fail=$((fail + cfail))
+    echo "test/mpi/ft: $pass passed, $fail failed, $skip not run"
+    [ "$runs" -gt 1 ] && echo "   run $i: ${dt} s, load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+    [ $fail -eq 0 ] && [ $pass -gt 0 ] || break
+    good=$((good + 1))
+done
+if [ "$runs" -gt 1 ]; then
+    echo "test/mpi/ft: $good of $runs runs in a row passed ($i started, ${tmin}-${tmax} s per run)"
+fi
+[ $good -eq "$runs" ]
