@@ -39,6 +39,7 @@ libpip_libpip_la_SOURCES = \
 	libpip/src/pip_loader.c \
 	libpip/src/pip_image.c \
 	libpip/src/pip_imgend.c \
+	libpip/src/pip_region.c \
 	libpip/src/pip_preload.c \
 	libpip/src/pip_spawn.c \
 	libpip/src/pip_taskend.c \

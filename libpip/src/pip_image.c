@@ -46,6 +46,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -62,6 +63,7 @@
 #endif
 
 #define PIP_CHILD_STACK (64UL * 1024)
+#define PIP_MAP_FIXED_NOREPLACE 0x100000
 #define PIP_PAGE        4096UL
 #define PIP_PG_DOWN(x)  ((uintptr_t)(x) & ~(uintptr_t)(PIP_PAGE - 1))
 #define PIP_PG_UP(x)    PIP_PG_DOWN((uintptr_t)(x) + PIP_PAGE - 1)
@@ -123,7 +125,8 @@ static int pip_prot(uint32_t flags)
  * *spanp the size of the whole reservation (from *basep + lo).
  */
 static int pip_map_loader(const char *path, struct pip_elf_file *f,
-                          uintptr_t *basep, uintptr_t *lop, size_t *spanp)
+                          struct pip_region *g, uintptr_t *basep,
+                          uintptr_t *lop, size_t *spanp)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -138,8 +141,11 @@ static int pip_map_loader(const char *path, struct pip_elf_file *f,
         close(fd);
         return rc;
     }
-    char *res = mmap(NULL, hi - lo, PROT_NONE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    /* In the task's range (reserved already), else anywhere. */
+    char *res = g != NULL ? pip_region_take(g, hi - lo) : NULL;
+    if (res == NULL)
+        res = mmap(NULL, hi - lo, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (res == MAP_FAILED) {
         close(fd);
         return ENOMEM;
@@ -176,7 +182,12 @@ static int pip_map_loader(const char *path, struct pip_elf_file *f,
     }
     close(fd);
     if (rc != 0) {
-        munmap(res, hi - lo);
+        if (pip_region_holds(g, (uintptr_t)res))
+            (void)mmap(res, hi - lo, PROT_NONE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+                       -1, 0);
+        else
+            munmap(res, hi - lo);
         return rc;
     }
     *basep = base;
@@ -296,12 +307,112 @@ static __attribute__((noreturn)) void pip_child_exit(int code)
         (void)pip_raw_syscall(SYS_exit_group, code, 0, 0, 0, 0, 0);
 }
 
+/*
+ * The task's seccomp filter (raw system calls: the child runs on the
+ * root's thread block).  brk() answers 0: the break is the whole address
+ * space's, so glibc's sbrk fails cleanly and malloc uses mmap.  With a
+ * range (pip_region.c): mmap without MAP_FIXED, munmap and mremap made by
+ * code inside the range (the task's own: its loader, libc, program) go to
+ * the root's placer; the listener is sent to the root through
+ * t->region_sock (one byte, with the descriptor or without).  0, or -1.
+ */
+static int pip_child_filter(struct pip_task *t)
+{
+    if (pip_raw_syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) != 0)
+        return -1;
+    long lfd = -1;
+    if (t->region != NULL && t->region_sock >= 0) {
+        struct sock_filter nf[] = {
+            /* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                             offsetof(struct seccomp_data, arch)),
+            /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PIP_AUDIT_ARCH, 1, 0),
+            /* 2 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+            /* 3 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                             offsetof(struct seccomp_data, nr)),
+            /* 4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_brk, 0, 1),
+            /* 5 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
+            /* 6 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 3, 0),
+            /* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_munmap, 4, 0),
+            /* 8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mremap, 3, 0),
+            /* 9 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+            /* 10: mmap's flags (low word of args[3]) */
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                     offsetof(struct seccomp_data, args) + 3 * 8),
+            /* 11 */
+            BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+                     MAP_FIXED | PIP_MAP_FIXED_NOREPLACE, 3, 0),
+            /* 12: the high word of the instruction pointer */
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                     offsetof(struct seccomp_data, instruction_pointer) + 4),
+            /* 13 */ BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, 1),
+            /* 14 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, t->region_key, 1, 0),
+            /* 15 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+            /* 16 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+        };
+        struct sock_fprog np = {(unsigned short)(sizeof(nf) / sizeof(nf[0])),
+                                nf};
+        lfd = pip_raw_syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                              SECCOMP_FILTER_FLAG_NEW_LISTENER, (long)&np, 0, 0,
+                              0);
+    }
+    if (lfd < 0) {
+        struct sock_filter filt[] = {
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                     offsetof(struct seccomp_data, arch)),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PIP_AUDIT_ARCH, 1, 0),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                     offsetof(struct seccomp_data, nr)),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_brk, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog prog = {
+            (unsigned short)(sizeof(filt) / sizeof(filt[0])), filt};
+        if (pip_raw_syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
+                            (long)&prog, 0, 0, 0) != 0)
+            return -1;
+    }
+    if (t->region_sock >= 0) {
+        char byte = 0;
+        struct iovec iov = {&byte, 1};
+        union {
+            struct cmsghdr h;
+            char buf[CMSG_SPACE(sizeof(int))];
+        } cm;
+        struct msghdr mh;
+        memset(&mh, 0, sizeof(mh));
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        if (lfd >= 0) {
+            memset(&cm, 0, sizeof(cm));
+            mh.msg_control = cm.buf;
+            mh.msg_controllen = sizeof(cm.buf);
+            struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+            c->cmsg_level = SOL_SOCKET;
+            c->cmsg_type = SCM_RIGHTS;
+            c->cmsg_len = CMSG_LEN(sizeof(int));
+            int fdv = (int)lfd;
+            memcpy(CMSG_DATA(c), &fdv, sizeof(int));
+        }
+        (void)pip_raw_syscall(SYS_sendmsg, t->region_sock, (long)&mh, 0, 0, 0,
+                              0);
+        (void)pip_raw_syscall(SYS_close, t->region_sock, 0, 0, 0, 0, 0);
+        if (lfd >= 0)
+            (void)pip_raw_syscall(SYS_close, lfd, 0, 0, 0, 0, 0);
+    }
+    return 0;
+}
+
 static int pip_image_child(void *arg)
 {
     struct pip_task *t = arg;
 
     /* Do not outlive the root: the memory is the root's. */
     (void)pip_raw_syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0, 0);
+    /* Its end of the socket its filter's listener goes back through. */
+    if (t->region_sock >= 0)
+        (void)pip_raw_syscall(SYS_fcntl, t->region_sock, F_SETFD, 0, 0, 0, 0);
     pip_close_cloexec();
     if (t->progname != NULL)
         (void)pip_raw_syscall(SYS_prctl, PR_SET_NAME, (long)t->progname, 0, 0,
@@ -318,6 +429,8 @@ static int pip_image_child(void *arg)
     int before_rc = 0;
     if (t->hook.before != NULL)
         before_rc = t->hook.before(t->hook.hookarg);
+    if (pip_child_filter(t) != 0)
+        pip_child_exit(127);
     long pid = pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
     *t->priv_pid_slot = (unsigned long)pid;
     t->start_err = 0;
@@ -336,22 +449,6 @@ static int pip_image_child(void *arg)
     if (t->stop_on_start)
         (void)pip_raw_syscall(SYS_kill, pid, SIGSTOP, 0, 0, 0, 0);
 
-    /* brk() answers 0: the break is the whole address space's. */
-    struct sock_filter filt[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PIP_AUDIT_ARCH, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_brk, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {(unsigned short)(sizeof(filt) / sizeof(filt[0])),
-                              filt};
-    if (pip_raw_syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) != 0 ||
-        pip_raw_syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, (long)&prog, 0,
-                        0, 0) != 0)
-        pip_child_exit(127);
     uint64_t mask;
     memcpy(&mask, &t->start_mask, sizeof(mask));
     (void)pip_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0,
@@ -507,6 +604,33 @@ static int pip_build_stack(struct pip_task *t, const char *interp,
 
 /* ---- spawn ---- */
 
+/* The listener the clone child sent (pip_child_filter), or -1. */
+static int pip_recv_listener(int sock)
+{
+    char byte;
+    struct iovec iov = {&byte, 1};
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } cm;
+    struct msghdr mh;
+    memset(&mh, 0, sizeof(mh));
+    mh.msg_iov = &iov;
+    mh.msg_iovlen = 1;
+    mh.msg_control = cm.buf;
+    mh.msg_controllen = sizeof(cm.buf);
+    ssize_t n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    if (n != 1)
+        return -1;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    if (c == NULL || c->cmsg_level != SOL_SOCKET ||
+        c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+        return -1;
+    int fd;
+    memcpy(&fd, CMSG_DATA(c), sizeof(int));
+    return fd;
+}
+
 /* Is any live private task's fixed range overlapping [lo, hi)? */
 static struct pip_task *pip_fixed_user(uintptr_t lo, uintptr_t hi)
 {
@@ -608,9 +732,15 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
         free(list);
     }
 
+    /* Its address range: everything it maps goes there (pip_region.c). */
+    t->region_sock = -1;
+    t->priv_keep = 0;
+    t->region = pip_region_new();
+    if (t->region != NULL)
+        t->region_key = (uint32_t)(pip_region_base(t->region) >> 33);
     uintptr_t ld_base, ld_lo;
     size_t ld_span;
-    rc = pip_map_loader(interp, &lf, &ld_base, &ld_lo, &ld_span);
+    rc = pip_map_loader(interp, &lf, t->region, &ld_base, &ld_lo, &ld_span);
     if (rc != 0) {
         pip_msg(1, "%s: cannot map its program interpreter %s: %s", prog,
                 interp, strerror(rc));
@@ -632,9 +762,12 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
     size_t strs = pip_stack_need(t, interp, prog, preload);
     size_t want = r->stack_size > strs ? r->stack_size : strs;
     t->stack_size = (want + strs + PIP_PAGE - 1) & ~(PIP_PAGE - 1);
-    t->stack =
-        mmap(NULL, t->stack_size, PROT_READ | PROT_WRITE,
-             MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+    void *at = t->region != NULL ? pip_region_take(t->region, t->stack_size)
+                                 : NULL;
+    t->stack = mmap(at, t->stack_size, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE |
+                        (at != NULL ? MAP_FIXED : 0),
+                    -1, 0);
     if (t->stack == MAP_FAILED) {
         t->stack = NULL;
         return ENOMEM;
@@ -653,6 +786,10 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
         t->cstack = NULL;
         return ENOMEM;
     }
+    int sv[2] = {-1, -1};
+    if (t->region != NULL &&
+        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0)
+        t->region_sock = sv[1];
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -671,8 +808,24 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
             pip_futex_wait(&t->leader_free, 0, 20, 1);
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int lfd = -1;
+    if (sv[0] >= 0) {
+        close(sv[1]);
+        t->region_sock = -1;
+        if (pid > 0)
+            lfd = pip_recv_listener(sv[0]);
+        close(sv[0]);
+    }
     if (pid < 0)
         return e == ENOMEM || e == EAGAIN ? e : EAGAIN;
+    if (lfd >= 0 && pip_region_serve(t->region, pid, lfd) != 0) {
+        /* Its calls to mmap would fail: it must not run. */
+        int st2;
+        (void)kill(pid, SIGKILL);
+        (void)waitpid(pid, &st2, __WALL);
+        pip_msg(1, "%s: cannot serve its address range", prog);
+        return EAGAIN;
+    }
     t->pid = pid;
     t->tid = pid;
     t->tidp = &t->end_word; /* cleared by the kernel when it ends */
