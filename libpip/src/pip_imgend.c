@@ -106,6 +106,10 @@ void pip_image_reclaim(struct pip_task *t)
         }
     }
     if (!keep) {
+        /* A non-PIE program's fixed range, mapped or not yet in its link
+         * map (a task killed while its loader ran): free for a new copy. */
+        if (t->fixed_hi > t->fixed_lo)
+            munmap((void *)t->fixed_lo, t->fixed_hi - t->fixed_lo);
         if (!pip_region_holds(g, ld_lo))
             munmap(t->ld_start, t->ld_span);
         if (t->stack != NULL && !pip_region_holds(g, (uintptr_t)t->stack))
