@@ -50,6 +50,9 @@
 #ifndef MREMAP_DONTUNMAP
 #define MREMAP_DONTUNMAP 4
 #endif
+#ifndef MAP_32BIT
+#define MAP_32BIT 0 /* x86-64 only */
+#endif
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
