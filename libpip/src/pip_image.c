@@ -32,9 +32,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
-#include <linux/filter.h>
 #include <linux/futex.h>
-#include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
@@ -63,7 +61,6 @@
 #endif
 
 #define PIP_CHILD_STACK (64UL * 1024)
-#define PIP_MAP_FIXED_NOREPLACE 0x100000
 #define PIP_PAGE        4096UL
 #define PIP_PG_DOWN(x)  ((uintptr_t)(x) & ~(uintptr_t)(PIP_PAGE - 1))
 #define PIP_PG_UP(x)    PIP_PG_DOWN((uintptr_t)(x) + PIP_PAGE - 1)
@@ -307,103 +304,6 @@ static __attribute__((noreturn)) void pip_child_exit(int code)
         (void)pip_raw_syscall(SYS_exit_group, code, 0, 0, 0, 0, 0);
 }
 
-/*
- * The task's seccomp filter (raw system calls: the child runs on the
- * root's thread block).  brk() answers 0: the break is the whole address
- * space's, so glibc's sbrk fails cleanly and malloc uses mmap.  With a
- * range (pip_region.c): mmap without MAP_FIXED, munmap and mremap made by
- * code inside the range (the task's own: its loader, libc, program) go to
- * the root's placer; the listener is sent to the root through
- * t->region_sock (one byte, with the descriptor or without).  0, or -1.
- */
-static int pip_child_filter(struct pip_task *t)
-{
-    if (pip_raw_syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) != 0)
-        return -1;
-    long lfd = -1;
-    if (t->region != NULL && t->region_sock >= 0) {
-        struct sock_filter nf[] = {
-            /* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                             offsetof(struct seccomp_data, arch)),
-            /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PIP_AUDIT_ARCH, 1, 0),
-            /* 2 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-            /* 3 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                             offsetof(struct seccomp_data, nr)),
-            /* 4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_brk, 0, 1),
-            /* 5 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
-            /* 6 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 3, 0),
-            /* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_munmap, 4, 0),
-            /* 8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mremap, 3, 0),
-            /* 9 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-            /* 10: mmap's flags (low word of args[3]) */
-            BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                     offsetof(struct seccomp_data, args) + 3 * 8),
-            /* 11 */
-            BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
-                     MAP_FIXED | PIP_MAP_FIXED_NOREPLACE, 3, 0),
-            /* 12: the high word of the instruction pointer */
-            BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                     offsetof(struct seccomp_data, instruction_pointer) + 4),
-            /* 13 */ BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, 1),
-            /* 14 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, t->region_key, 1, 0),
-            /* 15 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-            /* 16 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-        };
-        struct sock_fprog np = {(unsigned short)(sizeof(nf) / sizeof(nf[0])),
-                                nf};
-        lfd = pip_raw_syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-                              SECCOMP_FILTER_FLAG_NEW_LISTENER, (long)&np, 0, 0,
-                              0);
-    }
-    if (lfd < 0) {
-        struct sock_filter filt[] = {
-            BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                     offsetof(struct seccomp_data, arch)),
-            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PIP_AUDIT_ARCH, 1, 0),
-            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-            BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                     offsetof(struct seccomp_data, nr)),
-            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_brk, 0, 1),
-            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
-            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        };
-        struct sock_fprog prog = {
-            (unsigned short)(sizeof(filt) / sizeof(filt[0])), filt};
-        if (pip_raw_syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
-                            (long)&prog, 0, 0, 0) != 0)
-            return -1;
-    }
-    if (t->region_sock >= 0) {
-        char byte = 0;
-        struct iovec iov = {&byte, 1};
-        union {
-            struct cmsghdr h;
-            char buf[CMSG_SPACE(sizeof(int))];
-        } cm;
-        struct msghdr mh;
-        memset(&mh, 0, sizeof(mh));
-        mh.msg_iov = &iov;
-        mh.msg_iovlen = 1;
-        if (lfd >= 0) {
-            memset(&cm, 0, sizeof(cm));
-            mh.msg_control = cm.buf;
-            mh.msg_controllen = sizeof(cm.buf);
-            struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-            c->cmsg_level = SOL_SOCKET;
-            c->cmsg_type = SCM_RIGHTS;
-            c->cmsg_len = CMSG_LEN(sizeof(int));
-            int fdv = (int)lfd;
-            memcpy(CMSG_DATA(c), &fdv, sizeof(int));
-        }
-        (void)pip_raw_syscall(SYS_sendmsg, t->region_sock, (long)&mh, 0, 0, 0,
-                              0);
-        (void)pip_raw_syscall(SYS_close, t->region_sock, 0, 0, 0, 0, 0);
-        if (lfd >= 0)
-            (void)pip_raw_syscall(SYS_close, lfd, 0, 0, 0, 0, 0);
-    }
-    return 0;
-}
-
 static int pip_image_child(void *arg)
 {
     struct pip_task *t = arg;
@@ -429,7 +329,7 @@ static int pip_image_child(void *arg)
     int before_rc = 0;
     if (t->hook.before != NULL)
         before_rc = t->hook.before(t->hook.hookarg);
-    if (pip_child_filter(t) != 0)
+    if (pip_region_child_filter(t) != 0)
         pip_child_exit(127);
     long pid = pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
     *t->priv_pid_slot = (unsigned long)pid;
@@ -603,33 +503,6 @@ static int pip_build_stack(struct pip_task *t, const char *interp,
 }
 
 /* ---- spawn ---- */
-
-/* The listener the clone child sent (pip_child_filter), or -1. */
-static int pip_recv_listener(int sock)
-{
-    char byte;
-    struct iovec iov = {&byte, 1};
-    union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(sizeof(int))];
-    } cm;
-    struct msghdr mh;
-    memset(&mh, 0, sizeof(mh));
-    mh.msg_iov = &iov;
-    mh.msg_iovlen = 1;
-    mh.msg_control = cm.buf;
-    mh.msg_controllen = sizeof(cm.buf);
-    ssize_t n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-    if (n != 1)
-        return -1;
-    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-    if (c == NULL || c->cmsg_level != SOL_SOCKET ||
-        c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
-        return -1;
-    int fd;
-    memcpy(&fd, CMSG_DATA(c), sizeof(int));
-    return fd;
-}
 
 /* Is any live private task's fixed range overlapping [lo, hi)? */
 static struct pip_task *pip_fixed_user(uintptr_t lo, uintptr_t hi)
@@ -813,7 +686,7 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
         close(sv[1]);
         t->region_sock = -1;
         if (pid > 0)
-            lfd = pip_recv_listener(sv[0]);
+            lfd = pip_region_recv_listener(sv[0]);
         close(sv[0]);
     }
     if (pid < 0)

@@ -490,6 +490,11 @@ PIP_HIDDEN int pip_region_serve(struct pip_region *g, pid_t pid, int lfd);
 PIP_HIDDEN int pip_region_holds(const struct pip_region *g, uintptr_t a);
 PIP_HIDDEN void pip_region_release(struct pip_region *g, int keep);
 PIP_HIDDEN void pip_region_fin(void);
+/* In the clone child (raw system calls): its seccomp filter, and its
+ * listener sent back through t->region_sock.  0, or -1. */
+PIP_HIDDEN int pip_region_child_filter(struct pip_task *t);
+/* In the root: the listener the child sent, or -1. */
+PIP_HIDDEN int pip_region_recv_listener(int sock);
 
 /* ---- pip_taskend.c ---- */
 /* Thread mode: the signal that ends a task as if killed by a signal. */

@@ -29,7 +29,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,6 +41,8 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -550,6 +554,138 @@ void pip_region_fin(void)
     close(rg_evfd);
     close(rg_epfd);
     rg_evfd = rg_epfd = -1;
+}
+
+/* ---- the task's side (its clone child, before its loader runs) ---- */
+
+#if defined(__x86_64__)
+#define RG_AUDIT_ARCH 0xc000003eU /* AUDIT_ARCH_X86_64 */
+#else
+#define RG_AUDIT_ARCH 0xc00000b7U /* AUDIT_ARCH_AARCH64 */
+#endif
+
+/*
+ * The task's seccomp filter (raw system calls: the child runs on the
+ * root's thread block).  brk() answers 0: the break is the whole address
+ * space's, so glibc's sbrk fails cleanly and malloc uses mmap.  With a
+ * range (pip_region.c): mmap without MAP_FIXED, munmap and mremap made by
+ * code inside the range (the task's own: its loader, libc, program) go to
+ * the root's placer; the listener is sent to the root through
+ * t->region_sock (one byte, with the descriptor or without).  0, or -1.
+ */
+int pip_region_child_filter(struct pip_task *t)
+{
+    if (pip_raw_syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) != 0)
+        return -1;
+    long lfd = -1;
+    if (t->region != NULL && t->region_sock >= 0) {
+        struct sock_filter nf[] = {
+            /* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                             offsetof(struct seccomp_data, arch)),
+            /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, RG_AUDIT_ARCH, 1, 0),
+            /* 2 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+            /* 3 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                             offsetof(struct seccomp_data, nr)),
+            /* 4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_brk, 0, 1),
+            /* 5 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
+            /* 6 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 3, 0),
+            /* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_munmap, 4, 0),
+            /* 8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mremap, 3, 0),
+            /* 9 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+            /* 10: mmap's flags (low word of args[3]) */
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                     offsetof(struct seccomp_data, args) + 3 * 8),
+            /* 11 */
+            BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+                     MAP_FIXED | MAP_FIXED_NOREPLACE, 3, 0),
+            /* 12: the high word of the instruction pointer */
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                     offsetof(struct seccomp_data, instruction_pointer) + 4),
+            /* 13 */ BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, 1),
+            /* 14 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, t->region_key, 1, 0),
+            /* 15 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+            /* 16 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+        };
+        struct sock_fprog np = {(unsigned short)(sizeof(nf) / sizeof(nf[0])),
+                                nf};
+        lfd = pip_raw_syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                              SECCOMP_FILTER_FLAG_NEW_LISTENER, (long)&np, 0, 0,
+                              0);
+    }
+    if (lfd < 0) {
+        struct sock_filter filt[] = {
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                     offsetof(struct seccomp_data, arch)),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, RG_AUDIT_ARCH, 1, 0),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                     offsetof(struct seccomp_data, nr)),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_brk, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog prog = {
+            (unsigned short)(sizeof(filt) / sizeof(filt[0])), filt};
+        if (pip_raw_syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
+                            (long)&prog, 0, 0, 0) != 0)
+            return -1;
+    }
+    if (t->region_sock >= 0) {
+        char byte = 0;
+        struct iovec iov = {&byte, 1};
+        union {
+            struct cmsghdr h;
+            char buf[CMSG_SPACE(sizeof(int))];
+        } cm;
+        struct msghdr mh;
+        memset(&mh, 0, sizeof(mh));
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        if (lfd >= 0) {
+            memset(&cm, 0, sizeof(cm));
+            mh.msg_control = cm.buf;
+            mh.msg_controllen = sizeof(cm.buf);
+            struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+            c->cmsg_level = SOL_SOCKET;
+            c->cmsg_type = SCM_RIGHTS;
+            c->cmsg_len = CMSG_LEN(sizeof(int));
+            int fdv = (int)lfd;
+            memcpy(CMSG_DATA(c), &fdv, sizeof(int));
+        }
+        (void)pip_raw_syscall(SYS_sendmsg, t->region_sock, (long)&mh, 0, 0, 0,
+                              0);
+        (void)pip_raw_syscall(SYS_close, t->region_sock, 0, 0, 0, 0, 0);
+        if (lfd >= 0)
+            (void)pip_raw_syscall(SYS_close, lfd, 0, 0, 0, 0, 0);
+    }
+    return 0;
+}
+
+/* The listener the clone child sent (pip_region_child_filter), or -1. */
+int pip_region_recv_listener(int sock)
+{
+    char byte;
+    struct iovec iov = {&byte, 1};
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } cm;
+    struct msghdr mh;
+    memset(&mh, 0, sizeof(mh));
+    mh.msg_iov = &iov;
+    mh.msg_iovlen = 1;
+    mh.msg_control = cm.buf;
+    mh.msg_controllen = sizeof(cm.buf);
+    ssize_t n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    if (n != 1)
+        return -1;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    if (c == NULL || c->cmsg_level != SOL_SOCKET ||
+        c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+        return -1;
+    int fd;
+    memcpy(&fd, CMSG_DATA(c), sizeof(int));
+    return fd;
 }
 
 #else
