@@ -5,12 +5,16 @@
  * (/proc/self/maps lines) and PSS (/proc/self/smaps_rollup) as it goes:
  * the memory of reaped tasks must be returned.
  *
- *   pip_bench_churn [--tasks N] [--alive K] [--every M] [--csv FILE]
- *                   [--max-growth MAPS] PROG [ARG...]
+ *   pip_bench_churn [--tasks N] [--alive K] [--every M] [--drain]
+ *                   [--csv FILE] [--max-growth MAPS] [--max-pss-growth KIB]
+ *                   PROG [ARG...]
  *
- * Prints a table (tasks reaped, mappings, PSS KiB).  With --max-growth the
- * exit status is 1 when the mapping count after the run exceeds the count
- * after the first --every tasks by more than MAPS (a bound, not a time).
+ * Prints a table (tasks reaped, tasks alive, mappings, PSS KiB) every M
+ * reaped tasks; with --drain the root lets the live tasks end first, so
+ * that what is measured is what ended tasks left.  With --max-growth (and
+ * --max-pss-growth) the exit status is 1 when the mapping count (PSS) at
+ * the end exceeds the one at the first report by more than MAPS (KIB): a
+ * bound, not a time.
  */
 #include <errno.h>
 #include <pip/pip.h>
@@ -47,8 +51,8 @@ static long pss_kib(void)
 
 int main(int argc, char **argv)
 {
-    long ntasks = 10000, every = 1000, max_growth = -1;
-    int alive = 64;
+    long ntasks = 10000, every = 1000, max_growth = -1, max_pss = -1;
+    int alive = 64, drain = 0;
     const char *csv = NULL;
     int a = 1;
     for (; a < argc && argv[a][0] == '-'; a++) {
@@ -62,6 +66,10 @@ int main(int argc, char **argv)
             csv = argv[++a];
         else if (strcmp(argv[a], "--max-growth") == 0 && a + 1 < argc)
             max_growth = atol(argv[++a]);
+        else if (strcmp(argv[a], "--max-pss-growth") == 0 && a + 1 < argc)
+            max_pss = atol(argv[++a]);
+        else if (strcmp(argv[a], "--drain") == 0)
+            drain = 1;
         else {
             fprintf(stderr, "pip_bench_churn: unknown option %s\n", argv[a]);
             return 2;
@@ -69,8 +77,8 @@ int main(int argc, char **argv)
     }
     if (a >= argc || ntasks <= 0 || alive <= 0 || every <= 0) {
         fprintf(stderr, "usage: pip_bench_churn [--tasks N] [--alive K] "
-                        "[--every M] [--csv FILE] [--max-growth MAPS] PROG "
-                        "[ARG...]\n");
+                        "[--every M] [--drain] [--csv FILE] [--max-growth "
+                        "MAPS] [--max-pss-growth KIB] PROG [ARG...]\n");
         return 2;
     }
     int nt = alive;
@@ -85,14 +93,18 @@ int main(int argc, char **argv)
         return 1;
     }
     if (out != NULL)
-        fprintf(out, "reaped,maps,pss_kib\n");
+        fprintf(out, "reaped,alive,maps,pss_kib\n");
     long maps0 = map_count(), pss0 = pss_kib();
-    printf("%10s %10s %12s\n", "reaped", "maps", "PSS KiB");
-    printf("%10d %10ld %12ld\n", 0, maps0, pss0);
-    long spawned = 0, reaped = 0, first_maps = -1, bad = 0;
+    printf("%10s %6s %10s %12s\n", "reaped", "alive", "maps", "PSS KiB");
+    printf("%10d %6d %10ld %12ld\n", 0, 0, maps0, pss0);
+    long spawned = 0, reaped = 0, first_maps = -1, first_pss = -1, bad = 0;
+    long last_maps = maps0, last_pss = pss0;
     int running = 0;
     while (reaped < ntasks) {
-        while (running < alive && spawned < ntasks) {
+        /* --drain: no new task in the last stretch before a report. */
+        long next = (reaped / every + 1) * every;
+        while (running < alive && spawned < ntasks &&
+               (!drain || spawned < next)) {
             int pipid = PIP_PIPID_ANY;
             rc = pip_spawn(argv[a], &argv[a], NULL, PIP_CPUCORE_ASIS, &pipid,
                            NULL, NULL, NULL);
@@ -118,15 +130,19 @@ int main(int argc, char **argv)
         reaped++;
         if (reaped % every == 0 || reaped == ntasks) {
             long m = map_count(), p = pss_kib();
-            if (first_maps < 0)
+            if (first_maps < 0) {
                 first_maps = m;
-            printf("%10ld %10ld %12ld\n", reaped, m, p);
+                first_pss = p;
+            }
+            last_maps = m;
+            last_pss = p;
+            printf("%10ld %6d %10ld %12ld\n", reaped, running, m, p);
             fflush(stdout);
             if (out != NULL)
-                fprintf(out, "%ld,%ld,%ld\n", reaped, m, p);
+                fprintf(out, "%ld,%d,%ld,%ld\n", reaped, running, m, p);
         }
     }
-    long maps_end = map_count();
+    long maps_end = last_maps;
     if (getenv("PIP_BENCH_CHURN_DUMP") != NULL) {
         FILE *f = fopen("/proc/self/maps", "r");
         int c;
@@ -146,6 +162,12 @@ int main(int argc, char **argv)
         fprintf(stderr,
                 "pip_bench_churn: mappings grew from %ld to %ld (bound %ld)\n",
                 first_maps, maps_end, max_growth);
+        return 1;
+    }
+    if (max_pss >= 0 && last_pss - first_pss > max_pss) {
+        fprintf(stderr,
+                "pip_bench_churn: PSS grew from %ld to %ld KiB (bound %ld)\n",
+                first_pss, last_pss, max_pss);
         return 1;
     }
     return 0;

@@ -145,36 +145,49 @@ static int xfer_recv(const xfer_t *x)
     return 0;
 }
 
-/* `iters` round trips; the seconds they took, or -1. */
+/* One round trip: 0, or -1. */
+static int trip(const xfer_t *x)
+{
+    seq++;
+    if (rank == 1 && (pvas_wait_flag(ctl, my_flag(), seq, deadline) != 0 ||
+                      xfer_recv(x) != 0))
+        return -1;
+    xfer_send(x);
+    post(peer_flag(), seq);
+    if (rank == 0 && (pvas_wait_flag(ctl, my_flag(), seq, deadline) != 0 ||
+                      xfer_recv(x) != 0))
+        return -1;
+    return 0;
+}
+
+/*
+ * `iters` round trips; the seconds they took, or -1.  The parties leave
+ * the barrier at different times (one may still be waking up in its
+ * futex): one untimed round trip first, so that the time is that of the
+ * messages only, also when a repetition has few round trips.
+ */
 static double rounds(const xfer_t *x, long iters)
 {
-    if (bar() != 0)
+    if (bar() != 0 || trip(x) != 0)
         return -1;
     double t0 = pvas_now();
-    for (long it = 0; it < iters; it++) {
-        seq++;
-        if (rank == 1 && (pvas_wait_flag(ctl, my_flag(), seq, deadline) != 0 ||
-                          xfer_recv(x) != 0))
+    for (long it = 0; it < iters; it++)
+        if (trip(x) != 0)
             return -1;
-        xfer_send(x);
-        post(peer_flag(), seq);
-        if (rank == 0 && (pvas_wait_flag(ctl, my_flag(), seq, deadline) != 0 ||
-                          xfer_recv(x) != 0))
-            return -1;
-    }
     return pvas_now() - t0;
 }
 
 /*
  * One size: warm up (at the first size for at least PVAS_WARM_S: clock
  * ramp-up, first touches), then fewer round trips per repetition where
- * one would take longer than PVAS_REP_S, then the timed repetitions.
+ * one would take longer than PVAS_REP_S (judged by the fastest warm-up
+ * round), then the timed repetitions.
  * Rank 0 decides and publishes; the barriers order the reads.
  */
 static int measure(const xfer_t *x, int si, size_t bytes)
 {
     long iters = pvas_iters(bytes, ctl->max_iters);
-    double w, spent = 0;
+    double w, wmin = 0, spent = 0;
     double *t = calloc((size_t)ctl->reps, sizeof(double));
     if (t == NULL) {
         pvas_set_fail(ctl, "rank %d: out of memory", rank);
@@ -185,13 +198,17 @@ static int measure(const xfer_t *x, int si, size_t bytes)
         if ((w = rounds(x, iters)) < 0)
             goto fail;
         spent += w;
+        if (wmin == 0 || w < wmin)
+            wmin = w;
         if (rank == 0)
             ctl->more = si == 0 && spent < PVAS_WARM_S;
         if (bar() != 0)
             goto fail;
     } while (ctl->more);
     if (rank == 0) {
-        double want = (double)iters * PVAS_REP_S / (w > 0 ? w : 1e-9);
+        /* From the fastest warm-up round: one the machine disturbed (a
+         * preempted party) would cut the repetitions short for nothing. */
+        double want = (double)iters * PVAS_REP_S / (wmin > 0 ? wmin : 1e-9);
         long lo = iters < 4 ? iters : 4;
         ctl->cur_iters = want >= (double)iters ? iters
                          : want < (double)lo   ? lo

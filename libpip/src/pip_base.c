@@ -71,6 +71,9 @@ void pip_image_attach(void)
     if (getauxval(PIP_AT_PID) != (unsigned long)pid)
         return;
     pip_priv_self_ = (struct pip_task *)getauxval(PIP_AT_TASK);
+    /* It runs libpip: other tasks may come to use its memory (exports,
+     * addresses it hands out), which then stays until pip_fin. */
+    pip_priv_self_->priv_keep = 1;
     pip_ns_link_.root = (struct pip_root *)root;
     pip_root_ = (struct pip_root *)root;
 }

@@ -32,9 +32,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
-#include <linux/filter.h>
 #include <linux/futex.h>
-#include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
@@ -46,6 +44,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -123,7 +122,8 @@ static int pip_prot(uint32_t flags)
  * *spanp the size of the whole reservation (from *basep + lo).
  */
 static int pip_map_loader(const char *path, struct pip_elf_file *f,
-                          uintptr_t *basep, uintptr_t *lop, size_t *spanp)
+                          struct pip_region *g, uintptr_t *basep,
+                          uintptr_t *lop, size_t *spanp)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -138,8 +138,11 @@ static int pip_map_loader(const char *path, struct pip_elf_file *f,
         close(fd);
         return rc;
     }
-    char *res = mmap(NULL, hi - lo, PROT_NONE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    /* In the task's range (reserved already), else anywhere. */
+    char *res = g != NULL ? pip_region_take(g, hi - lo) : NULL;
+    if (res == NULL)
+        res = mmap(NULL, hi - lo, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (res == MAP_FAILED) {
         close(fd);
         return ENOMEM;
@@ -176,7 +179,12 @@ static int pip_map_loader(const char *path, struct pip_elf_file *f,
     }
     close(fd);
     if (rc != 0) {
-        munmap(res, hi - lo);
+        if (pip_region_holds(g, (uintptr_t)res))
+            (void)mmap(res, hi - lo, PROT_NONE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+                       -1, 0);
+        else
+            munmap(res, hi - lo);
         return rc;
     }
     *basep = base;
@@ -302,6 +310,9 @@ static int pip_image_child(void *arg)
 
     /* Do not outlive the root: the memory is the root's. */
     (void)pip_raw_syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0, 0);
+    /* Its end of the socket its filter's listener goes back through. */
+    if (t->region_sock >= 0)
+        (void)pip_raw_syscall(SYS_fcntl, t->region_sock, F_SETFD, 0, 0, 0, 0);
     pip_close_cloexec();
     pip_reset_caught_signals();
     if (t->progname != NULL)
@@ -319,6 +330,8 @@ static int pip_image_child(void *arg)
     int before_rc = 0;
     if (t->hook.before != NULL)
         before_rc = t->hook.before(t->hook.hookarg);
+    if (pip_region_child_filter(t) != 0)
+        pip_child_exit(127);
     long pid = pip_raw_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
     *t->priv_pid_slot = (unsigned long)pid;
     t->start_err = 0;
@@ -337,22 +350,6 @@ static int pip_image_child(void *arg)
     if (t->stop_on_start)
         (void)pip_raw_syscall(SYS_kill, pid, SIGSTOP, 0, 0, 0, 0);
 
-    /* brk() answers 0: the break is the whole address space's. */
-    struct sock_filter filt[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PIP_AUDIT_ARCH, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_brk, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {(unsigned short)(sizeof(filt) / sizeof(filt[0])),
-                              filt};
-    if (pip_raw_syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) != 0 ||
-        pip_raw_syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, (long)&prog, 0,
-                        0, 0) != 0)
-        pip_child_exit(127);
     uint64_t mask;
     memcpy(&mask, &t->start_mask, sizeof(mask));
     (void)pip_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0,
@@ -609,9 +606,15 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
         free(list);
     }
 
+    /* Its address range: everything it maps goes there (pip_region.c). */
+    t->region_sock = -1;
+    t->priv_keep = 0;
+    t->region = pip_region_new();
+    if (t->region != NULL)
+        t->region_key = (uint32_t)(pip_region_base(t->region) >> 33);
     uintptr_t ld_base, ld_lo;
     size_t ld_span;
-    rc = pip_map_loader(interp, &lf, &ld_base, &ld_lo, &ld_span);
+    rc = pip_map_loader(interp, &lf, t->region, &ld_base, &ld_lo, &ld_span);
     if (rc != 0) {
         pip_msg(1, "%s: cannot map its program interpreter %s: %s", prog,
                 interp, strerror(rc));
@@ -633,9 +636,12 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
     size_t strs = pip_stack_need(t, interp, prog, preload);
     size_t want = r->stack_size > strs ? r->stack_size : strs;
     t->stack_size = (want + strs + PIP_PAGE - 1) & ~(PIP_PAGE - 1);
-    t->stack =
-        mmap(NULL, t->stack_size, PROT_READ | PROT_WRITE,
-             MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+    void *at = t->region != NULL ? pip_region_take(t->region, t->stack_size)
+                                 : NULL;
+    t->stack = mmap(at, t->stack_size, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE |
+                        (at != NULL ? MAP_FIXED : 0),
+                    -1, 0);
     if (t->stack == MAP_FAILED) {
         t->stack = NULL;
         return ENOMEM;
@@ -654,6 +660,10 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
         t->cstack = NULL;
         return ENOMEM;
     }
+    int sv[2] = {-1, -1};
+    if (t->region != NULL &&
+        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0)
+        t->region_sock = sv[1];
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -672,8 +682,24 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
             pip_futex_wait(&t->leader_free, 0, 20, 1);
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int lfd = -1;
+    if (sv[0] >= 0) {
+        close(sv[1]);
+        t->region_sock = -1;
+        if (pid > 0)
+            lfd = pip_region_recv_listener(sv[0]);
+        close(sv[0]);
+    }
     if (pid < 0)
         return e == ENOMEM || e == EAGAIN ? e : EAGAIN;
+    if (lfd >= 0 && pip_region_serve(t->region, pid, lfd) != 0) {
+        /* Its calls to mmap would fail: it must not run. */
+        int st2;
+        (void)kill(pid, SIGKILL);
+        (void)waitpid(pid, &st2, __WALL);
+        pip_msg(1, "%s: cannot serve its address range", prog);
+        return EAGAIN;
+    }
     t->pid = pid;
     t->tid = pid;
     t->tidp = &t->end_word; /* cleared by the kernel when it ends */

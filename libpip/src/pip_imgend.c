@@ -52,6 +52,7 @@ int pip_image_get_addr(struct pip_task *t, const char *symbol, void **addrp)
         if (name != NULL && name[0] == '/' &&
             pip_elf_file_sym(name, symbol, &v) == 0) {
             *addrp = (void *)((uintptr_t)l->l_addr + v);
+            t->priv_keep = 1; /* the caller may use it after t ended */
             return 0;
         }
         l = l->l_next;
@@ -59,26 +60,38 @@ int pip_image_get_addr(struct pip_task *t, const char *symbol, void **addrp)
     return ENOENT;
 }
 
-/* Unmap the PT_LOAD span of the object `name` loaded at l_addr. */
-static void pip_unmap_object(const char *name, uintptr_t l_addr)
+/* Unmap the PT_LOAD span of the object `name` loaded at l_addr, unless
+ * it lies in the range `g` (which goes as a whole). */
+static void pip_unmap_object(const struct pip_region *g, const char *name,
+                             uintptr_t l_addr)
 {
     uintptr_t lo, hi;
-    if (pip_elf_load_span(name, &lo, &hi) == 0)
+    if (pip_elf_load_span(name, &lo, &hi) == 0 &&
+        !pip_region_holds(g, l_addr + lo))
         munmap((void *)(l_addr + lo), hi - lo);
 }
 
 /*
- * Return the memory of a reaped private-image task: the objects of its
- * link map, its loader copy, its stack.  Kept (until the root exits) when
- * the task exported something another task may still use.
+ * Return the memory of a reaped private-image task: its address range
+ * (pip_region.c: its loader copy, stack, libraries, and whatever it mapped
+ * and left), and the objects of its link map outside the range.  Kept
+ * until pip_fin when another task may still use it: when the task ran
+ * libpip (it could export, or hand out addresses through memory of other
+ * tasks), exported something, or pip_get_addr looked into it.
  */
 void pip_image_reclaim(struct pip_task *t)
 {
-    if (!t->priv)
+    struct pip_region *g = t->region;
+    t->region = NULL;
+    if (!t->priv) {
+        pip_region_release(g, 0); /* the spawn failed early */
         return;
-    int keep = t->exp_set || t->named != NULL;
+    }
+    int keep = t->exp_set || t->named != NULL || t->priv_keep;
     uintptr_t ld_lo = (uintptr_t)t->ld_start, ld_hi = ld_lo + t->ld_span;
     if (!keep && t->priv_rdebug != 0) {
+        /* Objects outside the range (the placer could not put them there,
+         * or a non-PIE program's fixed addresses). */
         struct r_debug *rd = (struct r_debug *)t->priv_rdebug;
         struct link_map *l = rd->r_map;
         for (int guard = 0; l != NULL && guard < 4096; guard++) {
@@ -86,22 +99,30 @@ void pip_image_reclaim(struct pip_task *t)
             const char *name = l == rd->r_map ? t->priv_prog : l->l_name;
             uintptr_t a = (uintptr_t)l->l_addr;
             /* Files only (not the vDSO), not the loader copy (below). */
-            if (name != NULL && name[0] == '/' && !(a >= ld_lo && a < ld_hi))
-                pip_unmap_object(name, a);
+            if (name != NULL && name[0] == '/' &&
+                !(a >= ld_lo && a < ld_hi))
+                pip_unmap_object(g, name, a);
             l = next;
         }
     }
     if (!keep) {
-        munmap(t->ld_start, t->ld_span);
-        if (t->stack != NULL)
+        /* A non-PIE program's fixed range, mapped or not yet in its link
+         * map (a task killed while its loader ran): free for a new copy. */
+        if (t->fixed_hi > t->fixed_lo)
+            munmap((void *)t->fixed_lo, t->fixed_hi - t->fixed_lo);
+        if (!pip_region_holds(g, ld_lo))
+            munmap(t->ld_start, t->ld_span);
+        if (t->stack != NULL && !pip_region_holds(g, (uintptr_t)t->stack))
             munmap(t->stack, t->stack_size);
     }
+    pip_region_release(g, keep);
     t->stack = NULL;
     free(t->interp);
     free(t->priv_prog);
     t->interp = NULL;
     t->priv_prog = NULL;
     t->priv = 0;
+    t->priv_keep = 0;
     t->fixed_lo = t->fixed_hi = 0;
 }
 

@@ -202,6 +202,7 @@ int pip_fin(void)
         free(r->nss[i].progname_full_s);
     }
     pip_kept_release(r);
+    pip_region_fin();
     while (r->retired != NULL) {
         void **cell = r->retired;
         r->retired = cell[0];

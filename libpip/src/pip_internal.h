@@ -273,6 +273,12 @@ struct pip_task {
     void *priv_sp;                /* initial stack pointer */
     uintptr_t priv_entry;         /* the loader copy's entry */
     volatile unsigned long *priv_pid_slot; /* PIP_AT_PID's value */
+    struct pip_region *region;    /* its address range (pip_region.c) */
+    uint32_t region_key;          /* the range's base >> 33 (the filter) */
+    int region_sock;              /* child's end: its listener goes back */
+    volatile int priv_keep; /* another task may use its memory after it
+                               ended: it ran libpip, or pip_get_addr
+                               looked into it */
     volatile int end_word; /* cleared by the kernel when the task ends */
 };
 
@@ -472,6 +478,24 @@ PIP_HIDDEN int pip_image_wanted(void);
 PIP_HIDDEN void pip_image_reclaim(struct pip_task *t);
 /* In a private-image task's copy of libpip: attach to the root. */
 PIP_HIDDEN void pip_image_attach(void);
+
+/* ---- pip_region.c: a private-image task's address range ---- */
+/* Bytes of a range (a power of two; aligned to it: the filter compares
+ * instruction_pointer >> 33). */
+#define PIP_REGION_SIZE (8UL << 30)
+struct pip_region;
+PIP_HIDDEN struct pip_region *pip_region_new(void);
+PIP_HIDDEN uintptr_t pip_region_base(const struct pip_region *g);
+PIP_HIDDEN void *pip_region_take(struct pip_region *g, size_t len);
+PIP_HIDDEN int pip_region_serve(struct pip_region *g, pid_t pid, int lfd);
+PIP_HIDDEN int pip_region_holds(const struct pip_region *g, uintptr_t a);
+PIP_HIDDEN void pip_region_release(struct pip_region *g, int keep);
+PIP_HIDDEN void pip_region_fin(void);
+/* In the clone child (raw system calls): its seccomp filter, and its
+ * listener sent back through t->region_sock.  0, or -1. */
+PIP_HIDDEN int pip_region_child_filter(struct pip_task *t);
+/* In the root: the listener the child sent, or -1. */
+PIP_HIDDEN int pip_region_recv_listener(int sock);
 
 /* ---- pip_taskend.c ---- */
 /* Thread mode: the signal that ends a task as if killed by a signal. */

@@ -64,7 +64,8 @@ static void pip_task_keep(struct pip_task *t)
     struct pip_root *r = pip_root_;
     struct pip_image *img = t->img;
     struct pip_named *named = t->named;
-    if (t->stack != NULL) {
+    /* A private image's stack: pip_image_reclaim decides (its range). */
+    if (t->stack != NULL && !t->priv) {
         struct pip_kept *k = malloc(sizeof(*k));
         if (k != NULL) {
             k->stack = t->stack;

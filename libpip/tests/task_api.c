@@ -194,6 +194,44 @@ int main(int argc, char **argv)
         return 0;
     }
 
+    if (strcmp(action, "exportmem") == 0) {
+        /* Publish memory of each kind, then end: its stack, its malloc
+         * memory (large: glibc maps it) and its globals must stay valid
+         * after it was reaped, until pip_fin. */
+        static volatile unsigned char stk_keep;
+        volatile unsigned char stk[65536];
+        unsigned char *heap = malloc(256 * 1024);
+        CHECK(heap != NULL, 40);
+        for (int i = 0; i < 1024; i++)
+            stk[i] = (unsigned char)(i * 7 + pipid);
+        for (int i = 0; i < 256 * 1024; i++)
+            heap[i] = (unsigned char)(i * 13 + pipid);
+        for (int i = 0; i < PT_ARRAY_LEN; i++)
+            pt_task_array[i] = pipid * 100000 + i;
+        CHECK(pip_named_export((void *)stk, "stack-mem") == 0, 41);
+        CHECK(pip_named_export(heap, "heap-mem") == 0, 42);
+        CHECK(pip_named_export(pt_task_array, "global-mem") == 0, 43);
+        stk_keep = stk[1023];
+        return 0;
+    }
+
+    if (strcmp(action, "readmem") == 0) {
+        /* Read what task argv[3] published, after it ended. */
+        int from = atoi(argv[3]);
+        unsigned char *stk = NULL, *heap = NULL;
+        int *arr = NULL;
+        CHECK(pip_named_import(from, (void **)&stk, "stack-mem") == 0, 50);
+        CHECK(pip_named_import(from, (void **)&heap, "heap-mem") == 0, 51);
+        CHECK(pip_named_import(from, (void **)&arr, "global-mem") == 0, 52);
+        for (int i = 0; i < 1024; i++)
+            CHECK(stk[i] == (unsigned char)(i * 7 + from), 53);
+        for (int i = 0; i < 256 * 1024; i++)
+            CHECK(heap[i] == (unsigned char)(i * 13 + from), 54);
+        for (int i = 0; i < PT_ARRAY_LEN; i++)
+            CHECK(arr[i] == from * 100000 + i, 55);
+        return 0;
+    }
+
     if (strcmp(action, "noexport") == 0) {
         /* End without exporting, after a delay so an importer is waiting. */
         msleep(argc > 3 ? atoi(argv[3]) : 0);

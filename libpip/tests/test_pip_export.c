@@ -215,6 +215,72 @@ PT_CASE(get_addr_finds_task_private_global)
     PT_OK(pip_fin());
 }
 
+/*
+ * PiP's rule: an ended task's memory that another task may still use stays
+ * valid until pip_fin.  A task that ran libpip exported its stack, malloc
+ * and global memory and ended; after it was reaped, the root and a later
+ * task read all of it.
+ */
+PT_CASE(ended_task_memory_stays_until_fin)
+{
+    pt_shared_t *sh = pt_shared_new(2);
+    pt_init(2);
+    int a = PT_SPAWN("task_api", "exportmem", pt_ptr_arg(sh), NULL);
+    unsigned char *heap = NULL;
+    PT_OK(pip_named_import(a, (void **)&heap, "heap-mem"));
+    PT_CHECK_EXIT(pt_wait(a), 0);
+    /* Reaped: still readable by the root, and importable by a new task. */
+    for (int i = 0; i < 256 * 1024; i += 4096)
+        PT_CHECK(heap[i] == (unsigned char)(i * 13 + a));
+    char from[16];
+    snprintf(from, sizeof(from), "%d", a);
+    /* Another pipid: a new task on a's would drop a's named exports. */
+    int b = a == 0 ? 1 : 0;
+    PT_OK(pt_spawn("task_api", &b, "readmem", pt_ptr_arg(sh), from, NULL));
+    PT_CHECK_EXIT(pt_wait(b), 0);
+    PT_OK(pip_fin());
+}
+
+static long maps_count(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    long n = 0;
+    int c;
+    PT_CHECK(f != NULL);
+    while ((c = getc(f)) != EOF)
+        n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+/*
+ * The other side of the rule: a process-mode task that never ran libpip
+ * (most programs) leaves nothing once reaped: 30 such tasks (each maps its
+ * loader, libc, program, stack and malloc memory) and the root's mapping
+ * count is what it was after the first.
+ */
+PT_CASE(ended_plain_task_memory_is_returned)
+{
+    int mode = 0;
+    pt_init(2);
+    PT_OK(pip_get_mode(&mode));
+    if (!(mode & PIP_MODE_PROCESS)) {
+        PT_OK(pip_fin());
+        return; /* thread mode: namespaces stay loaded (libpip(7)) */
+    }
+    int a = PT_SPAWN("task_plain", "print", "", NULL);
+    PT_CHECK_EXIT(pt_wait(a), 0);
+    long before = maps_count();
+    for (int i = 0; i < 30; i++) {
+        a = PT_SPAWN("task_plain", "ctype", "print", "", NULL);
+        PT_CHECK_EXIT(pt_wait(a), 0);
+    }
+    long after = maps_count();
+    PT_CHECK_MSG(after <= before + 2, "mappings %ld before, %ld after", before,
+                 after);
+    PT_OK(pip_fin());
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +296,8 @@ int main(void)
         cmocka_unit_test(import_bad_pipid_fails),
         cmocka_unit_test(aux_is_given_at_spawn_and_settable),
         cmocka_unit_test(get_addr_finds_task_private_global),
+        cmocka_unit_test(ended_task_memory_stays_until_fin),
+        cmocka_unit_test(ended_plain_task_memory_is_returned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
