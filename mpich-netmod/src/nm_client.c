@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "nm_internal.h"
@@ -21,6 +23,11 @@ dlg_policy_t nm_policy_nonblocking = DLG_POLICY_ADAPTIVE;
 static dlg_region_t *region;
 static dlg_client_t *client;
 static nm_rec_t *free_recs;
+/* Records of pulled receives the delegatee has not let go of yet
+ * (nm_rec_t.pull not NM_PULL_RELEASED): reused once it has. */
+static nm_rec_t *pulled_recs;
+static uint64_t n_pulls, n_pull_waits; /* our pulls; waits for the delegatee's */
+static void reclaim_pulled(void);
 /* One free record kept by each thread: a blocking call takes and gives
  * back a record without the lock (two lock round trips per message). */
 static _Thread_local nm_rec_t *tl_rec;
@@ -116,6 +123,10 @@ int nm_client_start(MPI_Comm wcomm)
 
 int nm_client_stop(void)
 {
+    nm_log("client: %llu payloads read from the senders' processes, %llu "
+           "left to the delegatee",
+           (unsigned long long)n_pulls, (unsigned long long)n_pull_waits);
+    nm_log_usage("client");
     while (async_n && !deleg_dead)
         if (retire_oldest() < 0)
             break;
@@ -128,6 +139,9 @@ int nm_client_stop(void)
         dlg_heap_free(client, tl_rec);
         tl_rec = NULL;
     }
+    pthread_mutex_lock(&cl_lock);
+    reclaim_pulled(); /* those still held go with the region */
+    pthread_mutex_unlock(&cl_lock);
     while (free_recs) {
         nm_rec_t *n = *(nm_rec_t **)free_recs->inl;
         dlg_heap_free(client, free_recs);
@@ -144,6 +158,66 @@ int nm_client_stop(void)
     return 0;
 }
 
+/* Under cl_lock: the pulled records the delegatee has released go to the
+ * free ones. */
+static void reclaim_pulled(void)
+{
+    for (nm_rec_t **pp = &pulled_recs; *pp;) {
+        nm_rec_t *r = *pp;
+        if (atomic_load_explicit(&r->pull, memory_order_acquire) ==
+            NM_PULL_RELEASED) {
+            *pp = *(nm_rec_t **)r->inl;
+            *(nm_rec_t **)r->inl = free_recs;
+            free_recs = r;
+        } else {
+            pp = (nm_rec_t **)r->inl;
+        }
+    }
+}
+
+/* Process form: receive r completed with its payload still in the sending
+ * client's process (NM_F_CPULL): read it into our buffer with one
+ * process_vm_readv, unless our delegatee took the copy over (then wait for
+ * it to finish).  r->err then says how the copy went too. */
+void nm_rec_pull(nm_rec_t *r)
+{
+    uint32_t want = NM_PULL_OFFER;
+    if (atomic_compare_exchange_strong(&r->pull, &want, NM_PULL_CLIENT)) {
+        int err = MPI_SUCCESS;
+        uint64_t n = r->st_count, done = 0;
+        while (done < n) {
+            struct iovec lo = {(char *)(uintptr_t)r->addr + done, n - done};
+            struct iovec re = {(void *)(uintptr_t)(r->pull_addr + done),
+                               n - done};
+            ssize_t k = process_vm_readv((pid_t)r->pull_pid, &lo, 1, &re, 1, 0);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0) {
+                err = MPI_ERR_BUFFER;
+                break;
+            }
+            done += (uint64_t)k;
+        }
+        r->pull_err = err;
+        atomic_store_explicit(&r->pull, NM_PULL_DONE, memory_order_release);
+        n_pulls++;
+        if (bell)
+            dlg_bell_ring(bell); /* the sender's send ends through us */
+    } else if (want != NM_PULL_NONE) {
+        /* the delegatee copies (or has copied) for us */
+        n_pull_waits += want == NM_PULL_DELEG;
+        for (unsigned k = 0; atomic_load_explicit(&r->pull, memory_order_acquire) <
+                             NM_PULL_DONE;
+             k++)
+            if ((k & 15) == 15)
+                sched_yield();
+            else
+                dlg_cpu_relax();
+    }
+    if (r->pull_err != MPI_SUCCESS && r->err == MPI_SUCCESS)
+        r->err = r->pull_err;
+}
+
 nm_rec_t *nm_rec_get(void)
 {
     nm_rec_t *r = tl_rec;
@@ -151,6 +225,8 @@ nm_rec_t *nm_rec_get(void)
         tl_rec = NULL;
     } else {
         pthread_mutex_lock(&cl_lock);
+        if (!free_recs && pulled_recs)
+            reclaim_pulled();
         r = free_recs;
         if (r)
             free_recs = *(nm_rec_t **)r->inl;
@@ -168,6 +244,15 @@ void nm_rec_put(nm_rec_t *r)
 {
     if (!r)
         return;
+    uint32_t pull = atomic_load_explicit(&r->pull, memory_order_acquire);
+    if (pull != NM_PULL_NONE && pull != NM_PULL_RELEASED) {
+        /* the delegatee still looks at it (nm_rec_pull) */
+        pthread_mutex_lock(&cl_lock);
+        *(nm_rec_t **)r->inl = pulled_recs;
+        pulled_recs = r;
+        pthread_mutex_unlock(&cl_lock);
+        return;
+    }
     if (!tl_rec) {
         tl_rec = r;
         return;

@@ -35,7 +35,7 @@
 static void turn_end(void)
 {
     /* sends or receives the peer moves (NM_F_CMA) */
-    int peer_moves = nm_d.ncs > 0 || nm_d.npush > 0;
+    int peer_moves = nm_d.ncs > 0 || nm_d.npush > 0 || nm_d.noffers > 0;
     atomic_store_explicit(&nm_d.more,
                           nm_d.nfin < nm_d.ncl || nm_d.nout > 0 || nm_d.pend ||
                               nm_d.nin || peer_moves,
@@ -145,6 +145,8 @@ static int turn(int light, int client)
         n += nmd_progress_incoming(client) + nmd_progress_recvs();
     if (nm_d.turn_kind == TURN_WAIT && nm_d.nattached)
         n += nmd_try_push();
+    if (nm_d.noffers)
+        n += nmd_progress_offers();
     if (nm_d.nfin == nm_d.ncl)
         nmd_drop_pending();
     nm_d.turn_kind = TURN_THREAD;
@@ -433,10 +435,15 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     nmd_incoming_end();
     nm_log("delegatee done (%llu sleeps, %llu sends without a copy, %llu "
            "receives filled in place; %llu payloads pulled, %llu pushed, "
-           "%llu receives announced)",
+           "%llu receives announced; process form: %llu sends left for the "
+           "receiver to read, %llu read by our clients, %llu by us)",
            (unsigned long long)nm_d.sleeps, (unsigned long long)nm_d.zsends,
            (unsigned long long)nm_d.drecvs, (unsigned long long)nm_d.pulls,
-           (unsigned long long)nm_d.pushes, (unsigned long long)nm_d.announced);
+           (unsigned long long)nm_d.pushes, (unsigned long long)nm_d.announced,
+           (unsigned long long)nm_d.cpull_sends,
+           (unsigned long long)nm_d.client_pulls,
+           (unsigned long long)nm_d.taken_over);
+    nm_log_usage("delegatee");
     PMPI_Barrier(dcomm); /* nobody rings a doorbell that is gone */
     for (int i = 0; i < nd; i++)
         if (i != nm_d.me)
@@ -449,6 +456,8 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     free(nm_d.push);
     free(nm_d.cs);
     free(nm_d.rr);
+    free(nm_d.offers);
+    free(nm_d.stage);
     free(nm_d.sent_seq);
     free(nm_d.recv_seq);
     while (nm_d.post_free) {
