@@ -412,9 +412,34 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     /* everyone has mapped every doorbell before any is closed */
     PMPI_Barrier(dcomm);
 
-    /* Tell each client where the region and the doorbell are. */
+    /* Delegatees that can read each other's memory run on one machine,
+     * whatever hosts the launcher was given (two nodes emulated on one):
+     * their groups' ranks share its CPUs.  With MPIDELEG_OVERSUBSCRIBED
+     * unset (auto), more of them than CPUs makes the node oversubscribed,
+     * for us and (through the spec) our clients. */
+    const char *ov = getenv("MPIDELEG_OVERSUBSCRIBED");
+    if (!nm_lay.oversub && (!ov || !*ov || strcmp(ov, "auto") == 0)) {
+        int host = 0;
+        for (int d = 0; d < nd; d++)
+            if (d == nm_d.me || nm_d.cma[d]) {
+                int first_d = d * nm_lay.group;
+                int len = nm_lay.world_size - first_d;
+                host += len < nm_lay.group ? len : nm_lay.group;
+            }
+        cpu_set_t cpus;
+        if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
+            host > CPU_COUNT(&cpus)) {
+            nm_lay.oversub = 1;
+            nm_log("%d ranks share this machine's %d CPUs: oversubscribed",
+                   host, CPU_COUNT(&cpus));
+        }
+    }
+
+    /* Tell each client where the region and the doorbell are, and
+     * whether the node is oversubscribed. */
     char spec[128];
-    snprintf(spec, sizeof spec, "%s|%s", dlg_region_spec(nm_d.region), bspec);
+    snprintf(spec, sizeof spec, "%s|%s|%d", dlg_region_spec(nm_d.region),
+             bspec, nm_lay.oversub);
     for (int i = 0; i < nm_d.ncl; i++)
         PMPI_Send(spec, (int)sizeof spec, MPI_CHAR, first + i, 7, wcomm);
     nm_log("delegatee of ranks %d..%d, region %s", first, nm_lay.world_rank - 1,
