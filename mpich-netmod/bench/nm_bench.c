@@ -24,7 +24,7 @@
 
 static int rank, reps = 5, quick;
 static const char *only; /* -m */
-static int one_size;    /* -s */
+static int one_size;     /* -s */
 
 /* metric m selected by -m (all without it) */
 static int want(const char *m)

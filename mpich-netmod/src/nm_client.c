@@ -26,7 +26,8 @@ static nm_rec_t *free_recs;
 /* Records of pulled receives the delegatee has not let go of yet
  * (nm_rec_t.pull not NM_PULL_RELEASED): reused once it has. */
 static nm_rec_t *pulled_recs;
-static uint64_t n_pulls, n_pull_waits; /* our pulls; waits for the delegatee's */
+/* our pulls; waits for the delegatee's (debug log) */
+static _Atomic uint64_t n_pulls, n_pull_waits;
 static void reclaim_pulled(void);
 /* One free record kept by each thread: a blocking call takes and gives
  * back a record without the lock (two lock round trips per message). */
@@ -144,7 +145,8 @@ int nm_client_stop(void)
 {
     nm_log("client: %llu payloads read from the senders' processes, %llu "
            "left to the delegatee",
-           (unsigned long long)n_pulls, (unsigned long long)n_pull_waits);
+           (unsigned long long)atomic_load(&n_pulls),
+           (unsigned long long)atomic_load(&n_pull_waits));
     nm_log_usage("client");
     while (async_n && !deleg_dead)
         if (retire_oldest() < 0)
@@ -219,14 +221,15 @@ void nm_rec_pull(nm_rec_t *r)
         }
         r->pull_err = err;
         atomic_store_explicit(&r->pull, NM_PULL_DONE, memory_order_release);
-        n_pulls++;
+        atomic_fetch_add_explicit(&n_pulls, 1, memory_order_relaxed);
         if (bell)
             dlg_bell_ring(bell); /* the sender's send ends through us */
     } else if (want != NM_PULL_NONE) {
         /* the delegatee copies (or has copied) for us */
-        n_pull_waits += want == NM_PULL_DELEG;
-        for (unsigned k = 0; atomic_load_explicit(&r->pull, memory_order_acquire) <
-                             NM_PULL_DONE;
+        if (want == NM_PULL_DELEG)
+            atomic_fetch_add_explicit(&n_pull_waits, 1, memory_order_relaxed);
+        for (unsigned k = 0; atomic_load_explicit(
+                                 &r->pull, memory_order_acquire) < NM_PULL_DONE;
              k++)
             if ((k & 15) == 15)
                 sched_yield();

@@ -438,8 +438,8 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     /* Tell each client where the region and the doorbell are, and
      * whether the node is oversubscribed. */
     char spec[128];
-    snprintf(spec, sizeof spec, "%s|%s|%d", dlg_region_spec(nm_d.region),
-             bspec, nm_lay.oversub);
+    snprintf(spec, sizeof spec, "%s|%s|%d", dlg_region_spec(nm_d.region), bspec,
+             nm_lay.oversub);
     for (int i = 0; i < nm_d.ncl; i++)
         PMPI_Send(spec, (int)sizeof spec, MPI_CHAR, first + i, 7, wcomm);
     nm_log("delegatee of ranks %d..%d, region %s", first, nm_lay.world_rank - 1,

@@ -412,8 +412,7 @@ int nmd_progress_offers(void)
                 now = dlg_now_ns();
             uint32_t want = NM_PULL_OFFER;
             if (now - o->t0 < NM_PULL_GRACE_NS ||
-                !atomic_compare_exchange_strong(&r->pull, &want,
-                                                NM_PULL_DELEG))
+                !atomic_compare_exchange_strong(&r->pull, &want, NM_PULL_DELEG))
                 continue;
             r->pull_err = pull_for_client(o);
             nm_d.taken_over++;

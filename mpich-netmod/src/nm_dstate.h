@@ -187,7 +187,7 @@ typedef struct {
     uint64_t pulls, pushes, announced;
     offer_t *offers; /* receives offered to their clients to pull */
     int noffers, capoffers;
-    char *stage;     /* a pull taken over: readv here, then writev */
+    char *stage; /* a pull taken over: readv here, then writev */
     uint64_t cpull_sends, client_pulls, taken_over;
     uint64_t *peer_seen; /* per delegatee: tick when it had a spinning
                             client (PiP form) */
