@@ -11,7 +11,9 @@
  * style (see overlap()); with both sides computing, and with only the
  * sender or only the receiver computing while the other waits at once).
  * Each value is the median of REPS repetitions; progress goes to stderr.
- *   nm_bench [-q] [-r REPS]
+ *   nm_bench [-q] [-r REPS] [-m METRICS] [-s BYTES]
+ * -m: only these metrics (comma-separated: latency, bandwidth, msgrate,
+ * overlap); -s: latency and bandwidth at this one size only.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -21,6 +23,20 @@
 #include "nm_median.h"
 
 static int rank, reps = 5, quick;
+static const char *only; /* -m */
+static int one_size;     /* -s */
+
+/* metric m selected by -m (all without it) */
+static int want(const char *m)
+{
+    if (!only)
+        return 1;
+    size_t n = strlen(m);
+    for (const char *p = only; (p = strstr(p, m)) != NULL; p += n)
+        if ((p == only || p[-1] == ',') && (p[n] == ',' || !p[n]))
+            return 1;
+    return 0;
+}
 
 static double latency(char *buf, int n)
 {
@@ -180,6 +196,16 @@ int main(int argc, char **argv)
             quick = 1;
         else if (!strcmp(argv[i], "-r") && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-m") && i + 1 < argc)
+            only = argv[++i];
+        else if (!strcmp(argv[i], "-s") && i + 1 < argc)
+            one_size = atoi(argv[++i]);
+    }
+    if (one_size < 0 || one_size > (16 << 20)) {
+        if (rank == 0)
+            fprintf(stderr, "nm_bench: -s takes 0..16777216 bytes\n");
+        MPI_Finalize();
+        return 2;
     }
     if (size < 2 || reps < 1 || reps > 64) {
         if (rank == 0)
@@ -191,8 +217,14 @@ int main(int argc, char **argv)
     char *buf = malloc(max);
     memset(buf, 1, max);
     double v[64];
-    static const int sizes[] = {8, 64, 1024, 16384, 262144, 1 << 20};
-    for (unsigned s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    static const int all_sizes[] = {8, 64, 1024, 16384, 262144, 1 << 20};
+    const int *sizes = all_sizes;
+    unsigned nsizes = sizeof all_sizes / sizeof all_sizes[0];
+    if (one_size) {
+        sizes = &one_size;
+        nsizes = 1;
+    }
+    for (unsigned s = 0; s < nsizes && want("latency"); s++) {
         for (int r = 0; r < reps; r++)
             v[r] = latency(buf, sizes[s]);
         if (rank == 0)
@@ -200,7 +232,7 @@ int main(int argc, char **argv)
         if (rank == 0)
             fprintf(stderr, "  latency %d B done\n", sizes[s]);
     }
-    for (unsigned s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    for (unsigned s = 0; s < nsizes && want("bandwidth"); s++) {
         int n = sizes[s], w = 16, it = n <= 16384 ? 50 : (quick ? 4 : 10);
         for (int r = 0; r < reps; r++)
             v[r] = (double)n * w / window(buf, n, w, it) / 1e6;
@@ -209,13 +241,13 @@ int main(int argc, char **argv)
         if (rank == 0)
             fprintf(stderr, "  bandwidth %d B done\n", n);
     }
-    for (int r = 0; r < reps; r++)
+    for (int r = 0; r < reps && want("msgrate"); r++)
         v[r] = 64.0 / window(buf, 8, 64, quick ? 50 : 200);
-    if (rank == 0)
+    if (rank == 0 && want("msgrate"))
         printf("msgrate_per_s,8,%.0f\n", median(v, reps));
     static const char *oname[] = {"", "overlap_send_pct", "overlap_recv_pct",
                                   "overlap_pct"};
-    for (int who = 3; who >= 1; who--) {
+    for (int who = 3; who >= 1 && want("overlap"); who--) {
         double pct[64], tcu[64];
         for (int r = 0; r < reps; r++)
             overlap(buf, who, &pct[r], &tcu[r]);

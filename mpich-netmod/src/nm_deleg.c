@@ -35,7 +35,7 @@
 static void turn_end(void)
 {
     /* sends or receives the peer moves (NM_F_CMA) */
-    int peer_moves = nm_d.ncs > 0 || nm_d.npush > 0;
+    int peer_moves = nm_d.ncs > 0 || nm_d.npush > 0 || nm_d.noffers > 0;
     atomic_store_explicit(&nm_d.more,
                           nm_d.nfin < nm_d.ncl || nm_d.nout > 0 || nm_d.pend ||
                               nm_d.nin || peer_moves,
@@ -145,6 +145,8 @@ static int turn(int light, int client)
         n += nmd_progress_incoming(client) + nmd_progress_recvs();
     if (nm_d.turn_kind == TURN_WAIT && nm_d.nattached)
         n += nmd_try_push();
+    if (nm_d.noffers)
+        n += nmd_progress_offers();
     if (nm_d.nfin == nm_d.ncl)
         nmd_drop_pending();
     nm_d.turn_kind = TURN_THREAD;
@@ -410,9 +412,34 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     /* everyone has mapped every doorbell before any is closed */
     PMPI_Barrier(dcomm);
 
-    /* Tell each client where the region and the doorbell are. */
+    /* Delegatees that can read each other's memory run on one machine,
+     * whatever hosts the launcher was given (two nodes emulated on one):
+     * their groups' ranks share its CPUs.  With MPIDELEG_OVERSUBSCRIBED
+     * unset (auto), more of them than CPUs makes the node oversubscribed,
+     * for us and (through the spec) our clients. */
+    const char *ov = getenv("MPIDELEG_OVERSUBSCRIBED");
+    if (!nm_lay.oversub && (!ov || !*ov || strcmp(ov, "auto") == 0)) {
+        int host = 0;
+        for (int d = 0; d < nd; d++)
+            if (d == nm_d.me || nm_d.cma[d]) {
+                int first_d = d * nm_lay.group;
+                int len = nm_lay.world_size - first_d;
+                host += len < nm_lay.group ? len : nm_lay.group;
+            }
+        cpu_set_t cpus;
+        if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
+            host > CPU_COUNT(&cpus)) {
+            nm_lay.oversub = 1;
+            nm_log("%d ranks share this machine's %d CPUs: oversubscribed",
+                   host, CPU_COUNT(&cpus));
+        }
+    }
+
+    /* Tell each client where the region and the doorbell are, and
+     * whether the node is oversubscribed. */
     char spec[128];
-    snprintf(spec, sizeof spec, "%s|%s", dlg_region_spec(nm_d.region), bspec);
+    snprintf(spec, sizeof spec, "%s|%s|%d", dlg_region_spec(nm_d.region), bspec,
+             nm_lay.oversub);
     for (int i = 0; i < nm_d.ncl; i++)
         PMPI_Send(spec, (int)sizeof spec, MPI_CHAR, first + i, 7, wcomm);
     nm_log("delegatee of ranks %d..%d, region %s", first, nm_lay.world_rank - 1,
@@ -433,10 +460,15 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     nmd_incoming_end();
     nm_log("delegatee done (%llu sleeps, %llu sends without a copy, %llu "
            "receives filled in place; %llu payloads pulled, %llu pushed, "
-           "%llu receives announced)",
+           "%llu receives announced; process form: %llu sends left for the "
+           "receiver to read, %llu read by our clients, %llu by us)",
            (unsigned long long)nm_d.sleeps, (unsigned long long)nm_d.zsends,
            (unsigned long long)nm_d.drecvs, (unsigned long long)nm_d.pulls,
-           (unsigned long long)nm_d.pushes, (unsigned long long)nm_d.announced);
+           (unsigned long long)nm_d.pushes, (unsigned long long)nm_d.announced,
+           (unsigned long long)nm_d.cpull_sends,
+           (unsigned long long)nm_d.client_pulls,
+           (unsigned long long)nm_d.taken_over);
+    nm_log_usage("delegatee");
     PMPI_Barrier(dcomm); /* nobody rings a doorbell that is gone */
     for (int i = 0; i < nd; i++)
         if (i != nm_d.me)
@@ -449,6 +481,8 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     free(nm_d.push);
     free(nm_d.cs);
     free(nm_d.rr);
+    free(nm_d.offers);
+    free(nm_d.stage);
     free(nm_d.sent_seq);
     free(nm_d.recv_seq);
     while (nm_d.post_free) {

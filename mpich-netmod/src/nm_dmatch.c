@@ -152,6 +152,9 @@ static int recv_in_place(nm_msg_t *m, nm_rec_t *r, int slot)
             pull = nm_d.turn_kind == TURN_WAIT ||
                    (nm_d.turn_kind == TURN_THREAD &&
                     !dlg_bell_waiters(nm_d.bells[m->pend_d]));
+        /* a process-form sender's payload is in its client: only read */
+        if (m->hdr.flags & NM_F_CPULL)
+            pull = 1;
         if (pull) {
             nmd_recv_done(r, &m->hdr,
                           nmd_pull_payload(m, (void *)(uintptr_t)r->addr));
@@ -183,6 +186,11 @@ void nmd_deliver_to(int slot, nm_msg_t *m, nm_rec_t *r)
 {
     if (!nmd_claim_rr(r)) {
         await_push(m, r);
+        return;
+    }
+    if (m->pend_d >= 0 && (m->hdr.flags & NM_F_CPULL) &&
+        !(r->flags & NM_F_INLINE) && !nm_d.cl[slot].same) {
+        nmd_offer_pull(slot, m, r);
         return;
     }
     if (m->pend_d >= 0) {

@@ -66,8 +66,10 @@ int nmd_cma_copy(pid_t pid, void *local, uint64_t remote, uint64_t n, int write)
  * copy's outcome (MPI_SUCCESS or MPI_ERR_BUFFER). */
 int nmd_pull_payload(const nm_msg_t *m, void *to)
 {
-    int err = nmd_cma_copy(dlg_bell_pid(nm_d.bells[m->pend_d]), to, m->hdr.addr,
-                           m->hdr.size, 0);
+    pid_t from = (m->hdr.flags & NM_F_CPULL)
+                     ? (pid_t)m->hdr.cpid
+                     : dlg_bell_pid(nm_d.bells[m->pend_d]);
+    int err = nmd_cma_copy(from, to, m->hdr.addr, m->hdr.size, 0);
     nmd_ctl_send(m->pend_d, TAG_FIN, &m->hdr.token, sizeof m->hdr.token);
     nm_d.pulls++;
     return err;
@@ -251,7 +253,7 @@ static void got_rr(int d, const nm_rr_t *in)
             (!first || e->seq < first->seq))
             first = e;
     }
-    if (!first || first->has_rr || first->rec->len > a.rlen)
+    if (!first || first->has_rr || first->cpull || first->rec->len > a.rlen)
         return;
     uint32_t before = 0;
     for (int i = 0; i < nm_d.ncs; i++)
@@ -316,6 +318,115 @@ void nmd_send_zero_copy(nm_rec_t *r, nm_hdr_t *h, int dst_d, const nm_rr_t *a)
     }
     nmd_send_split(h, (void *)(uintptr_t)r->addr, r, NULL, dst_d);
     nm_d.zsends++;
+}
+
+/* Process form: client `pid`'s send r to a client of delegatee dst_d, a
+ * process of this node that may read our memory (nm_d.cma): only the
+ * header goes, with the payload's place in our client; the receiving
+ * client (or its delegatee, taking over) reads it from there, and TAG_FIN
+ * completes the send. */
+void nmd_send_cpull(nm_rec_t *r, nm_hdr_t *h, int dst_d, pid_t pid)
+{
+    h->flags |= NM_F_SPLIT | NM_F_CMA | NM_F_CPULL;
+    h->addr = r->addr;
+    h->cpid = (int32_t)pid;
+    nmd_ctl_send(dst_d, TAG_MSG, h, (int)sizeof *h);
+    nm_d.cs = nmd_grow(nm_d.cs, &nm_d.capcs, nm_d.ncs, sizeof *nm_d.cs, "send");
+    nm_d.cs[nm_d.ncs++] = (csend_t){.rec = r,
+                                    .d = dst_d,
+                                    .src = h->src,
+                                    .dst = h->dst,
+                                    .ctx = h->ctx,
+                                    .seq = h->seq,
+                                    .tag = h->tag,
+                                    .cpull = 1};
+    nm_d.cpull_sends++;
+}
+
+/* How long a client has to claim an offered pull before its delegatee
+ * takes it over (MPI's progress: the client may be in a collective, or
+ * computing, while the sender waits). */
+#define NM_PULL_GRACE_NS 200000u
+
+/* Receiver, process form: the NM_F_CPULL message m matched receive r of
+ * client `slot` (another process): the record completes with the status
+ * and the payload's place, which its client reads into its buffer itself
+ * (nm_rec_t.pull); frees m. */
+void nmd_offer_pull(int slot, nm_msg_t *m, nm_rec_t *r)
+{
+    uint64_t n = m->hdr.size < r->len ? m->hdr.size : r->len;
+    r->err = m->hdr.size > r->len ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    r->st_src = m->hdr.src;
+    r->st_tag = m->hdr.tag;
+    r->st_count = n;
+    r->cancelled = 0;
+    r->pull_pid = m->hdr.cpid;
+    r->pull_addr = m->hdr.addr;
+    r->pull_err = MPI_SUCCESS;
+    atomic_store_explicit(&r->pull, NM_PULL_OFFER, memory_order_release);
+    nm_d.offers = nmd_grow(nm_d.offers, &nm_d.capoffers, nm_d.noffers,
+                           sizeof *nm_d.offers, "receive");
+    nm_d.offers[nm_d.noffers++] = (offer_t){.rec = r,
+                                            .slot = slot,
+                                            .d = m->pend_d,
+                                            .token = m->hdr.token,
+                                            .t0 = dlg_now_ns()};
+    nmd_complete(r);
+    nmd_msg_free(m);
+}
+
+/* An offered pull taken over: the payload through a buffer of ours, in
+ * pieces (read from the sender's client, written to ours). */
+static int pull_for_client(offer_t *o)
+{
+    enum { PIECE = 256 << 10 };
+    nm_rec_t *r = o->rec;
+    if (!nm_d.stage && !(nm_d.stage = malloc(PIECE)))
+        nmd_fatal("staging buffer", ENOMEM);
+    int err = MPI_SUCCESS;
+    for (uint64_t off = 0; off < r->st_count && err == MPI_SUCCESS;) {
+        uint64_t k = r->st_count - off < PIECE ? r->st_count - off : PIECE;
+        err = nmd_cma_copy((pid_t)r->pull_pid, nm_d.stage, r->pull_addr + off,
+                           k, 0);
+        if (err == MPI_SUCCESS)
+            err = nmd_cma_copy(nm_d.cl[o->slot].pid, nm_d.stage, r->addr + off,
+                               k, 1);
+        off += k;
+    }
+    return err;
+}
+
+/* The offered pulls: those their clients have done end the senders'
+ * sends; those not claimed within the grace we do ourselves.  Returns the
+ * number ended. */
+int nmd_progress_offers(void)
+{
+    int n = 0;
+    uint64_t now = 0;
+    for (int i = 0; i < nm_d.noffers; i++) {
+        offer_t *o = &nm_d.offers[i];
+        nm_rec_t *r = o->rec;
+        uint32_t st = atomic_load_explicit(&r->pull, memory_order_acquire);
+        if (st == NM_PULL_OFFER) {
+            if (!now)
+                now = dlg_now_ns();
+            uint32_t want = NM_PULL_OFFER;
+            if (now - o->t0 < NM_PULL_GRACE_NS ||
+                !atomic_compare_exchange_strong(&r->pull, &want, NM_PULL_DELEG))
+                continue;
+            r->pull_err = pull_for_client(o);
+            nm_d.taken_over++;
+        } else if (st == NM_PULL_DONE) {
+            nm_d.client_pulls++;
+        } else {
+            continue; /* the client copies */
+        }
+        nmd_ctl_send(o->d, TAG_FIN, &o->token, sizeof o->token);
+        atomic_store_explicit(&r->pull, NM_PULL_RELEASED, memory_order_release);
+        nm_d.offers[i--] = nm_d.offers[--nm_d.noffers];
+        n++;
+    }
+    return n;
 }
 
 /* The header h alone, then the payload (h->size bytes at data) as a

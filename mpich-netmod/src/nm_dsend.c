@@ -86,6 +86,14 @@ void nmd_do_send(pend_t *p)
         nmd_fatal("message larger than 2 GiB", EMSGSIZE);
     nm_rr_t a;
     int announced = dst_d != nm_d.me && to_other_delegatee(&hdr, p->client, &a);
+    /* process form, to a delegatee of this node: only the header goes;
+     * the receiving client reads the payload from our client's buffer */
+    if (!c->same && dst_d != nm_d.me && !sync && nm_d.cma[dst_d] &&
+        !(r->flags & (NM_F_INLINE | NM_F_LOCAL)) && nm_lay.cma_min &&
+        r->len >= nm_lay.cma_min) {
+        nmd_send_cpull(r, &hdr, dst_d, c->pid);
+        return;
+    }
     if (borrow && !sync && dst_d != nm_d.me) {
         nmd_send_zero_copy(r, &hdr, dst_d, announced ? &a : NULL);
         return;

@@ -78,6 +78,7 @@ typedef struct {
     uint32_t ctx, seq;
     int32_t tag;
     int has_rr;
+    int cpull; /* NM_F_CPULL: the payload is in our client (no push) */
     nm_rr_t rr;
 } csend_t;
 
@@ -95,6 +96,15 @@ typedef struct nm_msg {
     uint64_t id;
     struct nm_msg *next;
 } nm_msg_t;
+
+/* A receive whose payload (NM_F_CPULL) its client was offered to pull
+ * (nm_rec_t.pull), from the sending delegatee d's send `token`. */
+typedef struct {
+    nm_rec_t *rec;
+    int slot, d;
+    uint64_t token;
+    uint64_t t0; /* when offered (ns) */
+} offer_t;
 
 typedef struct nm_post {
     nm_rec_t *rec;
@@ -175,6 +185,10 @@ typedef struct {
     nm_rec_t *own;        /* the record deleg_direct hands over */
     char *base;           /* dlg_region_base(region) */
     uint64_t pulls, pushes, announced;
+    offer_t *offers; /* receives offered to their clients to pull */
+    int noffers, capoffers;
+    char *stage; /* a pull taken over: readv here, then writev */
+    uint64_t cpull_sends, client_pulls, taken_over;
     uint64_t *peer_seen; /* per delegatee: tick when it had a spinning
                             client (PiP form) */
     MPI_Request *treq;   /* scratch of nmd_test_all() */
@@ -229,6 +243,9 @@ NM_HIDDEN void nmd_send_split(nm_hdr_t *h, const void *data, nm_rec_t *rec,
 NM_HIDDEN void nmd_control(int tag, int d, const void *b, int n);
 NM_HIDDEN void nmd_announce(int slot, nm_rec_t *r);
 NM_HIDDEN void nmd_cma_setup(int nd);
+NM_HIDDEN void nmd_send_cpull(nm_rec_t *r, nm_hdr_t *h, int dst_d, pid_t pid);
+NM_HIDDEN void nmd_offer_pull(int slot, nm_msg_t *m, nm_rec_t *r);
+NM_HIDDEN int nmd_progress_offers(void);
 
 /* ---- nm_dmatch.c: matching engine, incoming messages ---- */
 NM_HIDDEN void nmd_msg_free(nm_msg_t *m);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "nm_base.h"
@@ -82,6 +83,21 @@ void nm_log(const char *fmt, ...)
     va_start(ap, fmt);
     pvas_vlog(PVAS_LOG_MPIDELEG, PVAS_LOG_INFO, fmt, ap);
     va_end(ap);
+}
+
+/* Where this rank's time went (debug log): CPU time, and how often it
+ * left the CPU by itself (waits, yields that ran another task) and was
+ * taken off it (time slices). */
+void nm_log_usage(const char *who)
+{
+    struct rusage u;
+    if (getrusage(RUSAGE_SELF, &u) != 0)
+        return;
+    nm_log("%s: CPU %.3f s user, %.3f s system; %ld voluntary and %ld "
+           "involuntary context switches",
+           who, (double)u.ru_utime.tv_sec + (double)u.ru_utime.tv_usec * 1e-6,
+           (double)u.ru_stime.tv_sec + (double)u.ru_stime.tv_usec * 1e-6,
+           u.ru_nvcsw, u.ru_nivcsw);
 }
 
 /* ------------------------------------------------------------------ */

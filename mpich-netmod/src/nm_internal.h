@@ -58,8 +58,25 @@ enum {
     NM_F_CMA = 1u << 4,   /* NM_F_SPLIT: the payload stays in the sender's
                              buffer (hdr.addr) until the receiving side pulls
                              it or asks the sender to push it */
-    NM_F_SPIN = 1u << 5   /* record only: its client waits for it spinning
+    NM_F_SPIN = 1u << 5,  /* record only: its client waits for it spinning
                              (a blocking call, poll policy), never asleep */
+    NM_F_CPULL = 1u << 6  /* NM_F_CMA in the process form: the payload is in
+                             the sending client's process (hdr.cpid) */
+};
+
+/* The pull of a receive record (process form, NM_F_CPULL): the receiving
+ * delegatee offers the copy to its client, which reads the payload straight
+ * from the sending client's buffer (one process_vm_readv) when it finishes
+ * the receive; a client that does not come in time (computing, or in
+ * another MPI call) leaves it to the delegatee, which takes it over. */
+enum {
+    NM_PULL_NONE = 0,
+    NM_PULL_OFFER = 1,   /* offered: the client may claim it */
+    NM_PULL_CLIENT = 2,  /* claimed by the client, copying */
+    NM_PULL_DELEG = 3,   /* taken over by the delegatee, copying */
+    NM_PULL_DONE = 4,    /* the client copied (pull_err): the delegatee ends
+                            the sender's send */
+    NM_PULL_RELEASED = 5 /* the delegatee is done with the record */
 };
 
 /*
@@ -86,6 +103,13 @@ typedef struct nm_rec {
     int32_t rr;        /* the delegatee's: claim slot + 1 of the announcement
                           of this posted receive (0: none) */
     uint64_t st_count; /* bytes delivered / probed */
+    /* NM_PULL_*: the receive's payload, st_count bytes at pull_addr in
+     * process pull_pid, for r->addr (process form) */
+    _Atomic uint32_t pull;
+    int32_t pull_pid;
+    uint64_t pull_addr;
+    int32_t pull_err;
+    int32_t pull_pad;
     char inl[NM_INLINE];
 } nm_rec_t;
 
@@ -102,7 +126,9 @@ typedef struct {
     uint32_t seq;   /* messages from src to dst between two delegatees,
                        numbered from 1 */
     uint64_t addr;  /* NM_F_CMA: the payload's address in the sending
-                       delegatee's process */
+                       delegatee's process (NM_F_CPULL: client's, cpid) */
+    int32_t cpid;   /* NM_F_CPULL: the sending client's process */
+    int32_t pad;
 } nm_hdr_t;
 
 /* Claims of announced receives (NM_F_CMA), in the user area of the
@@ -193,6 +219,7 @@ int nm_refuse(MPI_Comm comm, const char *what);
 int nm_errno_to_mpi(int neg_errno);
 extern int nm_code_deleg_dead;
 void nm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void nm_log_usage(const char *who);
 MPI_Errhandler nm_quiet_begin(void); /* world: MPI_ERRORS_RETURN for now */
 void nm_quiet_end(MPI_Errhandler saved);
 
@@ -209,6 +236,7 @@ nm_rec_t *nm_rec_get(void);
 void nm_rec_put(nm_rec_t *r);
 int nm_post(unsigned op, nm_rec_t *r);
 int nm_post_async(unsigned op, nm_rec_t *r);
+void nm_rec_pull(nm_rec_t *r);
 /* PiP form: short standard sends go to the delegatee's code in one call
  * (nm_send_short) */
 extern int nm_short_direct;

@@ -292,6 +292,8 @@ static void op_finish(nm_op_t *op)
         return;
     nm_bs_release(op);
     nm_rec_t *r = op->rec;
+    if (atomic_load_explicit(&r->pull, memory_order_acquire) != NM_PULL_NONE)
+        nm_rec_pull(r);
     op->err = r->err;
     op->cancelled = r->cancelled;
     op->count = (MPI_Count)r->st_count;

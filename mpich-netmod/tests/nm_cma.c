@@ -6,7 +6,8 @@
  * it), after it (pulled), several posted with one tag, a wildcard before
  * a specific receive, a short message that takes an announced receive, a
  * message longer than the receive, cancels before and racing the send,
- * synchronous and buffered sends, and a loop of exchanges both ways.
+ * synchronous and buffered sends, a loop of exchanges both ways, and a
+ * blocking send whose receiver waits in a collective meanwhile.
  * Every payload is checked; rank 0 prints one line per case.  Run with 2
  * ranks (directly, or as clients of two delegatees).
  *   nm_cma [ITERATIONS]
@@ -262,6 +263,26 @@ int main(int argc, char **argv)
         expect(a, BIG, 100 + peer * 50 + i % 13, "exchange");
     }
     say("exchanges both ways");
+
+    /* 11. MPI's progress rule: the receive is posted, its rank then waits
+     * in a collective (not for the receive) while the sender blocks in
+     * MPI_Send: the send must complete without the receiver's Wait (the
+     * process form's receiving client reads the payload only when it
+     * finishes the receive: its delegatee takes the copy over) */
+    if (rank == 1) {
+        MPI_Irecv(a, BIG, MPI_BYTE, 0, 12, MPI_COMM_WORLD, &rq[0]);
+        MPI_Barrier(MPI_COMM_WORLD); /* posted before the send */
+        MPI_Barrier(MPI_COMM_WORLD); /* rank 0 gets here after its Send */
+        MPI_Wait(&rq[0], &st[0]);
+        expect_count(&st[0], BIG, 0, 12, "receiver in a collective");
+        expect(a, BIG, 12, "receiver in a collective");
+    } else {
+        fill(s, BIG, 12);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Send(s, BIG, MPI_BYTE, 1, 12, MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    say("receiver in a collective while the send blocks");
 
     free(a);
     free(b);

@@ -21,8 +21,25 @@ nm_same direct2 linked
 # them between processes in its own way: test_netmod_pip.sh)
 m=$top/mpich-netmod/tests/nm_cma
 nm_run mdirect 2 direct "$m" 30
-nm_run mprea 4 a "$m" 30
+nm_run mprea 4 a env PVAS_LOG=mpideleg:debug "$m" 30
 nm_same mdirect mprea
+# the process form moves them without MPI: the receiving client reads each
+# from the sending client (or its delegatee does, taking the copy over);
+# MPIDELEG_CMA=off leaves them to MPI
+nm_run mpreaoff 4 a env MPIDELEG_CMA=off PVAS_LOG=mpideleg:debug "$m" 30
+nm_same mdirect mpreaoff
+if [ "${NM_FORM:-process}" = process ]; then
+    if ! grep -q 'process form: [1-9][0-9]* sends left for the receiver to read' "$NM_TMP/mprea.err"; then
+        echo "FAIL mprea: no payload left for the receiving client to read:"
+        grep 'delegatee done' "$NM_TMP/mprea.err"
+        nm_fail=1
+    fi
+    if grep -q 'process form: [1-9][0-9]* sends left' "$NM_TMP/mpreaoff.err"; then
+        echo "FAIL mpreaoff: MPIDELEG_CMA=off left payloads to the receiver"
+        nm_fail=1
+    fi
+    echo "mprea: $(grep -o '[0-9]* sends left for the receiver to read, [0-9]* read by our clients, [0-9]* by us' "$NM_TMP/mprea.err" | tr '\n' ';')"
+fi
 grep -q '^delegated world: yes' "$NM_TMP/prea.out" || { echo "FAIL: world not delegated under the shim"; nm_fail=1; }
 grep -q 'MPI_Irecv_c with a count above INT_MAX is not supported' "$NM_TMP/prea.err" || { echo "FAIL: no one-line refusal message"; nm_fail=1; }
 exit $nm_fail
