@@ -112,7 +112,7 @@ nm_pip jpipa 4 MPIDELEG_BOARD_SIZE=1 "$pip" "$jp" 64 100
 nm_same jdirect2 jpipa
 # refusals: one line, non-zero status, no hang
 NM_RUN_OPTS=-P
-nm_expect_fail mode 'PIP_MODE=process: MPICH (UCX) initialises in thread-mode tasks only' 2 env PIP_MODE=process "$pip" "$sp"
+nm_expect_fail mode 'PIP_MODE=process: mpideleg-pip runs thread-mode tasks only (for process-mode tasks: LD_PRELOAD=libmpideleg.so PIP_MODE=process)' 2 env PIP_MODE=process "$pip" "$sp"
 # libpip finds an unexported main in the file's symbol table (as PiP 2.4),
 # or in a stripped program from its _start: only a _start of another shape
 # leaves it unknown

@@ -138,7 +138,8 @@ int main(int argc, char **argv)
     long last = first + G < size ? first + G : size;
     const char *mode = getenv("PIP_MODE");
     if (mode && *mode && strcmp(mode, "thread") && strcmp(mode, "pthread"))
-        die("PIP_MODE=%s: MPICH (UCX) initialises in thread-mode tasks only",
+        die("PIP_MODE=%s: mpideleg-pip runs thread-mode tasks only (for "
+            "process-mode tasks: LD_PRELOAD=libmpideleg.so PIP_MODE=process)",
             mode);
     if (rank != first)
         return stand_in(g, rank);
