@@ -198,7 +198,6 @@ int main(int argc, char **argv)
         /* Publish memory of each kind, then end: its stack, its malloc
          * memory (large: glibc maps it) and its globals must stay valid
          * after it was reaped, until pip_fin. */
-        static volatile unsigned char stk_keep;
         volatile unsigned char stk[65536];
         unsigned char *heap = malloc(256 * 1024);
         CHECK(heap != NULL, 40);
@@ -211,7 +210,6 @@ int main(int argc, char **argv)
         CHECK(pip_named_export((void *)stk, "stack-mem") == 0, 41);
         CHECK(pip_named_export(heap, "heap-mem") == 0, 42);
         CHECK(pip_named_export(pt_task_array, "global-mem") == 0, 43);
-        stk_keep = stk[1023];
         return 0;
     }
 
