@@ -63,7 +63,8 @@ mpich_netmod_libmpideleg_la_SOURCES = \
 	mpich-netmod/src/nm_coll.c \
 	mpich-netmod/src/nm_coll_mpi.c \
 	mpich-netmod/src/nm_pass.c \
-	mpich-netmod/src/nm_form.c mpich-netmod/src/nm_flock.c \
+	mpich-netmod/src/nm_form.c mpich-netmod/src/nm_member.c mpich-netmod/src/nm_member.h \
+	mpich-netmod/src/nm_flock.c \
 	mpich-netmod/src/nm_standin.c mpich-netmod/src/nm_standin.h
 NM_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpich-netmod/include \
 	-I$(top_srcdir)/delegation/include
@@ -244,6 +245,7 @@ netmod-check-private32: mpich-netmod/tests/nm_private mpich-netmod/libmpideleg.l
 	abs_top_srcdir=$(abs_top_srcdir) NM_PRIVATE_RANKS=32 \
 	    $(SHELL) $(top_srcdir)/mpich-netmod/tests/test_netmod_private.sh
 FORMAT_FILES += mpich-netmod/tools/mpideleg_pip.c mpich-netmod/src/nm_form.c mpich-netmod/src/nm_flock.c \
+	mpich-netmod/src/nm_member.c mpich-netmod/src/nm_member.h \
 	mpich-netmod/src/nm_standin.c mpich-netmod/src/nm_standin.h
 NM_PIP_BENCH = mpich-netmod/mpideleg-pip mpich-netmod/bench/nm_bench_pip
 endif

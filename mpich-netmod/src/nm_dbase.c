@@ -2,8 +2,8 @@
 /*
  * nm_dbase.c: the delegatee's state and the helpers all its files use,
  * which call none of them: completion of a record, fatal errors, growing
- * arrays, the queue of MPI sends in flight, and testing many MPI requests
- * in one call.
+ * arrays, the queue of MPI sends in flight, testing many MPI requests
+ * in one call, and freeing a received message.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -89,4 +89,12 @@ int nmd_test_all(int n, MPI_Request (*get)(int i))
         nm_d.tidx[j] = t;
     }
     return done;
+}
+
+/* A received message and its payload block (not a message on a stack). */
+void nmd_msg_free(nm_msg_t *m)
+{
+    free(m->blk);
+    if (!m->on_stack)
+        free(m);
 }

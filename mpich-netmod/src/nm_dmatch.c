@@ -23,13 +23,6 @@ static int match(const nm_hdr_t *h, const nm_rec_t *r)
            (r->tag < 0 || r->tag == h->tag);
 }
 
-void nmd_msg_free(nm_msg_t *m)
-{
-    free(m->blk);
-    if (!m->on_stack)
-        free(m);
-}
-
 /* Take the posted receive *pp of client c off its queue. */
 nm_rec_t *nmd_unpost(dclient_t *c, nm_post_t **pp)
 {
