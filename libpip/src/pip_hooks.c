@@ -663,30 +663,3 @@ void pip_hooks_install(struct pip_image *img)
         }
     }
 }
-
-/*
- * As exec does: every signal the calling process catches goes back to its
- * default action (ignored ones stay ignored).  For a private-image task
- * right after its clone: the handlers it inherited from the root point
- * into the root's copies of its libraries, which a library of the task
- * that chains to the previous handler (UCX's error handler does) would
- * run on the task's own libc.  Raw system calls only (it runs on the
- * root's thread block).
- */
-void pip_reset_caught_signals(void)
-{
-    struct {
-        unsigned long handler, flags, restorer, mask;
-    } old, dfl = {(unsigned long)SIG_DFL, 0, 0, 0};
-    for (int sig = 1; sig <= 64; sig++) {
-        if (sig == SIGKILL || sig == SIGSTOP)
-            continue;
-        if (pip_raw_syscall(SYS_rt_sigaction, sig, 0, (long)&old,
-                            sizeof(old.mask), 0, 0) != 0)
-            continue;
-        if (old.handler != (unsigned long)SIG_DFL &&
-            old.handler != (unsigned long)SIG_IGN)
-            (void)pip_raw_syscall(SYS_rt_sigaction, sig, (long)&dfl, 0,
-                                  sizeof(dfl.mask), 0, 0);
-    }
-}

@@ -11,12 +11,12 @@
  * build for that command (argc, argv, envp, auxv), and clone()s the task
  * with CLONE_VM | SIGCHLD.  The child still runs on the root's thread block
  * and so uses raw system calls only: it closes its close-on-exec
- * descriptors, names itself after the program, resets caught signals to
- * their default (as exec does), runs the spawn's "before" hook (on the
- * root's thread block: the root waits meanwhile), installs a seccomp filter
- * that answers brk() with 0 (the program break belongs to the whole address
- * space: glibc's sbrk then fails cleanly and malloc uses mmap) and jumps to
- * the loader copy's entry.
+ * descriptors, names itself after the program (its signal handlers are
+ * copies of the root's, as after fork), runs the spawn's "before" hook (on
+ * the root's thread block: the root waits meanwhile), installs a seccomp
+ * filter that answers brk() with 0 (the program break belongs to the whole
+ * address space: glibc's sbrk then fails cleanly and malloc uses mmap) and
+ * jumps to the loader copy's entry.
  *
  * The task's own copy of libpip (if the program links it) finds the root
  * through three auxiliary vector entries of libpip's own (pip_base.c).
@@ -314,7 +314,6 @@ static int pip_image_child(void *arg)
     if (t->region_sock >= 0)
         (void)pip_raw_syscall(SYS_fcntl, t->region_sock, F_SETFD, 0, 0, 0, 0);
     pip_close_cloexec();
-    pip_reset_caught_signals();
     if (t->progname != NULL)
         (void)pip_raw_syscall(SYS_prctl, PR_SET_NAME, (long)t->progname, 0, 0,
                               0, 0);

@@ -412,7 +412,6 @@ PIP_HIDDEN void pip_tls_fill(const struct pip_image *img);
 
 /* Close what an exec would close (raw system calls only). */
 PIP_HIDDEN void pip_close_cloexec(void);
-PIP_HIDDEN void pip_reset_caught_signals(void);
 
 /* ---- pip_elfcheck.c ---- */
 PIP_HIDDEN int pip_elf_check(const char *path, const char *func, int verbose,

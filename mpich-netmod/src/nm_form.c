@@ -47,6 +47,7 @@
 #include <limits.h>
 #include <link.h>
 #include <strings.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -391,6 +392,21 @@ static int task_fds_hook(void *arg)
     (void)setsid();
     if (!h->fds)
         return 0;
+    /* Default actions for what the root catches, as exec would leave them
+     * (before the task's loader runs its libraries' constructors): a
+     * handler copied from the root runs the root's code, and UCX's, which
+     * a task's UCX chains to, would run the root's UCX on the task's libc
+     * (a rank's SIGSEGV then ended the root). */
+    for (int sig = 1; sig < NSIG; sig++) {
+        struct sigaction sa;
+        if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &sa) != 0)
+            continue;
+        if (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN) {
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = SIG_DFL;
+            (void)sigaction(sig, &sa, NULL);
+        }
+    }
     if (h->me > 0 &&
         (dup2(m->in, 0) < 0 || dup2(m->out, 1) < 0 || dup2(m->err, 2) < 0))
         return 1;
