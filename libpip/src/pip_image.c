@@ -635,8 +635,8 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
     size_t strs = pip_stack_need(t, interp, prog, preload);
     size_t want = r->stack_size > strs ? r->stack_size : strs;
     t->stack_size = (want + strs + PIP_PAGE - 1) & ~(PIP_PAGE - 1);
-    void *at = t->region != NULL ? pip_region_take(t->region, t->stack_size)
-                                 : NULL;
+    void *at =
+        t->region != NULL ? pip_region_take(t->region, t->stack_size) : NULL;
     t->stack = mmap(at, t->stack_size, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE |
                         (at != NULL ? MAP_FIXED : 0),

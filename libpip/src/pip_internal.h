@@ -263,8 +263,8 @@ struct pip_task {
     char *opt_arg;   /* has no copy of them (pip_hooks.c) */
 
     /* process mode, private image (pip_image.c) */
-    int priv;                     /* runs its own loader copy */
-    void *ld_start;               /* the loader copy's mapping */
+    int priv;       /* runs its own loader copy */
+    void *ld_start; /* the loader copy's mapping */
     size_t ld_span;
     uintptr_t priv_rdebug;        /* the copy's _r_debug (its link map) */
     char *interp;                 /* the program's PT_INTERP */
@@ -273,13 +273,13 @@ struct pip_task {
     void *priv_sp;                /* initial stack pointer */
     uintptr_t priv_entry;         /* the loader copy's entry */
     volatile unsigned long *priv_pid_slot; /* PIP_AT_PID's value */
-    struct pip_region *region;    /* its address range (pip_region.c) */
-    uint32_t region_key;          /* the range's base >> 33 (the filter) */
-    int region_sock;              /* child's end: its listener goes back */
-    volatile int priv_keep; /* another task may use its memory after it
-                               ended: it ran libpip, or pip_get_addr
-                               looked into it */
-    volatile int end_word; /* cleared by the kernel when the task ends */
+    struct pip_region *region; /* its address range (pip_region.c) */
+    uint32_t region_key;       /* the range's base >> 33 (the filter) */
+    int region_sock;           /* child's end: its listener goes back */
+    volatile int priv_keep;    /* another task may use its memory after it
+                                  ended: it ran libpip, or pip_get_addr
+                                  looked into it */
+    volatile int end_word;     /* cleared by the kernel when the task ends */
 };
 
 struct pip_root {
@@ -458,7 +458,7 @@ PIP_HIDDEN void pip_task_cleanup(struct pip_task *t);
  * the task's PID (so that a process it execs does not take them). */
 #define PIP_AT_ROOT 0x70697030UL
 #define PIP_AT_TASK 0x70697031UL
-#define PIP_AT_PID 0x70697032UL
+#define PIP_AT_PID  0x70697032UL
 /* Start task `t` (argv, envv, progname set) from main in a private image:
  * 0, or an errno value (t's memory is released by pip_task_cleanup). */
 PIP_HIDDEN int pip_image_spawn(struct pip_task *t, const char *prog) PIP_WUR;
