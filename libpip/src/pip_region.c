@@ -57,6 +57,8 @@
 #ifndef MAP_32BIT
 #define MAP_32BIT 0 /* x86-64 only */
 #endif
+/* SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, missing from older headers */
+#define PIP_SECCOMP_WAIT_KILLABLE_RECV (1UL << 5)
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
@@ -64,8 +66,8 @@
 #define SYS_pidfd_getfd 438
 #endif
 
-#define RG_PAGE 4096UL
-#define RG_UP(x, a) (((uintptr_t)(x) + (a) - 1) & ~((uintptr_t)(a) - 1))
+#define RG_PAGE     4096UL
+#define RG_UP(x, a) (((uintptr_t)(x) + (a)-1) & ~((uintptr_t)(a)-1))
 /* Where ranges go first: low in the 47-bit space, far below where the
  * kernel places mappings (top down from under the stack) and below PIE
  * programs (0x55...): a hole a task leaves is not taken by others. */
@@ -81,14 +83,14 @@ struct pip_region {
     size_t size;
     struct rg_ext *fx; /* free extents, sorted, disjoint, not adjacent */
     int nfx, capfx;
-    pid_t pid;     /* the task (its threads' thread group) */
-    int pidfd;     /* for pidfd_getfd */
-    int lfd;       /* its seccomp listener, or -1 */
-    int dead;      /* the task was reaped: nothing more is placed here */
-    int refs;      /* the task's, and the listener's while open */
-    int mapped;    /* the range is still mapped */
-    struct pip_region *next_kept;          /* kept until pip_fin */
-    struct pip_region *next_l, *prev_l;    /* listener open */
+    pid_t pid;  /* the task (its threads' thread group) */
+    int pidfd;  /* for pidfd_getfd */
+    int lfd;    /* its seccomp listener, or -1 */
+    int dead;   /* the task was reaped: nothing more is placed here */
+    int refs;   /* the task's, and the listener's while open */
+    int mapped; /* the range is still mapped */
+    struct pip_region *next_kept;       /* kept until pip_fin */
+    struct pip_region *next_l, *prev_l; /* listener open */
 };
 
 static pthread_mutex_t rg_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -123,10 +125,12 @@ static void rg_free(struct pip_region *g, uintptr_t lo, uintptr_t hi)
             g->fx = n;
             g->capfx = cap;
         }
-        memmove(&g->fx[i + 1], &g->fx[i], sizeof(*g->fx) * (size_t)(g->nfx - i));
+        memmove(&g->fx[i + 1], &g->fx[i],
+                sizeof(*g->fx) * (size_t)(g->nfx - i));
         g->nfx++;
     } else if (j > i + 1) {
-        memmove(&g->fx[i + 1], &g->fx[j], sizeof(*g->fx) * (size_t)(g->nfx - j));
+        memmove(&g->fx[i + 1], &g->fx[j],
+                sizeof(*g->fx) * (size_t)(g->nfx - j));
         g->nfx -= j - i - 1;
     }
     g->fx[i].lo = lo;
@@ -584,8 +588,9 @@ int pip_region_child_filter(struct pip_task *t)
                              offsetof(struct seccomp_data, arch)),
             /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, RG_AUDIT_ARCH, 1, 0),
             /* 2 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-            /* 3 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                             offsetof(struct seccomp_data, nr)),
+            /* 3 */
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                     offsetof(struct seccomp_data, nr)),
             /* 4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_brk, 0, 1),
             /* 5 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 0),
             /* 6 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 3, 0),
@@ -608,9 +613,19 @@ int pip_region_child_filter(struct pip_task *t)
         };
         struct sock_fprog np = {(unsigned short)(sizeof(nf) / sizeof(nf[0])),
                                 nf};
+        /* Once the root's thread has taken a call, only a fatal signal
+         * may interrupt the task's wait (Linux 5.19): a handled signal
+         * would otherwise make the mmap fail with EINTR, which no program
+         * (nor the loader) expects.  Before it is taken, the window
+         * stays. */
         lfd = pip_raw_syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-                              SECCOMP_FILTER_FLAG_NEW_LISTENER, (long)&np, 0, 0,
-                              0);
+                              SECCOMP_FILTER_FLAG_NEW_LISTENER |
+                                  PIP_SECCOMP_WAIT_KILLABLE_RECV,
+                              (long)&np, 0, 0, 0);
+        if (lfd == -EINVAL)
+            lfd = pip_raw_syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                                  SECCOMP_FILTER_FLAG_NEW_LISTENER, (long)&np,
+                                  0, 0, 0);
     }
     if (lfd < 0) {
         struct sock_filter filt[] = {
