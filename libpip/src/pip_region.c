@@ -568,6 +568,31 @@ void pip_region_fin(void)
 #define RG_AUDIT_ARCH 0xc00000b7U /* AUDIT_ARCH_AARCH64 */
 #endif
 
+/* The one-byte message that carries the task's listener (or none) from
+ * the clone child to the root. */
+struct rg_fdmsg {
+    char byte;
+    struct iovec iov;
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } cm;
+    struct msghdr mh;
+};
+
+static void rg_fdmsg_init(struct rg_fdmsg *m, int with_fd)
+{
+    memset(m, 0, sizeof(*m));
+    m->iov.iov_base = &m->byte;
+    m->iov.iov_len = 1;
+    m->mh.msg_iov = &m->iov;
+    m->mh.msg_iovlen = 1;
+    if (with_fd) {
+        m->mh.msg_control = m->cm.buf;
+        m->mh.msg_controllen = sizeof(m->cm.buf);
+    }
+}
+
 /*
  * The task's seccomp filter (raw system calls: the child runs on the
  * root's thread block).  brk() answers 0: the break is the whole address
@@ -646,28 +671,17 @@ int pip_region_child_filter(struct pip_task *t)
             return -1;
     }
     if (t->region_sock >= 0) {
-        char byte = 0;
-        struct iovec iov = {&byte, 1};
-        union {
-            struct cmsghdr h;
-            char buf[CMSG_SPACE(sizeof(int))];
-        } cm;
-        struct msghdr mh;
-        memset(&mh, 0, sizeof(mh));
-        mh.msg_iov = &iov;
-        mh.msg_iovlen = 1;
+        struct rg_fdmsg m;
+        rg_fdmsg_init(&m, lfd >= 0);
         if (lfd >= 0) {
-            memset(&cm, 0, sizeof(cm));
-            mh.msg_control = cm.buf;
-            mh.msg_controllen = sizeof(cm.buf);
-            struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+            struct cmsghdr *c = CMSG_FIRSTHDR(&m.mh);
             c->cmsg_level = SOL_SOCKET;
             c->cmsg_type = SCM_RIGHTS;
             c->cmsg_len = CMSG_LEN(sizeof(int));
             int fdv = (int)lfd;
             memcpy(CMSG_DATA(c), &fdv, sizeof(int));
         }
-        (void)pip_raw_syscall(SYS_sendmsg, t->region_sock, (long)&mh, 0, 0, 0,
+        (void)pip_raw_syscall(SYS_sendmsg, t->region_sock, (long)&m.mh, 0, 0, 0,
                               0);
         (void)pip_raw_syscall(SYS_close, t->region_sock, 0, 0, 0, 0, 0);
         if (lfd >= 0)
@@ -679,22 +693,12 @@ int pip_region_child_filter(struct pip_task *t)
 /* The listener the clone child sent (pip_region_child_filter), or -1. */
 int pip_region_recv_listener(int sock)
 {
-    char byte;
-    struct iovec iov = {&byte, 1};
-    union {
-        struct cmsghdr h;
-        char buf[CMSG_SPACE(sizeof(int))];
-    } cm;
-    struct msghdr mh;
-    memset(&mh, 0, sizeof(mh));
-    mh.msg_iov = &iov;
-    mh.msg_iovlen = 1;
-    mh.msg_control = cm.buf;
-    mh.msg_controllen = sizeof(cm.buf);
-    ssize_t n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    struct rg_fdmsg m;
+    rg_fdmsg_init(&m, 1);
+    ssize_t n = recvmsg(sock, &m.mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
     if (n != 1)
         return -1;
-    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m.mh);
     if (c == NULL || c->cmsg_level != SOL_SOCKET ||
         c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
         return -1;

@@ -127,15 +127,21 @@ pid_t nm_si_job_pid(void)
 
 #define LOCAL_TIMEOUT 10.0 /* s: the node's ranks show up */
 
+/* The abstract name of rank r's presence in the job KEY. */
+static socklen_t presence_addr(struct sockaddr_un *a, const char *key, long r)
+{
+    char k[80];
+    snprintf(k, sizeof k, "%s:r", key);
+    return nm_si_addr(a, k, r);
+}
+
 /* This rank's presence on the node: a datagram socket bound to an
  * abstract name of the job's key and the rank, open until the process
  * ends (a PiP root's stays in its tasks' table, which is harmless). */
 static void presence_open(const char *key, long rank)
 {
     struct sockaddr_un a;
-    char k[80];
-    snprintf(k, sizeof k, "%s:r", key);
-    socklen_t len = nm_si_addr(&a, k, rank);
+    socklen_t len = presence_addr(&a, key, rank);
     int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (fd >= 0 && bind(fd, (struct sockaddr *)&a, len) != 0) {
         close(fd);
@@ -146,9 +152,7 @@ static void presence_open(const char *key, long rank)
 static int presence_of(const char *key, long r)
 {
     struct sockaddr_un a;
-    char k[80];
-    snprintf(k, sizeof k, "%s:r", key);
-    socklen_t len = nm_si_addr(&a, k, r);
+    socklen_t len = presence_addr(&a, key, r);
     int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return 0;
