@@ -705,9 +705,15 @@ endif
 # lzip), built as PIEs and run as 1, 8 and 64 tasks in both modes, by
 # make check (test_pip_debian_corpus.sh) and make check-long; skipped
 # without apt-get, a compiler or the network.  Sources and builds are
-# kept in libpip/corpus/.
+# kept in libpip/corpus/ of the build tree.
 EXTRA_DIST += libpip/tests/realprog/debian_corpus.sh \
 	libpip/tests/test_pip_debian_corpus.sh
+# The fetched sources and their builds outlive make clean (fetching them
+# again is slow) and go with make distclean.
+distclean-local: distclean-local-corpus
+distclean-local-corpus:
+	-rm -rf libpip/corpus
+.PHONY: distclean-local-corpus
 # Debian's sqlite3, seq, sort, sed, gzip, dash and the tree's C++, pthread,
 # OpenMP and Fortran programs as 1, 16, 64 and 256 process-mode tasks
 # (1024 in make check-long), each task's output file and status compared
