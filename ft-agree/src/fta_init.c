@@ -307,6 +307,10 @@ FTA_EXPORT int MPI_Finalize(void)
         fta_progress();
         sched_yield();
     }
+    /* any_failure: this rank's detector declared a failure, or a decision
+     * (this barrier's included) named one: the decided failed set is the
+     * same everywhere, so every survivor skips PMPI_Finalize, whose PMI
+     * barrier would wait for the dead. */
     int failed = fta_rt.any_failure || !flag || fta_rt.abandoned;
     fta_fd_stop(fta_rt.fd, 1);
     fta_rt.fd = NULL;

@@ -150,6 +150,29 @@ static void dispatch(int src, unsigned char *buf, int len)
     }
 }
 
+void fta_world_failed(int w)
+{
+    if (!fta_rt.world_dead || w < 0 || w >= fta_rt.world_size ||
+        fta_rt.world_dead[w])
+        return;
+    fta_rt.any_failure = 1;
+    if (w == fta_rt.world_rank)
+        return; /* declared failed by others: they no longer wait for us */
+    fta_rt.world_dead[w] = 1;
+    fta_log("rank %d declared failed", w);
+    for (ftcomm_t *c = fta_rt.comms; c; c = c->next)
+        for (int r = 0; r < c->size; r++) {
+            if (c->world[r] != w)
+                continue;
+            int seen = 0;
+            for (int j = 0; j < c->nfailed && !seen; j++)
+                seen = c->failed[j] == r;
+            if (!seen)
+                c->failed[c->nfailed++] = r;
+            (void)fta_node_failed(c->node, (uint32_t)r);
+        }
+}
+
 static void note_failures(void)
 {
     if (!fta_rt.fd)
@@ -158,19 +181,9 @@ static void note_failures(void)
     if (g == fta_rt.fd_gen)
         return;
     fta_rt.fd_gen = g;
-    for (int w = 0; w < fta_rt.world_size; w++) {
-        if (fta_rt.world_dead[w] || !fta_fd_is_dead(fta_rt.fd, w))
-            continue;
-        fta_rt.world_dead[w] = 1;
-        fta_rt.any_failure = 1;
-        fta_log("rank %d declared failed", w);
-        for (ftcomm_t *c = fta_rt.comms; c; c = c->next)
-            for (int r = 0; r < c->size; r++)
-                if (c->world[r] == w) {
-                    c->failed[c->nfailed++] = r;
-                    (void)fta_node_failed(c->node, (uint32_t)r);
-                }
-    }
+    for (int w = 0; w < fta_rt.world_size; w++)
+        if (!fta_rt.world_dead[w] && fta_fd_is_dead(fta_rt.fd, w))
+            fta_world_failed(w);
 }
 
 void fta_progress(void)

@@ -59,6 +59,10 @@ FTA_HIDDEN void fta_progress(void);
 FTA_HIDDEN int fta_sends_pending(void);
 /* Wait (progressing) until *done or a failure/revocation of fc; yields. */
 FTA_HIDDEN int fta_world_dead(int world_rank);
+/* World rank w failed (its detector, or an agreement decided it): every
+ * registered communicator holding it records the failure; MPI_Finalize
+ * then does not wait for it. */
+FTA_HIDDEN void fta_world_failed(int world_rank);
 /* Kinds of request for fta_abandon. */
 enum { FTA_RQ_SEND, FTA_RQ_RECV, FTA_RQ_COLL };
 FTA_HIDDEN void fta_abandon(MPI_Request *req, int kind);

@@ -59,11 +59,16 @@ static int agree_start(ftcomm_t *fc, int flag, uint64_t *inst)
     return rc;
 }
 
-/* Record the decided failures in the detection-ordered list too. */
+/* Record the decided failures in the detection-ordered list too, and as
+ * failures of the job: a member may learn of a failure first (or only)
+ * from a decision, before its own detector declares the process, and
+ * MPI_Finalize must not then wait for that process in PMPI_Finalize. */
 static void adopt_failed(ftcomm_t *fc, const fta_decision_t *d)
 {
     for (uint32_t i = 0; i < d->nfailed; i++) {
         int r = (int)d->failed[i], seen = 0;
+        if (r < fc->size)
+            fta_world_failed(fc->world[r]);
         for (int j = 0; j < fc->nfailed && !seen; j++)
             seen = fc->failed[j] == r;
         if (!seen)

@@ -25,7 +25,23 @@ export FTA_FD_PERIOD_MS FTA_FD_TIMEOUT_MS
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fta-mpi.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 fails=0
+failed=
 
+# A scenario failed: say which (in the summary at the end too, since CI
+# shows the tail of this log) and show its reports and launcher output.
+fail() { # NAME MESSAGE FILES...
+    name=$1 msg=$2
+    shift 2
+    echo "FAIL: $name: $msg"
+    for f in "$@"; do
+        [ -f "$f" ] || continue
+        echo "---- $(basename "$f") ----"
+        head -n 40 "$f"
+    done
+    fails=$((fails + 1))
+    failed="$failed
+  $name: $msg"
+}
 
 kill_case() { # NP MODE VICTIMS [KILL_AT]
     np=$1 mode=$2 v=$3
@@ -38,12 +54,13 @@ kill_case() { # NP MODE VICTIMS [KILL_AT]
     st=$?
     want=$((np - nv))
     ok=$(cat "$d"/rank.* 2>/dev/null | grep -c '^OK')
+    name="np=$np $mode victims=$v kill_at=$FTA_SCEN_KILL_AT"
+    # A survivor that reported OK may still hang in MPI_Finalize: the
+    # timeout (124) fails the case whatever the reports say.
     if [ "$st" -eq 124 ]; then
-        echo "FAIL: np=$np $mode victims=$v: timed out"; fails=$((fails + 1))
+        fail "$name" "timed out ($ok of $want survivors reported OK)" "$d"/rank.* "$d.out"
     elif grep -q '^FAIL' "$d"/rank.* 2>/dev/null || [ "$ok" -ne "$want" ]; then
-        echo "FAIL: np=$np $mode victims=$v: $ok of $want survivors OK"
-        cat "$d"/rank.* "$d.out" 2>/dev/null | head -40
-        fails=$((fails + 1))
+        fail "$name" "$ok of $want survivors OK (status $st)" "$d"/rank.* "$d.out"
     else
         echo "PASS: np=$np $mode victims=$v: $ok survivors agreed, shrank, reduced"
     fi
@@ -78,17 +95,24 @@ for proc in 1 0; do
     mkdir -p "$tmp/det$proc"
     if [ "$proc" -eq 1 ]; then to=30000; lim=30000; else to=$FTA_FD_TIMEOUT_MS; lim=$((5 * FTA_FD_TIMEOUT_MS)); fi
     FTA_FD_PROC=$proc FTA_FD_TIMEOUT_MS=$to "$run" -n 3 -t 120 "$b/fta_mpi_detect" kill "$tmp/det$proc" >"$tmp/det$proc.out" 2>&1
+    st=$?
     how="FTA_FD_PROC=$proc"
-    if grep -q '^OK rank 0' "$tmp/det$proc/rank.0" 2>/dev/null &&
+    files="$tmp/det$proc/rank.0 $tmp/det$proc/rank.1 $tmp/det$proc/rank.2 $tmp/det$proc.out"
+    if [ "$st" -eq 124 ]; then
+        # shellcheck disable=SC2086
+        fail "detection ($how)" "timed out" $files
+    elif grep -q '^OK rank 0' "$tmp/det$proc/rank.0" 2>/dev/null &&
         [ "$(cat "$tmp"/det$proc/rank.* | grep -c '^OK')" -eq 2 ]; then
         ms=$(sed -n 's/.*detect_ms=\([0-9.]*\).*/\1/p' "$tmp/det$proc/rank.0")
         if awk -v m="$ms" -v l="$lim" 'BEGIN { exit !(m > 0 && m < l) }'; then
             echo "PASS: killed rank detected after $ms ms (timeout $to ms, bound $lim ms, $how)"
         else
-            echo "FAIL: detection took $ms ms (timeout $to ms, bound $lim ms, $how)"; fails=$((fails + 1))
+            # shellcheck disable=SC2086
+            fail "detection ($how)" "took $ms ms (timeout $to ms, bound $lim ms)" $files
         fi
     else
-        echo "FAIL: detection run ($how)"; cat "$tmp"/det$proc/rank.* "$tmp/det$proc.out" | head -30; fails=$((fails + 1))
+        # shellcheck disable=SC2086
+        fail "detection ($how)" "not 2 OK reports (status $st)" $files
     fi
 done
 
@@ -98,10 +122,14 @@ done
 stop_ms=1000
 stop_to=$((5 * stop_ms))
 FTA_FD_TIMEOUT_MS=$stop_to "$run" -n 3 -t 120 "$b/fta_mpi_detect" stop "$tmp/stop" "$stop_ms" >"$tmp/stop.out" 2>&1
-if [ "$(cat "$tmp"/stop/rank.* 2>/dev/null | grep -c '^OK')" -eq 3 ]; then
+st=$?
+if [ "$st" -ne 124 ] && [ "$(cat "$tmp"/stop/rank.* 2>/dev/null | grep -c '^OK')" -eq 3 ]; then
     echo "PASS: rank stopped for $stop_ms ms (timeout $stop_to ms) not declared dead"
 else
-    echo "FAIL: stopped rank"; cat "$tmp"/stop/rank.* "$tmp/stop.out" | head -30; fails=$((fails + 1))
+    fail "stopped rank ($stop_ms ms, timeout $stop_to ms)" "not 3 OK reports (status $st)" "$tmp"/stop/rank.* "$tmp/stop.out"
 fi
 
-[ "$fails" -eq 0 ]
+if [ "$fails" -ne 0 ]; then
+    echo "$fails scenario(s) failed:$failed"
+    exit 1
+fi
