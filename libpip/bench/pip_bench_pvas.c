@@ -275,9 +275,11 @@ static void run_a2a(pvas_a2a_row_t *row)
 
 /*
  * The ping-pong sweeps: every method once per round, methods interleaved,
- * so that a noisy spell of the machine does not fall on one method only.
- * Per size: the median of the rounds' medians, the min of their minima and
- * the max of their maxima.
+ * so that a noisy spell of the machine does not fall on one method only;
+ * every other round runs the own methods in the reverse order (pip, shm,
+ * cma; then cma, shm, pip), so that none always runs first after a pause
+ * or last before MPICH's launch.  Per size: the median of the rounds'
+ * medians, the min of their minima and the max of their maxima.
  */
 static void combine(pvas_series_t *out, pvas_series_t *in, int k, int ns)
 {
@@ -311,10 +313,14 @@ static void run_pingpongs(pvas_results_t *r)
     for (int j = 0; j < k && (opt.do_pp || opt.do_nc); j++) {
         if (k > 1)
             fprintf(stderr, "pip_bench_pvas: round %d of %d\n", j + 1, k);
-        for (int m = PVAS_M_PIP; m < PVAS_M_MPI && opt.do_pp; m++)
+        for (int q = PVAS_M_PIP; q < PVAS_M_MPI && opt.do_pp; q++) {
+            int m = j % 2 ? PVAS_M_MPI - 1 - q : q;
             run_two(PVAS_T_PP, m, r->pp_size, r->npp, &pp[m * k + j]);
-        for (int m = PVAS_M_PIP; m < PVAS_M_MPI && opt.do_nc; m++)
+        }
+        for (int q = PVAS_M_PIP; q < PVAS_M_MPI && opt.do_nc; q++) {
+            int m = j % 2 ? PVAS_M_MPI - 1 - q : q;
             run_two(PVAS_T_NC, m, r->nc_size, r->nnc, &nc[m * k + j]);
+        }
         if (j == 0 || pp[PVAS_M_MPI * k].ok || nc[PVAS_M_MPI * k].ok) {
             *tmp = *r;
             run_mpi(tmp);
@@ -624,6 +630,8 @@ int main(int argc, char **argv)
     r.nnc = pvas_sizes(opt.nc_lo, opt.nc_hi, 4, r.nc_size, PVAS_MAXSIZES);
     r.nc_block = opt.nc_block;
     r.a2a_block = opt.a2a_block;
+    pvas_machine_facts(r.machine, sizeof(r.machine));
+    pvas_loadavg(r.load0, sizeof(r.load0));
     fprintf(stderr,
             "pip_bench_pvas: %d core(s) available%s, PiP %s mode, %d reps\n",
             r.ncpu,
@@ -640,6 +648,7 @@ int main(int argc, char **argv)
         }
     }
 
+    pvas_loadavg(r.load1, sizeof(r.load1));
     pvas_report_table(stdout, &r);
     fflush(stdout);
     if (opt.csv != NULL && pvas_report_csv(opt.csv, &r) != 0)

@@ -123,6 +123,30 @@ static void pp_verdict(FILE *f, const pvas_results_t *r, size_t want,
                        : "better than all three baselines: NO");
 }
 
+/* "pip not slower than baseline m at any size": the lowest ratio. */
+static void pp_every_size(FILE *f, const pvas_results_t *r, int m)
+{
+    fprintf(f, "latency against %s at every size: ", mname[m]);
+    if (!r->pp[0].ok || !r->pp[m].ok || r->npp == 0) {
+        fprintf(f, "not measured\n");
+        return;
+    }
+    int lo = 0, slower = 0;
+    for (int i = 0; i < r->npp; i++) {
+        double x = r->pp[m].st[i].med / r->pp[0].st[i].med;
+        if (x < r->pp[m].st[lo].med / r->pp[0].st[lo].med)
+            lo = i;
+        slower += x < 1.0;
+    }
+    char sz[32];
+    fmt_size(sz, sizeof(sz), r->pp_size[lo]);
+    fprintf(f,
+            "lowest %.2fx (at %s), pip slower at %d of %d sizes; "
+            "not slower at any size: %s\n",
+            r->pp[m].st[lo].med / r->pp[0].st[lo].med, sz, slower, r->npp,
+            slower == 0 ? "YES" : "NO");
+}
+
 /* KiB per added party between the first and last N where both sides ran. */
 static int a2a_slopes(const pvas_results_t *r, double *pip, double *proc,
                       int *n0, int *n1, int pte)
@@ -150,6 +174,10 @@ void pvas_report_table(FILE *f, const pvas_results_t *r)
 {
     fprintf(f, "PVAS benchmark: %d core(s), PiP %s mode\n", r->ncpu,
             r->pip_mode);
+    fprintf(f,
+            "machine: %s\nload average (1, 5, 15 min): %s at the start, "
+            "%s at the end\n",
+            r->machine, r->load0, r->load1);
     if (r->did_pp || r->did_nc) {
         fprintf(
             f,
@@ -226,6 +254,7 @@ void pvas_report_table(FILE *f, const pvas_results_t *r)
     if (r->did_pp) {
         pp_verdict(f, r, 8, "latency");
         pp_verdict(f, r, 1u << 20, "bandwidth");
+        pp_every_size(f, r, PVAS_M_SHM);
     }
     if (r->did_a2a) {
         double p, q, ps, qs;

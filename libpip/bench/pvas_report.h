@@ -31,6 +31,8 @@ typedef struct {
 typedef struct {
     int ncpu, reps, max_iters, rounds, fresh;
     const char *pip_mode;
+    char machine[256];         /* CPU model, CPUs, kernel, glibc */
+    char load0[64], load1[64]; /* /proc/loadavg at start and at end */
     int did_pp, did_nc, did_a2a;
     int npp;
     size_t pp_size[PVAS_MAXSIZES];
