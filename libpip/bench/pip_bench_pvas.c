@@ -302,6 +302,31 @@ static void combine(pvas_series_t *out, pvas_series_t *in, int k, int ns)
     }
 }
 
+/*
+ * The paired comparison of the ping-pong: in each round where both ran,
+ * baseline m's median over pip's at every size (the two measured seconds
+ * apart, so a slow drift of the machine's load cancels out); per size the
+ * median of those ratios and the rounds with a ratio >= 1.
+ */
+static void pair_ratios(pvas_results_t *r, const pvas_series_t *pp, int k)
+{
+    double v[100];
+    for (int m = 1; m < PVAS_M_COUNT; m++) {
+        const pvas_series_t *b = &pp[m * k];
+        for (int i = 0; i < r->npp; i++) {
+            int n = 0, won = 0;
+            for (int j = 0; j < k; j++)
+                if (pp[j].ok && b[j].ok && pp[j].st[i].med > 0) {
+                    v[n] = b[j].st[i].med / pp[j].st[i].med;
+                    won += v[n++] >= 1.0;
+                }
+            r->pp_npair[m] = n;
+            r->pp_won[m][i] = won;
+            r->pp_pair[m][i] = n > 0 ? pvas_stat(v, n, 0).med : 0;
+        }
+    }
+}
+
 static void run_pingpongs(pvas_results_t *r)
 {
     int k = opt.rounds;
@@ -328,6 +353,8 @@ static void run_pingpongs(pvas_results_t *r)
         pp[PVAS_M_MPI * k + j] = tmp->pp[PVAS_M_MPI];
         nc[PVAS_M_MPI * k + j] = tmp->nc[PVAS_M_MPI];
     }
+    if (opt.do_pp)
+        pair_ratios(r, pp, k);
     for (int m = 0; m < PVAS_M_COUNT; m++) {
         if (opt.do_pp)
             combine(&r->pp[m], &pp[m * k], k, r->npp);

@@ -123,28 +123,38 @@ static void pp_verdict(FILE *f, const pvas_results_t *r, size_t want,
                        : "better than all three baselines: NO");
 }
 
-/* "pip not slower than baseline m at any size": the lowest ratio. */
+/*
+ * "pip not slower than baseline m at any size", judged on the paired
+ * ratios (each round's baseline / pip, median over the rounds): the ratio
+ * at every size, the lowest, and the verdict.
+ */
 static void pp_every_size(FILE *f, const pvas_results_t *r, int m)
 {
-    fprintf(f, "latency against %s at every size: ", mname[m]);
-    if (!r->pp[0].ok || !r->pp[m].ok || r->npp == 0) {
-        fprintf(f, "not measured\n");
+    int n = r->pp_npair[m];
+    fprintf(f,
+            "latency against %s at every size, paired (median over the "
+            "rounds of each round's %s / pip; rounds pip not slower):\n",
+            mname[m], mname[m]);
+    if (!r->pp[0].ok || !r->pp[m].ok || r->npp == 0 || n == 0) {
+        fprintf(f, "  not measured\n");
         return;
     }
     int lo = 0, slower = 0;
     for (int i = 0; i < r->npp; i++) {
-        double x = r->pp[m].st[i].med / r->pp[0].st[i].med;
-        if (x < r->pp[m].st[lo].med / r->pp[0].st[lo].med)
+        char sz[32];
+        fmt_size(sz, sizeof(sz), r->pp_size[i]);
+        fprintf(f, "  %s %.2fx (%d/%d)%s", sz, r->pp_pair[m][i],
+                r->pp_won[m][i], n, i % 4 == 3 || i == r->npp - 1 ? "\n" : ";");
+        if (r->pp_pair[m][i] < r->pp_pair[m][lo])
             lo = i;
-        slower += x < 1.0;
+        slower += r->pp_pair[m][i] < 1.0;
     }
     char sz[32];
     fmt_size(sz, sizeof(sz), r->pp_size[lo]);
     fprintf(f,
-            "lowest %.2fx (at %s), pip slower at %d of %d sizes; "
+            "  lowest %.2fx (at %s), pip slower at %d of %d sizes; "
             "not slower at any size: %s\n",
-            r->pp[m].st[lo].med / r->pp[0].st[lo].med, sz, slower, r->npp,
-            slower == 0 ? "YES" : "NO");
+            r->pp_pair[m][lo], sz, slower, r->npp, slower == 0 ? "YES" : "NO");
 }
 
 /* KiB per added party between the first and last N where both sides ran. */
