@@ -2,7 +2,8 @@
 # libpip/Makefile.mk: Process-in-Process library, pip-exec, tests, benchmark.
 
 EXTRA_DIST += libpip/pip.pc.in libpip/include/pip/pip_config.h.in \
-	libpip/tests/README.md libpip/bench/RESULTS.md $(PIP_MAN_PAGES)
+	libpip/tests/README.md libpip/bench/RESULTS.md $(PIP_MAN_PAGES) \
+	libpip/bench/pvas-2026-12-07-latency.svg
 PIP_MAN_PAGES = libpip/man/libpip.7.md libpip/man/pip-exec.1.md \
 	libpip/man/pip_init.3.md libpip/man/pip_spawn.3.md \
 	libpip/man/pip_wait.3.md libpip/man/pip_export.3.md \

@@ -275,9 +275,11 @@ static void run_a2a(pvas_a2a_row_t *row)
 
 /*
  * The ping-pong sweeps: every method once per round, methods interleaved,
- * so that a noisy spell of the machine does not fall on one method only.
- * Per size: the median of the rounds' medians, the min of their minima and
- * the max of their maxima.
+ * so that a noisy spell of the machine does not fall on one method only;
+ * every other round runs the own methods in the reverse order (pip, shm,
+ * cma; then cma, shm, pip), so that none always runs first after a pause
+ * or last before MPICH's launch.  Per size: the median of the rounds'
+ * medians, the min of their minima and the max of their maxima.
  */
 static void combine(pvas_series_t *out, pvas_series_t *in, int k, int ns)
 {
@@ -300,6 +302,31 @@ static void combine(pvas_series_t *out, pvas_series_t *in, int k, int ns)
     }
 }
 
+/*
+ * The paired comparison of the ping-pong: in each round where both ran,
+ * baseline m's median over pip's at every size (the two measured seconds
+ * apart, so a slow drift of the machine's load cancels out); per size the
+ * median of those ratios and the rounds with a ratio >= 1.
+ */
+static void pair_ratios(pvas_results_t *r, const pvas_series_t *pp, int k)
+{
+    double v[100];
+    for (int m = 1; m < PVAS_M_COUNT; m++) {
+        const pvas_series_t *b = &pp[m * k];
+        for (int i = 0; i < r->npp; i++) {
+            int n = 0, won = 0;
+            for (int j = 0; j < k; j++)
+                if (pp[j].ok && b[j].ok && pp[j].st[i].med > 0) {
+                    v[n] = b[j].st[i].med / pp[j].st[i].med;
+                    won += v[n++] >= 1.0;
+                }
+            r->pp_npair[m] = n;
+            r->pp_won[m][i] = won;
+            r->pp_pair[m][i] = n > 0 ? pvas_stat(v, n, 0).med : 0;
+        }
+    }
+}
+
 static void run_pingpongs(pvas_results_t *r)
 {
     int k = opt.rounds;
@@ -311,10 +338,14 @@ static void run_pingpongs(pvas_results_t *r)
     for (int j = 0; j < k && (opt.do_pp || opt.do_nc); j++) {
         if (k > 1)
             fprintf(stderr, "pip_bench_pvas: round %d of %d\n", j + 1, k);
-        for (int m = PVAS_M_PIP; m < PVAS_M_MPI && opt.do_pp; m++)
+        for (int q = PVAS_M_PIP; q < PVAS_M_MPI && opt.do_pp; q++) {
+            int m = j % 2 ? PVAS_M_MPI - 1 - q : q;
             run_two(PVAS_T_PP, m, r->pp_size, r->npp, &pp[m * k + j]);
-        for (int m = PVAS_M_PIP; m < PVAS_M_MPI && opt.do_nc; m++)
+        }
+        for (int q = PVAS_M_PIP; q < PVAS_M_MPI && opt.do_nc; q++) {
+            int m = j % 2 ? PVAS_M_MPI - 1 - q : q;
             run_two(PVAS_T_NC, m, r->nc_size, r->nnc, &nc[m * k + j]);
+        }
         if (j == 0 || pp[PVAS_M_MPI * k].ok || nc[PVAS_M_MPI * k].ok) {
             *tmp = *r;
             run_mpi(tmp);
@@ -322,6 +353,8 @@ static void run_pingpongs(pvas_results_t *r)
         pp[PVAS_M_MPI * k + j] = tmp->pp[PVAS_M_MPI];
         nc[PVAS_M_MPI * k + j] = tmp->nc[PVAS_M_MPI];
     }
+    if (opt.do_pp)
+        pair_ratios(r, pp, k);
     for (int m = 0; m < PVAS_M_COUNT; m++) {
         if (opt.do_pp)
             combine(&r->pp[m], &pp[m * k], k, r->npp);
@@ -624,6 +657,8 @@ int main(int argc, char **argv)
     r.nnc = pvas_sizes(opt.nc_lo, opt.nc_hi, 4, r.nc_size, PVAS_MAXSIZES);
     r.nc_block = opt.nc_block;
     r.a2a_block = opt.a2a_block;
+    pvas_machine_facts(r.machine, sizeof(r.machine));
+    pvas_loadavg(r.load0, sizeof(r.load0));
     fprintf(stderr,
             "pip_bench_pvas: %d core(s) available%s, PiP %s mode, %d reps\n",
             r.ncpu,
@@ -640,6 +675,7 @@ int main(int argc, char **argv)
         }
     }
 
+    pvas_loadavg(r.load1, sizeof(r.load1));
     pvas_report_table(stdout, &r);
     fflush(stdout);
     if (opt.csv != NULL && pvas_report_csv(opt.csv, &r) != 0)

@@ -27,6 +27,10 @@ void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 /* Wait for pid (leader of its own process group) until the deadline; then
  * kill the group.  Returns the wait status, or -1 after a kill. */
 int wait_or_kill(pid_t pid, double end);
+/* "CPU model, N CPUs online, Linux release, glibc version" into buf. */
+void pvas_machine_facts(char *buf, size_t len);
+/* The three load averages of /proc/loadavg into buf ("?" if unreadable). */
+void pvas_loadavg(char *buf, size_t len);
 /* The MPICH columns of r: pvas_mpi under mpiexec -n 2 (pvas_mpich.c). */
 void run_mpi(pvas_results_t *r);
 

@@ -123,6 +123,40 @@ static void pp_verdict(FILE *f, const pvas_results_t *r, size_t want,
                        : "better than all three baselines: NO");
 }
 
+/*
+ * "pip not slower than baseline m at any size", judged on the paired
+ * ratios (each round's baseline / pip, median over the rounds): the ratio
+ * at every size, the lowest, and the verdict.
+ */
+static void pp_every_size(FILE *f, const pvas_results_t *r, int m)
+{
+    int n = r->pp_npair[m];
+    fprintf(f,
+            "latency against %s at every size, paired (median over the "
+            "rounds of each round's %s / pip; rounds pip not slower):\n",
+            mname[m], mname[m]);
+    if (!r->pp[0].ok || !r->pp[m].ok || r->npp == 0 || n == 0) {
+        fprintf(f, "  not measured\n");
+        return;
+    }
+    int lo = 0, slower = 0;
+    for (int i = 0; i < r->npp; i++) {
+        char sz[32];
+        fmt_size(sz, sizeof(sz), r->pp_size[i]);
+        fprintf(f, "  %s %.2fx (%d/%d)%s", sz, r->pp_pair[m][i],
+                r->pp_won[m][i], n, i % 4 == 3 || i == r->npp - 1 ? "\n" : ";");
+        if (r->pp_pair[m][i] < r->pp_pair[m][lo])
+            lo = i;
+        slower += r->pp_pair[m][i] < 1.0;
+    }
+    char sz[32];
+    fmt_size(sz, sizeof(sz), r->pp_size[lo]);
+    fprintf(f,
+            "  lowest %.2fx (at %s), pip slower at %d of %d sizes; "
+            "not slower at any size: %s\n",
+            r->pp_pair[m][lo], sz, slower, r->npp, slower == 0 ? "YES" : "NO");
+}
+
 /* KiB per added party between the first and last N where both sides ran. */
 static int a2a_slopes(const pvas_results_t *r, double *pip, double *proc,
                       int *n0, int *n1, int pte)
@@ -150,6 +184,10 @@ void pvas_report_table(FILE *f, const pvas_results_t *r)
 {
     fprintf(f, "PVAS benchmark: %d core(s), PiP %s mode\n", r->ncpu,
             r->pip_mode);
+    fprintf(f,
+            "machine: %s\nload average (1, 5, 15 min): %s at the start, "
+            "%s at the end\n",
+            r->machine, r->load0, r->load1);
     if (r->did_pp || r->did_nc) {
         fprintf(
             f,
@@ -226,6 +264,7 @@ void pvas_report_table(FILE *f, const pvas_results_t *r)
     if (r->did_pp) {
         pp_verdict(f, r, 8, "latency");
         pp_verdict(f, r, 1u << 20, "bandwidth");
+        pp_every_size(f, r, PVAS_M_SHM);
     }
     if (r->did_a2a) {
         double p, q, ps, qs;

@@ -31,10 +31,16 @@ typedef struct {
 typedef struct {
     int ncpu, reps, max_iters, rounds, fresh;
     const char *pip_mode;
+    char machine[256];         /* CPU model, CPUs, kernel, glibc */
+    char load0[64], load1[64]; /* /proc/loadavg at start and at end */
     int did_pp, did_nc, did_a2a;
     int npp;
     size_t pp_size[PVAS_MAXSIZES];
     pvas_series_t pp[PVAS_M_COUNT];
+    /* Paired: per size, the median over the rounds of each round's
+     * baseline / pip ratio, and in how many rounds pip was not slower. */
+    double pp_pair[PVAS_M_COUNT][PVAS_MAXSIZES];
+    int pp_npair[PVAS_M_COUNT], pp_won[PVAS_M_COUNT][PVAS_MAXSIZES];
     int nnc;
     size_t nc_size[PVAS_MAXSIZES], nc_block;
     pvas_series_t nc[PVAS_M_COUNT];
