@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
@@ -558,6 +559,40 @@ void pip_region_fin(void)
     close(rg_evfd);
     close(rg_epfd);
     rg_evfd = rg_epfd = -1;
+}
+
+/* ---- the task's start ---- */
+
+static char pip_ts_path[PATH_MAX];
+static pthread_once_t pip_ts_once = PTHREAD_ONCE_INIT;
+
+static void pip_ts_find(void)
+{
+    Dl_info di;
+    const char *slash;
+    if (dladdr((void *)pip_ts_find, &di) != 0 && di.dli_fname != NULL &&
+        (slash = strrchr(di.dli_fname, '/')) != NULL &&
+        snprintf(pip_ts_path, sizeof(pip_ts_path), "%.*s/pip_taskstart.so",
+                 (int)(slash - di.dli_fname),
+                 di.dli_fname) < (int)sizeof(pip_ts_path) &&
+        access(pip_ts_path, R_OK) == 0)
+        return;
+    if (snprintf(pip_ts_path, sizeof(pip_ts_path), "%s/pip_taskstart.so",
+                 PIP_PKGLIBDIR) < (int)sizeof(pip_ts_path) &&
+        access(pip_ts_path, R_OK) == 0)
+        return;
+    pip_dbg("pip_taskstart.so not found next to libpip nor in %s: tasks "
+            "start with their signals unblocked",
+            PIP_PKGLIBDIR);
+    pip_ts_path[0] = '\0';
+}
+
+/* pip_taskstart.so (next to libpip.so: the build tree or an install; else
+ * in the package's library directory), or NULL. */
+const char *pip_taskstart_path(void)
+{
+    (void)pthread_once(&pip_ts_once, pip_ts_find);
+    return pip_ts_path[0] != '\0' ? pip_ts_path : NULL;
 }
 
 /* ---- the task's side (its clone child, before its loader runs) ---- */
