@@ -359,6 +359,29 @@ int main(int argc, char **argv)
         return 0;
     }
 
+    if (strcmp(action, "readintr") == 0) {
+        /* Our own SIGUSR1 handler without SA_RESTART: read() of a pipe
+         * nobody writes must fail with EINTR (the root sends SIGUSR1
+         * until we are done). */
+        struct sigaction sa, old;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = on_sigusr2;
+        sigemptyset(&sa.sa_mask);
+        CHECK(sigaction(SIGUSR1, &sa, NULL) == 0, 170);
+        CHECK(sigaction(SIGUSR1, NULL, &old) == 0, 171);
+        CHECK(old.sa_handler == on_sigusr2, 172);
+        CHECK(!(old.sa_flags & (SA_RESTART | SA_SIGINFO)), 173);
+        int fds[2];
+        char c;
+        CHECK(pipe(fds) == 0, 174);
+        pt_inc(&sh->ready);
+        ssize_t n = read(fds[0], &c, 1);
+        CHECK(n == -1 && errno == EINTR, 175);
+        CHECK(__atomic_load_n(&sig_count, __ATOMIC_ACQUIRE) > 0, 176);
+        pt_inc(&sh->done);
+        return 0;
+    }
+
     if (strcmp(action, "block") == 0) {
         /* Say we are running, then wait (bounded) for "go". */
         pt_inc(&sh->ready);
