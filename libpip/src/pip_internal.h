@@ -442,6 +442,9 @@ PIP_HIDDEN int pip_elf_entry_main(int fd, const Elf64_Ehdr *eh,
 /* PIP_NS_PRELOAD into a new namespace: *lmidp LM_ID_NEWLM (unset) or the
  * namespace; 0, or -1 and *errp the loader's message. */
 PIP_HIDDEN int pip_ns_preload(long *lmidp, const char **errp) PIP_WUR;
+/* pip_taskstart.so, which a private-image task with a range preloads (its
+ * loader runs with its signals blocked): its path, or NULL if missing. */
+PIP_HIDDEN const char *pip_taskstart_path(void);
 
 /* ---- pip_loader.c ---- */
 PIP_HIDDEN int pip_load(struct pip_task *t, const char *path,
@@ -497,9 +500,6 @@ PIP_HIDDEN void pip_region_fin(void);
 /* In the clone child (raw system calls): its seccomp filter, and its
  * listener sent back through t->region_sock.  0, or -1. */
 PIP_HIDDEN int pip_region_child_filter(struct pip_task *t);
-/* pip_taskstart.so, which a task with a range preloads so that its loader
- * runs with its signals blocked: its path, or NULL when it is missing. */
-PIP_HIDDEN const char *pip_taskstart_path(void);
 /* In the root: the listener the child sent, or -1. */
 PIP_HIDDEN int pip_region_recv_listener(int sock);
 

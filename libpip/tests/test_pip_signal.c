@@ -245,7 +245,7 @@ PT_CASE(start_up_survives_a_signal_storm)
  * call restarts as a process's own would never fail, and the placer maps
  * nothing the task does not learn about (the same addresses come back).
  */
-PT_CASE(own_mmaps_survive_a_signal_flood)
+static void mmaps_under_flood(void)
 {
     const int flags[] = {0, SA_RESTART};
     pt_shared_t *sh = pt_shared_new(1);
@@ -266,6 +266,25 @@ PT_CASE(own_mmaps_survive_a_signal_flood)
         PT_CHECK(storm_hits > 0);
     }
     PT_OK(pip_fin());
+}
+
+PT_CASE(own_mmaps_survive_a_signal_flood)
+{
+    mmaps_under_flood();
+}
+
+/*
+ * As on a kernel without SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (before
+ * 5.19): a handled signal also interrupts a call the placer has taken,
+ * whose answer then finds no caller; the placer undoes what it did (an
+ * mmap, an mremap's move) before the call is restarted.  Without that,
+ * the moved mapping was lost (the task died of SIGSEGV).
+ */
+PT_CASE(placer_undoes_calls_a_task_left)
+{
+    PT_CHECK(setenv("PIP_TEST_NO_WAIT_KILLABLE", "1", 1) == 0);
+    mmaps_under_flood();
+    unsetenv("PIP_TEST_NO_WAIT_KILLABLE");
 }
 
 /*
@@ -325,6 +344,7 @@ int main(void)
         cmocka_unit_test(process_mode_task_has_own_handlers),
         cmocka_unit_test(start_up_survives_a_signal_storm),
         cmocka_unit_test(own_mmaps_survive_a_signal_flood),
+        cmocka_unit_test(placer_undoes_calls_a_task_left),
         cmocka_unit_test(handler_without_sa_restart_still_interrupts_read),
         cmocka_unit_test(kill_bad_arguments),
         cmocka_unit_test(kill_without_init_is_eperm),
