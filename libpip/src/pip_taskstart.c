@@ -44,9 +44,9 @@
 /* The kernel's signal set: 64 signals on x86-64 and aarch64. */
 #define PIP_KSIGSET_SIZE 8
 
-#define PIP_TS_EXPORT __attribute__((visibility("default")))
-
 #if defined(__x86_64__)
+
+#define PIP_TS_EXPORT __attribute__((visibility("default")))
 
 typedef void (*pip_ts_fn)(int, siginfo_t *, void *);
 
