@@ -22,9 +22,9 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * Load the PIP_NS_PRELOAD libraries (separated by ':' or blanks) into a new
