@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -255,6 +256,11 @@ static void mmaps_under_flood(void)
         storm_hits = 0;
         sh->done = 0;
         sh->rounds = 3000;
+        /* Addresses are the placer's only for a private image (elsewhere
+         * the kernel's, or qemu's, shared with the root's threads). */
+        const char *img = getenv("PIP_IMAGE");
+        sh->value[0] = pt_is_process_mode() &&
+                       (img == NULL || strcasecmp(img, "namespace") != 0);
         int a = PT_SPAWN("task_api", "mmaps", pt_ptr_arg(sh), NULL);
         int st = storm(a, &sh->done, NULL);
         if (st == -1)
