@@ -280,20 +280,6 @@ PT_CASE(own_mmaps_survive_a_signal_flood)
 }
 
 /*
- * As on a kernel without SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (before
- * 5.19): a handled signal also interrupts a call the placer has taken,
- * whose answer then finds no caller; the placer undoes what it did (an
- * mmap, an mremap's move) before the call is restarted.  Without that,
- * the moved mapping was lost (the task died of SIGSEGV).
- */
-PT_CASE(placer_undoes_calls_a_task_left)
-{
-    PT_CHECK(setenv("PIP_TEST_NO_WAIT_KILLABLE", "1", 1) == 0);
-    mmaps_under_flood();
-    unsetenv("PIP_TEST_NO_WAIT_KILLABLE");
-}
-
-/*
  * Other calls keep their EINTR: a task's own handler without SA_RESTART
  * interrupts its read() of an empty pipe, and sigaction reports the
  * handler and flags the task gave.
@@ -350,7 +336,6 @@ int main(void)
         cmocka_unit_test(process_mode_task_has_own_handlers),
         cmocka_unit_test(start_up_survives_a_signal_storm),
         cmocka_unit_test(own_mmaps_survive_a_signal_flood),
-        cmocka_unit_test(placer_undoes_calls_a_task_left),
         cmocka_unit_test(handler_without_sa_restart_still_interrupts_read),
         cmocka_unit_test(kill_bad_arguments),
         cmocka_unit_test(kill_without_init_is_eperm),
