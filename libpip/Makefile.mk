@@ -53,7 +53,7 @@ libpip_libpip_la_SOURCES = \
 	libpip/src/pip_hooks.c \
 	libpip/src/pip_libmain.c
 libpip_libpip_la_CPPFLAGS = $(AM_CPPFLAGS) $(PIP_CPPFLAGS) -I$(top_srcdir)/libpip/src \
-	-I$(top_builddir)/libpip
+	-I$(top_builddir)/libpip -DPIP_PKGLIBDIR='"$(pkglibdir)"'
 # TLS descriptors (configure.ac): pip_cur_task_ is read on libulp's
 # carriers too.
 libpip_libpip_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(PVAS_TLS_DIALECT)
@@ -61,6 +61,18 @@ libpip_libpip_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(PVAS_TLS_DIALECT)
 libpip_libpip_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
 	-Wl,-e,pip_libmain_entry
 libpip_libpip_la_LIBADD = common/libpvaslog.la -ldl -lpthread
+
+# pip_taskstart.so: preloaded into every private-image task (process
+# mode), it sets the task's signal mask once its loader is done and keeps
+# handlers without SA_RESTART from failing mmap with EINTR
+# (pip_taskstart.c).  libpip looks for it next to libpip.so, then in
+# $(pkglibdir).  Built without the sanitizer flags: it runs under the
+# task's own libc.
+pkglib_LTLIBRARIES = libpip/pip_taskstart.la
+libpip_pip_taskstart_la_SOURCES = libpip/src/pip_taskstart.c
+libpip_pip_taskstart_la_CFLAGS = -std=gnu11 $(WARN_CFLAGS) -fvisibility=hidden
+libpip_pip_taskstart_la_LDFLAGS = -module -avoid-version -shared
+libpip_pip_taskstart_la_LIBADD = -ldl
 
 # libpip/pip_build.h: the facts `libpip.so --os --cc --commit` print.  Made
 # on every build, replaced only when it changes.

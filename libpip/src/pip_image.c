@@ -349,10 +349,16 @@ static int pip_image_child(void *arg)
     if (t->stop_on_start)
         (void)pip_raw_syscall(SYS_kill, pid, SIGSTOP, 0, 0, 0, 0);
 
-    uint64_t mask;
-    memcpy(&mask, &t->start_mask, sizeof(mask));
-    (void)pip_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0,
-                          sizeof(mask), 0, 0);
+    /* With pip_taskstart.so preloaded, the loader runs with every signal
+     * still blocked (its mmap calls wait for the root's placer, and a
+     * handler that ran meanwhile would fail them with EINTR); the module
+     * sets the task's mask once everything is mapped. */
+    if (!t->start_blocked) {
+        uint64_t mask;
+        memcpy(&mask, &t->start_mask, sizeof(mask));
+        (void)pip_raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0,
+                              sizeof(mask), 0, 0);
+    }
     pip_jump(t->priv_sp, (void *)t->priv_entry);
     return 0;
 }
@@ -480,6 +486,8 @@ static int pip_build_stack(struct pip_task *t, const char *interp,
     PIP_AUX(AT_PLATFORM, platform);
     PIP_AUX(PIP_AT_ROOT, pip_root_);
     PIP_AUX(PIP_AT_TASK, t);
+    if (t->start_blocked)
+        PIP_AUX(PIP_AT_SIGMASK, &t->start_mask);
     int pid_at = na + 1;
     PIP_AUX(PIP_AT_PID, 0);
     PIP_AUX(AT_NULL, 0);
@@ -629,6 +637,18 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
     t->interp = strdup(interp);
     t->priv_prog = strdup(prog);
 
+    /* With a range, pip_taskstart.so comes first in the preload list
+     * (initialised last): the task starts with its signals blocked. */
+    char *plist = NULL;
+    const char *ts = t->region != NULL ? pip_taskstart_path() : NULL;
+    if (ts != NULL) {
+        if (asprintf(&plist, "%s%s%s", ts, preload != NULL ? ":" : "",
+                     preload != NULL ? preload : "") < 0)
+            return ENOMEM;
+        preload = plist;
+    }
+    t->start_blocked = plist != NULL;
+
     /* The arguments and environment sit at the top of the stack, as the
      * kernel puts them above it: room for them on top of the task's own
      * stack size (pip_build_stack uses at most the upper half for them). */
@@ -643,10 +663,13 @@ int pip_image_spawn(struct pip_task *t, const char *prog)
                     -1, 0);
     if (t->stack == MAP_FAILED) {
         t->stack = NULL;
+        free(plist);
         return ENOMEM;
     }
     (void)mprotect(t->stack, PIP_PAGE, PROT_NONE); /* guard page */
-    if ((rc = pip_build_stack(t, interp, prog, preload, ld_base, &lf)) != 0) {
+    rc = pip_build_stack(t, interp, prog, preload, ld_base, &lf);
+    free(plist);
+    if (rc != 0) {
         if (rc == E2BIG)
             pip_msg(1, "%s: arguments and environment too long", prog);
         return rc;

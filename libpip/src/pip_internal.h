@@ -247,6 +247,7 @@ struct pip_task {
                                  block (it stays, asleep, as the leader) */
     volatile int start_err;   /* clone child: pthread_create result */
     sigset_t start_mask;      /* signal mask the task starts with */
+    int start_blocked; /* private image: pip_taskstart.so sets start_mask */
 
     jmp_buf exit_jmp; /* exit() of the task's main thread returns here */
     volatile int exit_jmp_ok;
@@ -441,6 +442,9 @@ PIP_HIDDEN int pip_elf_entry_main(int fd, const Elf64_Ehdr *eh,
 /* PIP_NS_PRELOAD into a new namespace: *lmidp LM_ID_NEWLM (unset) or the
  * namespace; 0, or -1 and *errp the loader's message. */
 PIP_HIDDEN int pip_ns_preload(long *lmidp, const char **errp) PIP_WUR;
+/* pip_taskstart.so, which a private-image task with a range preloads (its
+ * loader runs with its signals blocked): its path, or NULL if missing. */
+PIP_HIDDEN const char *pip_taskstart_path(void);
 
 /* ---- pip_loader.c ---- */
 PIP_HIDDEN int pip_load(struct pip_task *t, const char *path,
@@ -459,6 +463,9 @@ PIP_HIDDEN void pip_task_cleanup(struct pip_task *t);
 #define PIP_AT_ROOT 0x70697030UL
 #define PIP_AT_TASK 0x70697031UL
 #define PIP_AT_PID  0x70697032UL
+/* The address of the mask a task started with its signals blocked sets
+ * (pip_taskstart.c, which has its own copy of the value). */
+#define PIP_AT_SIGMASK 0x70697033UL
 /* Start task `t` (argv, envv, progname set) from main in a private image:
  * 0, or an errno value (t's memory is released by pip_task_cleanup). */
 PIP_HIDDEN int pip_image_spawn(struct pip_task *t, const char *prog) PIP_WUR;

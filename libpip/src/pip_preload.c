@@ -12,12 +12,19 @@
  * (dlsym RTLD_NEXT, or PMPI_-style second names), exactly as when the
  * library is preloaded into a process.  Nothing of the program is patched:
  * lazy and immediate binding (BIND_NOW, RELRO) alike bind to it.
+ *
+ * Also where libpip finds pip_taskstart.so, which a private-image task's
+ * loader preloads (pip_image.c, pip_taskstart.c).
  */
 #include "pip_internal.h"
 
 #include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * Load the PIP_NS_PRELOAD libraries (separated by ':' or blanks) into a new
@@ -55,4 +62,36 @@ int pip_ns_preload(long *lmidp, const char **errp)
     }
     free(list);
     return rc;
+}
+
+static char pip_ts_path[PATH_MAX];
+static pthread_once_t pip_ts_once = PTHREAD_ONCE_INIT;
+
+static void pip_ts_find(void)
+{
+    Dl_info di;
+    const char *slash;
+    if (dladdr((void *)pip_ts_find, &di) != 0 && di.dli_fname != NULL &&
+        (slash = strrchr(di.dli_fname, '/')) != NULL &&
+        snprintf(pip_ts_path, sizeof(pip_ts_path), "%.*s/pip_taskstart.so",
+                 (int)(slash - di.dli_fname),
+                 di.dli_fname) < (int)sizeof(pip_ts_path) &&
+        access(pip_ts_path, R_OK) == 0)
+        return;
+    if (snprintf(pip_ts_path, sizeof(pip_ts_path), "%s/pip_taskstart.so",
+                 PIP_PKGLIBDIR) < (int)sizeof(pip_ts_path) &&
+        access(pip_ts_path, R_OK) == 0)
+        return;
+    pip_dbg("pip_taskstart.so not found next to libpip nor in %s: tasks "
+            "start with their signals unblocked",
+            PIP_PKGLIBDIR);
+    pip_ts_path[0] = '\0';
+}
+
+/* pip_taskstart.so (next to libpip.so: the build tree or an install; else
+ * in the package's library directory), or NULL. */
+const char *pip_taskstart_path(void)
+{
+    (void)pthread_once(&pip_ts_once, pip_ts_find);
+    return pip_ts_path[0] != '\0' ? pip_ts_path : NULL;
 }

@@ -83,12 +83,13 @@ struct pip_region {
     size_t size;
     struct rg_ext *fx; /* free extents, sorted, disjoint, not adjacent */
     int nfx, capfx;
-    pid_t pid;  /* the task (its threads' thread group) */
-    int pidfd;  /* for pidfd_getfd */
-    int lfd;    /* its seccomp listener, or -1 */
-    int dead;   /* the task was reaped: nothing more is placed here */
-    int refs;   /* the task's, and the listener's while open */
-    int mapped; /* the range is still mapped */
+    pid_t pid;       /* the task (its threads' thread group) */
+    int pidfd;       /* for pidfd_getfd */
+    int lfd;         /* its seccomp listener, or -1 */
+    int dead;        /* the task was reaped: nothing more is placed here */
+    int refs;        /* the task's, and the listener's while open */
+    int mapped;      /* the range is still mapped */
+    int no_killable; /* PIP_TEST_NO_WAIT_KILLABLE: as before Linux 5.19 */
     struct pip_region *next_kept;       /* kept until pip_fin */
     struct pip_region *next_l, *prev_l; /* listener open */
 };
@@ -232,6 +233,8 @@ struct pip_region *pip_region_new(void)
     g->lfd = -1;
     g->refs = 1;
     g->mapped = 1;
+    const char *nk = getenv("PIP_TEST_NO_WAIT_KILLABLE");
+    g->no_killable = nk != NULL && strcmp(nk, "1") == 0;
     rg_free(g, g->base, g->base + size);
     return g;
 }
@@ -262,9 +265,26 @@ static int rg_is_thread_of(pid_t tgid, pid_t tid)
     return access(path, F_OK) == 0;
 }
 
+/*
+ * What a served call did, to finish or undo once the answer is sent: the
+ * task may be gone from the call by then (a fatal signal, or any handled
+ * signal on a kernel without SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV), and
+ * then never learns the answer: it restarts the call or fails it with
+ * EINTR.  A mapping made for it must not stay in its range unknown to it,
+ * nor a moved mapping stay moved.
+ */
+struct rg_done {
+    int kind;       /* RG_MAPPED, RG_MOVED, RG_SHRUNK, or 0 */
+    uintptr_t a, n; /* mapped at a (size bytes); moved from a to n */
+    size_t size, osz, nsz, os, ns;
+};
+#define RG_MAPPED 1
+#define RG_MOVED  2
+#define RG_SHRUNK 3
+
 /* mmap for the task: 1 answered (resp set), 0 let it continue. */
 static int rg_mmap(struct pip_region *g, const struct seccomp_notif *q,
-                   struct seccomp_notif_resp *r)
+                   struct seccomp_notif_resp *r, struct rg_done *d)
 {
     size_t len = (size_t)q->data.args[1];
     int prot = (int)q->data.args[2], flags = (int)q->data.args[3];
@@ -301,6 +321,9 @@ static int rg_mmap(struct pip_region *g, const struct seccomp_notif *q,
         return 1;
     }
     r->val = (int64_t)(uintptr_t)p;
+    d->kind = RG_MAPPED;
+    d->a = a;
+    d->size = size;
     return 1;
 }
 
@@ -323,7 +346,7 @@ static int rg_munmap(struct pip_region *g, const struct seccomp_notif *q,
 }
 
 static int rg_mremap(struct pip_region *g, const struct seccomp_notif *q,
-                     struct seccomp_notif_resp *r)
+                     struct seccomp_notif_resp *r, struct rg_done *d)
 {
     uintptr_t old = (uintptr_t)q->data.args[0];
     size_t osz = (size_t)q->data.args[1], nsz = (size_t)q->data.args[2];
@@ -341,8 +364,14 @@ static int rg_mremap(struct pip_region *g, const struct seccomp_notif *q,
             r->error = -errno;
             return 1;
         }
-        if (ns < os && rg_reserve(old + ns, os - ns) == 0)
-            rg_free(g, old + ns, old + os);
+        if (ns < os) { /* its tail is reserved again in rg_finish */
+            d->kind = RG_SHRUNK;
+            d->a = old;
+            d->osz = osz;
+            d->nsz = nsz;
+            d->os = os;
+            d->ns = ns;
+        }
         r->val = (int64_t)(uintptr_t)p;
         return 1;
     }
@@ -357,10 +386,47 @@ static int rg_mremap(struct pip_region *g, const struct seccomp_notif *q,
         r->error = -e;
         return 1;
     }
-    if (rg_reserve(old, os) == 0)
-        rg_free(g, old, old + os);
+    /* The old place is reserved again once the task has the answer. */
+    d->kind = RG_MOVED;
+    d->a = old;
+    d->n = n;
+    d->osz = osz;
+    d->nsz = nsz;
+    d->os = os;
+    d->ns = ns;
     r->val = (int64_t)(uintptr_t)p;
     return 1;
+}
+
+/* After the answer (sent: the task has it), under rg_mu. */
+static void rg_finish(struct pip_region *g, const struct rg_done *d, int sent)
+{
+    if (d->kind == 0 || g->dead || !g->mapped)
+        return; /* the range goes as a whole */
+    if (d->kind == RG_MAPPED && !sent) {
+        if (rg_reserve(d->a, d->size) == 0)
+            rg_free(g, d->a, d->a + d->size);
+        pip_dbg("task pid %d: an mmap it was interrupted in was undone",
+                (int)g->pid);
+    } else if (d->kind == RG_MOVED && sent) {
+        if (rg_reserve(d->a, d->os) == 0)
+            rg_free(g, d->a, d->a + d->os);
+    } else if (d->kind == RG_SHRUNK) {
+        /* Not sent: its old size back in place (the tail's pages are new),
+         * so that the call it restarts finds what it asked to shrink. */
+        if ((sent || mremap((void *)d->a, d->nsz, d->osz, 0) == MAP_FAILED) &&
+            rg_reserve(d->a + d->ns, d->os - d->ns) == 0)
+            rg_free(g, d->a + d->ns, d->a + d->os);
+    } else if (d->kind == RG_MOVED) {
+        /* Back where the task still has it; its old place was never
+         * given back. */
+        if (mremap((void *)d->n, d->nsz, d->osz, MREMAP_MAYMOVE | MREMAP_FIXED,
+                   (void *)d->a) != MAP_FAILED &&
+            rg_reserve(d->n, d->ns) == 0)
+            rg_free(g, d->n, d->n + d->ns);
+        pip_dbg("task pid %d: an mremap it was interrupted in was undone",
+                (int)g->pid);
+    }
 }
 
 static void rg_serve(struct pip_region *g)
@@ -373,14 +439,16 @@ static void rg_serve(struct pip_region *g)
     memset(&r, 0, sizeof(r));
     r.id = q.id;
     int done = 0;
+    struct rg_done d;
+    memset(&d, 0, sizeof(d));
     pthread_mutex_lock(&rg_mu);
     if (!g->dead && rg_is_thread_of(g->pid, (pid_t)q.pid)) {
         if (q.data.nr == SYS_mmap)
-            done = rg_mmap(g, &q, &r);
+            done = rg_mmap(g, &q, &r, &d);
         else if (q.data.nr == SYS_munmap)
-            done = rg_munmap(g, &q, &r);
+            done = rg_munmap(g, &q, &r); /* done again if restarted */
         else if (q.data.nr == SYS_mremap)
-            done = rg_mremap(g, &q, &r);
+            done = rg_mremap(g, &q, &r, &d);
     }
     pthread_mutex_unlock(&rg_mu);
     if (!done) {
@@ -388,7 +456,13 @@ static void rg_serve(struct pip_region *g)
         r.val = 0;
         r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
     }
-    (void)ioctl(g->lfd, SECCOMP_IOCTL_NOTIF_SEND, &r);
+    /* ENOENT: the task left the call (it is restarted, or fails). */
+    int sent = ioctl(g->lfd, SECCOMP_IOCTL_NOTIF_SEND, &r) == 0;
+    if (d.kind != 0) {
+        pthread_mutex_lock(&rg_mu);
+        rg_finish(g, &d, sent);
+        pthread_mutex_unlock(&rg_mu);
+    }
 }
 
 static void rg_close_listener(struct pip_region *g)
@@ -639,14 +713,17 @@ int pip_region_child_filter(struct pip_task *t)
         struct sock_fprog np = {(unsigned short)(sizeof(nf) / sizeof(nf[0])),
                                 nf};
         /* Once the root's thread has taken a call, only a fatal signal
-         * may interrupt the task's wait (Linux 5.19): a handled signal
-         * would otherwise make the mmap fail with EINTR, which no program
-         * (nor the loader) expects.  Before it is taken, the window
-         * stays. */
-        lfd = pip_raw_syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-                              SECCOMP_FILTER_FLAG_NEW_LISTENER |
-                                  PIP_SECCOMP_WAIT_KILLABLE_RECV,
-                              (long)&np, 0, 0, 0);
+         * may interrupt the task's wait (Linux 5.19); before (and on
+         * older kernels, after too) a handled signal interrupts it: the
+         * loader runs with every signal blocked, pip_taskstart.so makes
+         * the program's calls restart, and rg_finish undoes what the
+         * placer did for a call the task left. */
+        lfd = -EINVAL;
+        if (!t->region->no_killable)
+            lfd = pip_raw_syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                                  SECCOMP_FILTER_FLAG_NEW_LISTENER |
+                                      PIP_SECCOMP_WAIT_KILLABLE_RECV,
+                                  (long)&np, 0, 0, 0);
         if (lfd == -EINVAL)
             lfd = pip_raw_syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
                                   SECCOMP_FILTER_FLAG_NEW_LISTENER, (long)&np,

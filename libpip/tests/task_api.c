@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -320,6 +321,64 @@ int main(int argc, char **argv)
             CHECK(pt_now() < end, 101);
             msleep(1);
         }
+        return 0;
+    }
+
+    if (strcmp(action, "mmaps") == 0) {
+        /* sh->rounds of mmap, mremap, munmap and a large malloc (test_pip_
+         * signal floods us with a handled signal): none may fail, and
+         * with sh->value[0] (a private image: the root's first-fit placer
+         * places them) the same few addresses must come back (a mapping
+         * made for an interrupted call and lost would push them on). */
+        void *seen[16];
+        int nseen = 0;
+        size_t k = 64 * 1024;
+        for (int i = 0; i < sh->rounds; i++) {
+            char *p = mmap(NULL, k, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            CHECK(p != MAP_FAILED, 160);
+            p[0] = p[k - 1] = 1;
+            int j = 0;
+            while (j < nseen && seen[j] != p)
+                j++;
+            if (j == nseen && sh->value[0]) { /* the root placed it */
+                CHECK(nseen < 16, 161);
+                seen[nseen++] = p;
+            }
+            char *q = mremap(p, k, 3 * k, MREMAP_MAYMOVE);
+            CHECK(q != MAP_FAILED, 162);
+            CHECK(q[0] == 1 && q[k - 1] == 1, 163);
+            q[3 * k - 1] = 1;
+            CHECK(munmap(q, 3 * k) == 0, 164);
+            char *m = malloc(300 * 1024);
+            CHECK(m != NULL, 165);
+            memset(m, 2, 300 * 1024);
+            free(m);
+        }
+        pt_inc(&sh->done);
+        return 0;
+    }
+
+    if (strcmp(action, "readintr") == 0) {
+        /* Our own SIGUSR1 handler without SA_RESTART: read() of a pipe
+         * nobody writes must fail with EINTR (the root sends SIGUSR1
+         * until we are done). */
+        struct sigaction sa, old;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = on_sigusr2;
+        sigemptyset(&sa.sa_mask);
+        CHECK(sigaction(SIGUSR1, &sa, NULL) == 0, 170);
+        CHECK(sigaction(SIGUSR1, NULL, &old) == 0, 171);
+        CHECK(old.sa_handler == on_sigusr2, 172);
+        CHECK(!(old.sa_flags & (SA_RESTART | SA_SIGINFO)), 173);
+        int fds[2];
+        char c;
+        CHECK(pipe(fds) == 0, 174);
+        pt_inc(&sh->ready);
+        ssize_t n = read(fds[0], &c, 1);
+        CHECK(n == -1 && errno == EINTR, 175);
+        CHECK(__atomic_load_n(&sig_count, __ATOMIC_ACQUIRE) > 0, 176);
+        pt_inc(&sh->done);
         return 0;
     }
 

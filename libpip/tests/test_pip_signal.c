@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -172,6 +173,130 @@ PT_CASE(process_mode_task_has_own_handlers)
     PT_OK(pip_fin());
 }
 
+/*
+ * A private-image task's mmap calls wait for the root's placer thread
+ * (pip_region.c).  A handled signal that arrives before the placer takes
+ * such a call interrupts the wait: the loader's mmap then failed with
+ * EINTR ("failed to map segment from shared object", status 127; the CI
+ * failure of handled_signal_does_not_end_the_task).  The root floods each
+ * task with a handled SIGUSR1 from its spawn until its main has run.
+ */
+static volatile int storm_hits;
+
+static void on_storm(int sig)
+{
+    (void)sig;
+    __atomic_add_fetch(&storm_hits, 1, __ATOMIC_RELAXED);
+}
+
+static void storm_handler(int flags)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_storm;
+    sa.sa_flags = flags;
+    sigemptyset(&sa.sa_mask);
+    PT_CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+}
+
+/* SIGUSR1 to task a until *flag is set or `file` exists (the task got
+ * there), or the task ended: its status then, else -1. */
+static int storm(int a, volatile int *flag, const char *file)
+{
+    double end = pt_now() + PT_WAIT_SECONDS;
+    int st = 0;
+    for (;;) {
+        (void)pip_kill(a, SIGUSR1);
+        if ((flag != NULL && __atomic_load_n(flag, __ATOMIC_ACQUIRE)) ||
+            (file != NULL && access(file, F_OK) == 0))
+            return -1;
+        if (pip_trywait(a, &st) == 0)
+            return st;
+        PT_CHECK_MSG(pt_now() < end, "task %d: no progress in %d s", a,
+                     PT_WAIT_SECONDS);
+    }
+}
+
+#define PT_STORM_ROUNDS 30
+
+/* task_plain: no libpip, no call that maps memory once at main (a handler
+ * without SA_RESTART would fail one: see libpip(7), SIGNALS). */
+PT_CASE(start_up_survives_a_signal_storm)
+{
+    char *file = pt_tmpfile("storm");
+    storm_handler(0); /* no SA_RESTART: as the CI case's handler */
+    storm_hits = 0;
+    pt_init(2);
+    for (int i = 0; i < PT_STORM_ROUNDS; i++) {
+        unlink(file);
+        int a = PT_SPAWN("task_plain", "touch", file, NULL);
+        int st = storm(a, NULL, file);
+        if (st == -1)
+            st = pt_wait(a);
+        PT_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                     "round %d: status 0x%x (127: its loader failed)", i, st);
+    }
+    PT_CHECK(storm_hits > 0);
+    PT_OK(pip_fin());
+}
+
+/*
+ * A program's own mmap, munmap and mremap (and malloc's) under a flood of
+ * a handled signal, with and without SA_RESTART: an interrupted forwarded
+ * call restarts as a process's own would never fail, and the placer maps
+ * nothing the task does not learn about (the same addresses come back).
+ */
+static void mmaps_under_flood(void)
+{
+    const int flags[] = {0, SA_RESTART};
+    pt_shared_t *sh = pt_shared_new(1);
+    pt_init(2);
+    for (int i = 0; i < 2; i++) {
+        storm_handler(flags[i]);
+        storm_hits = 0;
+        sh->done = 0;
+        sh->rounds = 3000;
+        /* Addresses are the placer's only for a private image (elsewhere
+         * the kernel's, or qemu's, shared with the root's threads). */
+        const char *img = getenv("PIP_IMAGE");
+        sh->value[0] = pt_is_process_mode() &&
+                       (img == NULL || strcasecmp(img, "namespace") != 0);
+        int a = PT_SPAWN("task_api", "mmaps", pt_ptr_arg(sh), NULL);
+        int st = storm(a, &sh->done, NULL);
+        if (st == -1)
+            st = pt_wait(a);
+        PT_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                     "flags 0x%x: status 0x%x (task_api's code names the "
+                     "failed call)",
+                     flags[i], st);
+        PT_CHECK(storm_hits > 0);
+    }
+    PT_OK(pip_fin());
+}
+
+PT_CASE(own_mmaps_survive_a_signal_flood)
+{
+    mmaps_under_flood();
+}
+
+/*
+ * Other calls keep their EINTR: a task's own handler without SA_RESTART
+ * interrupts its read() of an empty pipe, and sigaction reports the
+ * handler and flags the task gave.
+ */
+PT_CASE(handler_without_sa_restart_still_interrupts_read)
+{
+    pt_shared_t *sh = pt_shared_new(1);
+    pt_init(2);
+    int a = PT_SPAWN("task_api", "readintr", pt_ptr_arg(sh), NULL);
+    PT_CHECK(pt_wait_ge(&sh->ready, 1) == 0);
+    int st = storm(a, &sh->done, NULL);
+    if (st == -1)
+        st = pt_wait(a);
+    PT_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x", st);
+    PT_OK(pip_fin());
+}
+
 PT_CASE(kill_bad_arguments)
 {
     pt_gate_t g;
@@ -209,6 +334,9 @@ int main(void)
         cmocka_unit_test(root_signal_wait_receives_its_own_kill),
         cmocka_unit_test(sigmask_returns_old_mask),
         cmocka_unit_test(process_mode_task_has_own_handlers),
+        cmocka_unit_test(start_up_survives_a_signal_storm),
+        cmocka_unit_test(own_mmaps_survive_a_signal_flood),
+        cmocka_unit_test(handler_without_sa_restart_still_interrupts_read),
         cmocka_unit_test(kill_bad_arguments),
         cmocka_unit_test(kill_without_init_is_eperm),
     };
