@@ -428,7 +428,9 @@ typedef struct dlg_bell {
     _Atomic uint32_t inflight; /* the delegatee has transfers going */
     int32_t pid;               /* the delegatee's process */
     int32_t fd;                /* its memfd there (the spec) */
-    uint32_t pad;
+    /* clients asleep in dlg_flag_wait() (waiter's bell: this one); a
+     * dlg_flag_set_bell() that wakes one takes it off at once */
+    _Atomic uint32_t asleep;
     _Atomic uint64_t turn, post, direct; /* dlg_turns_t, as integers */
     _Alignas(64) unsigned char user[DLG_BELL_USER];
 } dlg_bell_t;
@@ -492,6 +494,12 @@ DLG_API int dlg_bell_ring_trusted(dlg_bell_t *b, uint64_t *seen);
 /** Take the turn lock, yielding while another thread has it (for the
  *  delegatee's end: it keeps the lock from then on). */
 DLG_API void dlg_bell_turn_take(dlg_bell_t *b);
+/** Clients asleep on a completion flag (dlg_flag_wait(), counted in the
+ *  waiter's bell), not yet woken. */
+static inline uint32_t dlg_bell_asleep(dlg_bell_t *b)
+{
+    return atomic_load_explicit(&b->asleep, memory_order_acquire);
+}
 /** Count a request posted through a ring (see dlg_bell_posted()). */
 static inline void dlg_bell_posted_add(dlg_bell_t *b)
 {
@@ -560,6 +568,8 @@ typedef struct {
     int ready;             /* set up (spin bound, timer slack) */
     uint64_t spin_ns;      /* dlg_spin_bound_ns() */
     uint64_t sleeps;       /**< naps so far */
+    uint64_t spin_since;   /* DLG_IDLE_SPIN: polling since (0: not) */
+    unsigned spins;        /* DLG_IDLE_SPIN rounds */
 } dlg_idle_t;
 
 /** What the delegatee's last turn left (dlg_bell_idle() flags). */
@@ -570,6 +580,13 @@ enum {
     DLG_IDLE_LOOK = 1u << 1,
     /** clients share this address space and run turns while they wait */
     DLG_IDLE_TURNS = 1u << 2,
+    /** every client sleeps in a wait (their CPUs are free): poll on
+     *  without sleeping, a yield every 32nd round, for up to 1 ms after
+     *  the last work (the next message then needs no wake-up) */
+    DLG_IDLE_SPIN = 1u << 3,
+    /** sleep after 4 idle rounds instead of 64 and the spin bound (each
+     *  yield is a system call: with clients awake, the CPU is theirs) */
+    DLG_IDLE_QUICK = 1u << 4,
 };
 
 /**
@@ -602,6 +619,9 @@ static inline int dlg_flag_done(dlg_flag_t *f)
 /** Set the flag (release); wake: also wake a sleeping waiter (pass 0 only
  *  when nobody can sleep on it: its waiter spins or is this thread). */
 DLG_API void dlg_flag_set(dlg_flag_t *f, int wake);
+/** dlg_flag_set(); a waiter woken is taken off b's dlg_bell_asleep() count
+ *  here, before it runs (b may be NULL). */
+DLG_API void dlg_flag_set_bell(dlg_flag_t *f, dlg_bell_t *b, int wake);
 
 /** How dlg_flag_wait() waits. */
 typedef struct {

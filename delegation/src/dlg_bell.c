@@ -227,6 +227,7 @@ int dlg_bell_idle(dlg_bell_t *b, dlg_idle_t *st, int work, int (*turn)(void),
     }
     if (work > 0) {
         st->rounds = 0;
+        st->spin_since = 0;
         return 0;
     }
     /* Clients of our address space run the turns while they spin in a
@@ -253,11 +254,33 @@ int dlg_bell_idle(dlg_bell_t *b, dlg_idle_t *st, int work, int (*turn)(void),
             return 1;
         }
     }
-    if (work < 0 || poll_only || ++st->rounds < 64) {
+    if (work < 0 || poll_only) {
+        sched_yield();
+        return 0;
+    }
+    unsigned fl = flags();
+    if (fl & DLG_IDLE_SPIN) {
+        /* the clients sleep until we complete their records: their CPUs
+         * are free, and a message that finds us polling needs no wake-up
+         * (a yield now and then: a system call each) */
+        uint64_t t = dlg_now_ns();
+        if (!st->spin_since)
+            st->spin_since = t;
+        if (t - st->spin_since < 1000000) {
+            if ((++st->spins & 31) == 0)
+                sched_yield();
+            else
+                dlg_cpu_relax();
+            return 0;
+        }
+    }
+    if (++st->rounds < ((fl & DLG_IDLE_QUICK) ? 4u : 64u)) {
         sched_yield();
         return 0;
     }
     uint64_t now = dlg_now_ns();
+    if (fl & DLG_IDLE_QUICK)
+        st->rounds = 65, st->t_idle = now - st->spin_ns;
     if (st->rounds == 64)
         st->t_idle = now;
     if (now - st->t_idle < st->spin_ns) {
@@ -299,6 +322,23 @@ void dlg_flag_set(dlg_flag_t *f, int wake)
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&f->waiting, memory_order_relaxed))
         dlg_futex_wake(&f->done, INT_MAX, 0);
+}
+
+/* f->waiting: 1, a waiter slept; 2, one sleeps counted in its bell's
+ * asleep word.  Whoever turns 2 into 1 (this, or the waiter after its
+ * sleep) uncounts it. */
+void dlg_flag_set_bell(dlg_flag_t *f, dlg_bell_t *b, int wake)
+{
+    atomic_store_explicit(&f->done, 1, memory_order_release);
+    if (!wake)
+        return;
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!atomic_load_explicit(&f->waiting, memory_order_relaxed))
+        return;
+    uint32_t two = 2;
+    if (b && atomic_compare_exchange_strong(&f->waiting, &two, 1))
+        atomic_fetch_sub(&b->asleep, 1);
+    dlg_futex_wake(&f->done, INT_MAX, 0);
 }
 
 int dlg_pid_alive(pid_t pid)
@@ -425,10 +465,18 @@ int dlg_flag_wait(dlg_flag_t *f, const dlg_waiter_t *w)
         }
         if (w->hook)
             w->hook(w->ctx);
-        atomic_store_explicit(&f->waiting, 1, memory_order_relaxed);
+        /* counted asleep in the bell (its delegatee polls on while all
+         * its clients sleep); the flag's setter or we uncount it */
+        if (w->bell)
+            atomic_fetch_add(&w->bell->asleep, 1);
+        atomic_store_explicit(&f->waiting, w->bell ? 2 : 1,
+                              memory_order_relaxed);
         atomic_thread_fence(memory_order_seq_cst);
         if (!dlg_flag_done(f))
             dlg_futex_wait(&f->done, 0, w->nap_ns ? w->nap_ns : LIVE_NS, 0);
+        uint32_t two = 2;
+        if (w->bell && atomic_compare_exchange_strong(&f->waiting, &two, 1))
+            atomic_fetch_sub(&w->bell->asleep, 1);
         i = 0; /* read the clock again */
     }
     if (counted)

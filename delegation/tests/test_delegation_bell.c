@@ -324,6 +324,50 @@ static void test_bell_idle(void **state)
     dlg_bell_destroy(b);
 }
 
+/* A waiter asleep with a doorbell counts itself in dlg_bell_asleep(); the
+ * setter that wakes it takes it off at once (before the waiter runs). */
+struct bell_setter {
+    dlg_flag_t *f;
+    dlg_bell_t *b;
+    int use_bell;   /* dlg_flag_set_bell(), else dlg_flag_set() */
+    unsigned after; /* dlg_bell_asleep() right after the set */
+};
+
+static void *set_when_asleep(void *arg)
+{
+    struct bell_setter *s = arg;
+    while (dlg_bell_asleep(s->b) == 0)
+        sched_yield();
+    if (s->use_bell)
+        dlg_flag_set_bell(s->f, s->b, 1);
+    else
+        dlg_flag_set(s->f, 1);
+    s->after = dlg_bell_asleep(s->b);
+    return NULL;
+}
+
+static void test_flag_asleep_count(void **state)
+{
+    (void)state;
+    dlg_bell_t *b;
+    assert_int_equal(dlg_bell_create(NULL, &b), 0);
+    for (int with_bell = 0; with_bell < 2; with_bell++) {
+        dlg_flag_t f = {0};
+        struct bell_setter s = {&f, b, with_bell, 99};
+        dlg_waiter_t w = {
+            .policy = DLG_POLICY_BLOCK, .bell = b, .nap_ns = 1000000000};
+        pthread_t th;
+        assert_int_equal(pthread_create(&th, NULL, set_when_asleep, &s), 0);
+        assert_int_equal(dlg_flag_wait(&f, &w), 0);
+        pthread_join(th, NULL);
+        if (with_bell) /* else the waiter uncounted itself */
+            assert_int_equal(s.after, 0);
+        assert_int_equal(dlg_bell_asleep(b), 0);
+        assert_int_equal(atomic_load(&f.waiting), 1); /* it slept */
+    }
+    dlg_bell_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -333,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_flag_wait_turns),
         cmocka_unit_test(test_flag_wait_dead_peer),
         cmocka_unit_test(test_bell_idle),
+        cmocka_unit_test(test_flag_asleep_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

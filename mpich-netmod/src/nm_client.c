@@ -23,12 +23,21 @@ dlg_policy_t nm_policy_nonblocking = DLG_POLICY_ADAPTIVE;
 static dlg_region_t *region;
 static dlg_client_t *client;
 static nm_rec_t *free_recs;
-/* Records of pulled receives the delegatee has not let go of yet
- * (nm_rec_t.pull not NM_PULL_RELEASED): reused once it has. */
+/* Records the delegatee has not let go of yet: pulled receives
+ * (nm_rec_t.pull not NM_PULL_RELEASED) and, in the process form, short
+ * blocking sends that returned once handed over (not completed yet):
+ * reused once let go.  n_flying counts the sends. */
 static nm_rec_t *pulled_recs;
+#define NM_FLYING_MAX 64
+static nm_rec_t *flying[NM_FLYING_MAX];
+static unsigned n_flying;
+/* the first error a send that returned early met (MPI_SUCCESS: none),
+ * reported by the next blocking send */
+static int flying_err;
 /* our pulls; waits for the delegatee's (debug log) */
 static _Atomic uint64_t n_pulls, n_pull_waits;
 static void reclaim_pulled(void);
+static void reclaim_flying(void);
 /* One free record kept by each thread: a blocking call takes and gives
  * back a record without the lock (two lock round trips per message). */
 static _Thread_local nm_rec_t *tl_rec;
@@ -162,6 +171,7 @@ int nm_client_stop(void)
     }
     pthread_mutex_lock(&cl_lock);
     reclaim_pulled(); /* those still held go with the region */
+    reclaim_flying();
     pthread_mutex_unlock(&cl_lock);
     while (free_recs) {
         nm_rec_t *n = *(nm_rec_t **)free_recs->inl;
@@ -249,6 +259,8 @@ nm_rec_t *nm_rec_get(void)
         pthread_mutex_lock(&cl_lock);
         if (!free_recs && pulled_recs)
             reclaim_pulled();
+        if (!free_recs && n_flying)
+            reclaim_flying();
         r = free_recs;
         if (r)
             free_recs = *(nm_rec_t **)r->inl;
@@ -283,6 +295,71 @@ void nm_rec_put(nm_rec_t *r)
     *(nm_rec_t **)r->inl = free_recs;
     free_recs = r;
     pthread_mutex_unlock(&cl_lock);
+}
+
+/* Process form: a blocking standard send whose bytes the record carries
+ * (NM_F_INLINE) returns once handed over, as MPICH's eager sends do: its
+ * caller neither sleeps until the delegatee has taken it nor is woken
+ * then (one wake-up and one sleep less per message).  The record stays
+ * with the delegatee until it is done; at most NM_FLYING_MAX such sends
+ * are in flight (then the oldest done ones are reclaimed, or waited for).
+ * Returns 1 when r was taken over (the caller forgets it), 0 when the
+ * caller waits as usual (PiP form). */
+/* Under cl_lock: the sends that returned early and are done go to the
+ * free records. */
+static void reclaim_flying(void)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; i < n_flying; i++) {
+        nm_rec_t *r = flying[i];
+        if (!dlg_flag_done(&r->fl)) {
+            flying[k++] = r;
+            continue;
+        }
+        if (r->err != MPI_SUCCESS && flying_err == MPI_SUCCESS)
+            flying_err = r->err;
+        *(nm_rec_t **)r->inl = free_recs;
+        free_recs = r;
+    }
+    n_flying = k;
+}
+
+int nm_send_defer(nm_rec_t *r)
+{
+    if (turns || !(r->flags & NM_F_INLINE) || (r->flags & NM_F_SYNC))
+        return 0;
+    pthread_mutex_lock(&cl_lock);
+    if (n_flying == NM_FLYING_MAX)
+        reclaim_flying();
+    if (n_flying == NM_FLYING_MAX) {
+        /* the delegatee is behind: wait for the oldest like a blocking
+         * send (liveness checks included) */
+        nm_rec_t *old = flying[0];
+        pthread_mutex_unlock(&cl_lock);
+        int rc = nm_rec_wait(old, nm_policy_blocking, 63);
+        pthread_mutex_lock(&cl_lock);
+        if (rc == MPI_SUCCESS)
+            reclaim_flying();
+        if (n_flying == NM_FLYING_MAX) { /* the delegatee is gone */
+            pthread_mutex_unlock(&cl_lock);
+            return 0;
+        }
+    }
+    flying[n_flying++] = r;
+    pthread_mutex_unlock(&cl_lock);
+    return 1;
+}
+
+/* The error of a send that returned early (nm_send_defer), once: the next
+ * blocking send reports it. */
+int nm_send_deferred_err(void)
+{
+    pthread_mutex_lock(&cl_lock);
+    reclaim_flying();
+    int e = flying_err;
+    flying_err = MPI_SUCCESS;
+    pthread_mutex_unlock(&cl_lock);
+    return e;
 }
 
 int nm_turn(void)

@@ -22,7 +22,8 @@ void nmd_complete(nm_rec_t *r)
     /* the record a client hands over in deleg_direct (that very thread
      * runs this), or one its client waits for spinning: nobody sleeps on
      * it (no wake) */
-    dlg_flag_set(&r->fl, !(r == nm_d.own || (r->flags & NM_F_SPIN)));
+    dlg_flag_set_bell(&r->fl, nm_d.bell,
+                      !(r == nm_d.own || (r->flags & NM_F_SPIN)));
 }
 
 void nmd_fatal(const char *what, int err)

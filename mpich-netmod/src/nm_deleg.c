@@ -318,6 +318,18 @@ static void on_dead(dlg_delegatee_t *dg, int client, pid_t pid, void *ctx)
 static unsigned idle_flags(void)
 {
     unsigned f = nm_d.any_same ? DLG_IDLE_TURNS : 0;
+    /* Process form (MPIDELEG_DELEGATEE_IDLE adaptive or spin): sleep
+     * after a few idle rounds, not after 64 yields and the spin bound
+     * (each yield is a system call, and on a busy CPU it hands the CPU to
+     * another task for its time slice).  spin: while every client of ours
+     * sleeps in a wait (their CPUs are free), poll on, so that a message
+     * for them needs no wake-up of ours, only theirs. */
+    int live = nm_d.ncl - nm_d.nfin;
+    if (!nm_d.any_same && live > 0 && nm_d.quick_idle) {
+        f |= DLG_IDLE_QUICK;
+        if (nm_d.spin_asleep && dlg_bell_asleep(nm_d.bell) >= (uint32_t)live)
+            f |= DLG_IDLE_SPIN;
+    }
     if (atomic_load_explicit(&nm_d.may_sleep, memory_order_relaxed))
         f |= DLG_IDLE_SLEEP;
     else if (atomic_load_explicit(&nm_d.sends_only, memory_order_relaxed))
@@ -335,6 +347,8 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     const char *idle = getenv("MPIDELEG_DELEGATEE_IDLE");
     /* (other values were refused in MPI_Init) */
     nm_d.idle_adaptive = !(idle && strcmp(idle, "poll") == 0);
+    nm_d.quick_idle = nm_d.idle_adaptive;
+    nm_d.spin_asleep = idle && strcmp(idle, "spin") == 0;
 
     int first = nm_dcomm_rank_of(nm_lay.world_rank) * nm_lay.group;
     nm_d.ncl = nm_lay.world_rank - first;

@@ -23,16 +23,28 @@ static void send_eager(const nm_hdr_t *hdr, const void *data, int dst_d)
     char b[sizeof(nm_hdr_t) + NM_INLINE];
     memcpy(b, hdr, sizeof *hdr);
     memcpy(b + sizeof *hdr, data, hdr->size);
-    /* a full queue blocks the send until the peer drains it: wake the
-     * peer first too (process form: a sleeping peer delegatee naps for up
-     * to 2 ms; PiP form: for at most 50 us, or a client of it spins, and a
-     * ring here would put the read of the peer's doorbell before the
-     * message, on the latency's path) */
-    if (!nm_d.any_same)
+    int n = (int)(sizeof *hdr + hdr->size);
+    if (nm_d.any_same) {
+        /* PiP form: a sleeping peer naps for at most 50 us, or a client of
+         * it spins (a ring before the message would put the read of the
+         * peer's doorbell on the latency's path) */
+        PMPI_Send(b, n, MPI_BYTE, dst_d, TAG_MSG, nm_d.dcomm);
         nmd_ring_peer(dst_d);
-    PMPI_Send(b, (int)(sizeof *hdr + hdr->size), MPI_BYTE, dst_d, TAG_MSG,
-              nm_d.dcomm);
+        return;
+    }
+    /* Process form: the message usually leaves at once (eager); a full
+     * queue would keep it until the peer drains it, so then the peer is
+     * woken before we wait (it may sleep for up to 2 ms).  One ring, once
+     * the message is there: a ring before it would wake the peer for
+     * nothing (it goes back to sleep, and the second ring wakes it
+     * again). */
+    MPI_Request rq;
+    int done = 0;
+    PMPI_Isend(b, n, MPI_BYTE, dst_d, TAG_MSG, nm_d.dcomm, &rq);
+    PMPI_Test(&rq, &done, MPI_STATUS_IGNORE);
     nmd_ring_peer(dst_d);
+    if (!done)
+        PMPI_Wait(&rq, MPI_STATUS_IGNORE);
 }
 
 /* Client `slot`'s message h to a client of another delegatee: numbered

@@ -164,6 +164,9 @@ typedef struct {
     uint64_t zsends, drecvs; /* sends without a copy, receives in place */
     uint64_t next_id;
     int idle_adaptive;
+    /* process form: sleep after a few idle rounds (adaptive, spin); spin:
+     * poll on while all our clients sleep in a wait */
+    int quick_idle, spin_asleep;
     atomic_int more;       /* the loop goes on (set by every turn) */
     atomic_int may_sleep;  /* nothing in flight (set by every turn) */
     atomic_int sends_only; /* only sends in flight (set by every turn) */

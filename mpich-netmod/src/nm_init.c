@@ -286,8 +286,8 @@ static int env_flags(void)
             return -1;
         }
     }
-    static const char *const idle[] = {"adaptive", "poll"};
-    return env_word("MPIDELEG_DELEGATEE_IDLE", idle, 2) < 0 ? -1 : 0;
+    static const char *const idle[] = {"adaptive", "poll", "spin"};
+    return env_word("MPIDELEG_DELEGATEE_IDLE", idle, 3) < 0 ? -1 : 0;
 }
 
 int nm_layout_read(int (*parts_env)(void))

@@ -237,6 +237,11 @@ void nm_rec_put(nm_rec_t *r);
 int nm_post(unsigned op, nm_rec_t *r);
 int nm_post_async(unsigned op, nm_rec_t *r);
 void nm_rec_pull(nm_rec_t *r);
+/* Process form: a blocking standard send carried in its record returns
+ * once handed over (1: the record is the client's link's now, 0: wait for
+ * it as usual); the first error such a send met, once (MPI_SUCCESS). */
+int nm_send_defer(nm_rec_t *r);
+int nm_send_deferred_err(void);
 /* PiP form: short standard sends go to the delegatee's code in one call
  * (nm_send_short) */
 extern int nm_short_direct;

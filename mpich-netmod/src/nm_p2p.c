@@ -584,8 +584,14 @@ static int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest,
     if (mode == NM_SEND_STD && send_short(buf, count, dt, dest, tag, c) == 0)
         return MPI_SUCCESS;
     nm_op_t st = {0}, *op = &st;
-    int rc = send_start(buf, count, dt, dest, tag, c, mode, &op);
-    if (rc == MPI_SUCCESS) {
+    int rc = nm_send_deferred_err();
+    if (rc == MPI_SUCCESS)
+        rc = send_start(buf, count, dt, dest, tag, c, mode, &op);
+    if (rc == MPI_SUCCESS && mode == NM_SEND_STD && !op->tmp &&
+        nm_send_defer(op->rec)) {
+        op->rec = NULL; /* in flight: nm_client.c reclaims it */
+        nm_op_free(op);
+    } else if (rc == MPI_SUCCESS) {
         rc = nm_op_wait(op, nm_policy_blocking);
         if (rc == MPI_SUCCESS)
             rc = op->err;

@@ -88,6 +88,13 @@ for form in default process; do
     nm_2n "${form}_collb" 2 b env MPIDELEG_COLL=hier "$t/nm_coll"
     nm_same cdirect3 "${form}_collb"
 done
+# the process form with delegatees that poll while all their clients sleep
+MPIDELEG_FORM=process
+export MPIDELEG_FORM
+nm_2n spin_suite 2 a env MPIDELEG_DELEGATEE_IDLE=spin "$t/nm_suite"
+nm_same direct2 spin_suite '^delegated world'
+nm_2n spin_jacobi 2 a env MPIDELEG_DELEGATEE_IDLE=spin "$t/nm_jacobi" 64 100
+nm_same jdirect2 spin_jacobi
 unset MPIDELEG_FORM
 
 # MPI_Abort: the code is mpiexec's status, and stderr has MPICH's line only
