@@ -150,6 +150,16 @@ static void dispatch(int src, unsigned char *buf, int len)
     }
 }
 
+void fta_comm_add_failed(ftcomm_t *c, int r)
+{
+    if (r < 0 || r >= c->size)
+        return;
+    for (int j = 0; j < c->nfailed; j++)
+        if (c->failed[j] == r)
+            return;
+    c->failed[c->nfailed++] = r;
+}
+
 void fta_world_failed(int w)
 {
     if (!fta_rt.world_dead || w < 0 || w >= fta_rt.world_size ||
@@ -164,11 +174,7 @@ void fta_world_failed(int w)
         for (int r = 0; r < c->size; r++) {
             if (c->world[r] != w)
                 continue;
-            int seen = 0;
-            for (int j = 0; j < c->nfailed && !seen; j++)
-                seen = c->failed[j] == r;
-            if (!seen)
-                c->failed[c->nfailed++] = r;
+            fta_comm_add_failed(c, r);
             (void)fta_node_failed(c->node, (uint32_t)r);
         }
 }

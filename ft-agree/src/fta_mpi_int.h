@@ -59,6 +59,9 @@ FTA_HIDDEN void fta_progress(void);
 FTA_HIDDEN int fta_sends_pending(void);
 /* Wait (progressing) until *done or a failure/revocation of fc; yields. */
 FTA_HIDDEN int fta_world_dead(int world_rank);
+/* Record comm rank r of c as failed (c->failed, detection order) unless
+ * it is there already. */
+FTA_HIDDEN void fta_comm_add_failed(ftcomm_t *c, int r);
 /* World rank w failed (its detector, or an agreement decided it): every
  * registered communicator holding it records the failure; MPI_Finalize
  * then does not wait for it. */

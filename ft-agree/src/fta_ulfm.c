@@ -66,13 +66,10 @@ static int agree_start(ftcomm_t *fc, int flag, uint64_t *inst)
 static void adopt_failed(ftcomm_t *fc, const fta_decision_t *d)
 {
     for (uint32_t i = 0; i < d->nfailed; i++) {
-        int r = (int)d->failed[i], seen = 0;
+        int r = (int)d->failed[i];
         if (r < fc->size)
             fta_world_failed(fc->world[r]);
-        for (int j = 0; j < fc->nfailed && !seen; j++)
-            seen = fc->failed[j] == r;
-        if (!seen)
-            fc->failed[fc->nfailed++] = r;
+        fta_comm_add_failed(fc, r);
     }
 }
 
