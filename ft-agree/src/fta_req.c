@@ -245,11 +245,182 @@ FTA_EXPORT int MPI_Iallreduce(const void *sbuf, void *rbuf, int count,
              PMPI_Iallreduce(sbuf, rbuf, count, dt, op, comm, req));
 }
 
+/* The other nonblocking collectives of MPI-3 (every one of them on a
+ * registered communicator: a member's failure is reported as above). */
+FTA_EXPORT int MPI_Igather(const void *sbuf, int scount, MPI_Datatype sdt,
+                           void *rbuf, int rcount, MPI_Datatype rdt, int root,
+                           MPI_Comm comm, MPI_Request *req)
+{
+    NB_START(
+        comm, -1, FTA_RQ_COLL,
+        PMPI_Igather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, req),
+        PMPI_Igather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, req));
+}
+
+FTA_EXPORT int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype sdt,
+                            void *rbuf, const int rcounts[], const int displs[],
+                            MPI_Datatype rdt, int root, MPI_Comm comm,
+                            MPI_Request *req)
+{
+    NB_START(comm, -1, FTA_RQ_COLL,
+             PMPI_Igatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root,
+                           comm, req),
+             PMPI_Igatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root,
+                           comm, req));
+}
+
+FTA_EXPORT int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype sdt,
+                            void *rbuf, int rcount, MPI_Datatype rdt, int root,
+                            MPI_Comm comm, MPI_Request *req)
+{
+    NB_START(
+        comm, -1, FTA_RQ_COLL,
+        PMPI_Iscatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, req),
+        PMPI_Iscatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, req));
+}
+
+FTA_EXPORT int MPI_Iscatterv(const void *sbuf, const int scounts[],
+                             const int displs[], MPI_Datatype sdt, void *rbuf,
+                             int rcount, MPI_Datatype rdt, int root,
+                             MPI_Comm comm, MPI_Request *req)
+{
+    NB_START(comm, -1, FTA_RQ_COLL,
+             PMPI_Iscatterv(sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root,
+                            comm, req),
+             PMPI_Iscatterv(sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root,
+                            comm, req));
+}
+
+FTA_EXPORT int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype sdt,
+                              void *rbuf, int rcount, MPI_Datatype rdt,
+                              MPI_Comm comm, MPI_Request *req)
+{
+    NB_START(comm, -1, FTA_RQ_COLL,
+             PMPI_Iallgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, req),
+             PMPI_Iallgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, req));
+}
+
+FTA_EXPORT int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype sdt,
+                               void *rbuf, const int rcounts[],
+                               const int displs[], MPI_Datatype rdt,
+                               MPI_Comm comm, MPI_Request *req)
+{
+    NB_START(comm, -1, FTA_RQ_COLL,
+             PMPI_Iallgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt,
+                              comm, req),
+             PMPI_Iallgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt,
+                              comm, req));
+}
+
+FTA_EXPORT int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype sdt,
+                             void *rbuf, int rcount, MPI_Datatype rdt,
+                             MPI_Comm comm, MPI_Request *req)
+{
+    NB_START(comm, -1, FTA_RQ_COLL,
+             PMPI_Ialltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm, req),
+             PMPI_Ialltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm, req));
+}
+
+FTA_EXPORT int MPI_Ialltoallv(const void *sbuf, const int scounts[],
+                              const int sdispls[], MPI_Datatype sdt, void *rbuf,
+                              const int rcounts[], const int rdispls[],
+                              MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
+{
+    NB_START(comm, -1, FTA_RQ_COLL,
+             PMPI_Ialltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts,
+                             rdispls, rdt, comm, req),
+             PMPI_Ialltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts,
+                             rdispls, rdt, comm, req));
+}
+
+FTA_EXPORT int MPI_Ialltoallw(const void *sbuf, const int scounts[],
+                              const int sdispls[], const MPI_Datatype sdts[],
+                              void *rbuf, const int rcounts[],
+                              const int rdispls[], const MPI_Datatype rdts[],
+                              MPI_Comm comm, MPI_Request *req)
+{
+    NB_START(comm, -1, FTA_RQ_COLL,
+             PMPI_Ialltoallw(sbuf, scounts, sdispls, sdts, rbuf, rcounts,
+                             rdispls, rdts, comm, req),
+             PMPI_Ialltoallw(sbuf, scounts, sdispls, sdts, rbuf, rcounts,
+                             rdispls, rdts, comm, req));
+}
+
+FTA_EXPORT int MPI_Ireduce_scatter(const void *sbuf, void *rbuf,
+                                   const int rcounts[], MPI_Datatype dt,
+                                   MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    NB_START(comm, -1, FTA_RQ_COLL,
+             PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, req),
+             PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, req));
+}
+
+FTA_EXPORT int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf,
+                                         int rcount, MPI_Datatype dt,
+                                         MPI_Op op, MPI_Comm comm,
+                                         MPI_Request *req)
+{
+    NB_START(
+        comm, -1, FTA_RQ_COLL,
+        PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm, req),
+        PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm, req));
+}
+
+FTA_EXPORT int MPI_Iscan(const void *sbuf, void *rbuf, int count,
+                         MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                         MPI_Request *req)
+{
+    NB_START(comm, -1, FTA_RQ_COLL,
+             PMPI_Iscan(sbuf, rbuf, count, dt, op, comm, req),
+             PMPI_Iscan(sbuf, rbuf, count, dt, op, comm, req));
+}
+
+FTA_EXPORT int MPI_Iexscan(const void *sbuf, void *rbuf, int count,
+                           MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                           MPI_Request *req)
+{
+    NB_START(comm, -1, FTA_RQ_COLL,
+             PMPI_Iexscan(sbuf, rbuf, count, dt, op, comm, req),
+             PMPI_Iexscan(sbuf, rbuf, count, dt, op, comm, req));
+}
+
 FTA_EXPORT int MPI_Request_free(MPI_Request *req)
 {
     if (req)
         tdrop(*req);
     return PMPI_Request_free(req);
+}
+
+/* Whether *r completed, without freeing it (MPI_Request_get_status): a
+ * tracked request whose peer failed (a placeholder included) reports the
+ * failure in flag and status, and stays for the completion call, which
+ * reports it again and frees it. */
+FTA_EXPORT int MPI_Request_get_status(MPI_Request r, int *flag, MPI_Status *st)
+{
+    if (!flag || !tfind(r))
+        return PMPI_Request_get_status(r, flag, st);
+    fta_progress();
+    treq_t *t = tfind(r);
+    if (!t || !t->err) { /* a placeholder is complete in MPI: not asked */
+        int rc = PMPI_Request_get_status(r, flag, st);
+        if (!t || rc != MPI_SUCCESS || *flag)
+            return rc;
+    }
+    int rc = tfailed(t);
+    if (rc == 0) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    int cls = any_source_pending(t, rc) ? MPIX_ERR_PROC_FAILED_PENDING
+                                        : fta_mpi_error(MPI_COMM_NULL, rc);
+    *flag = 1;
+    if (st != MPI_STATUS_IGNORE) {
+        st->MPI_SOURCE = t->peer >= 0 ? t->peer : MPI_ANY_SOURCE;
+        st->MPI_TAG = MPI_ANY_TAG;
+        st->MPI_ERROR = cls;
+    }
+    PMPI_Comm_call_errhandler(t->comm, cls);
+    return cls;
 }
 
 /* One poll of a single request: 1 and *rcp set when it completed (or

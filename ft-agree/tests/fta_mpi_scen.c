@@ -162,6 +162,17 @@ int main(int argc, char **argv)
         return 0;
     }
 
+    /* A communicator on which only the survivors start collectives (the
+     * victims die without joining them): MPICH's test/mpi/ft nbccoll. */
+    MPI_Comm cw;
+    rc = MPI_Comm_dup(MPI_COMM_WORLD, &cw);
+    CHECK(rc == MPI_SUCCESS, "dup rc=%d", rc);
+    MPI_Comm_set_errhandler(cw, MPI_ERRORS_RETURN);
+    MPI_Request rcw[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL,
+                          MPI_REQUEST_NULL};
+    int cwin[16] = {0}, cwout[16] = {0};
+    CHECK(size <= 16, "at most 16 ranks");
+
     /* Survivors post receives from the first victim (and exchange with
      * their neighbours in the ring of survivors) while all are alive. */
     MPI_Request rwait = MPI_REQUEST_NULL, rtest = MPI_REQUEST_NULL, rall[3],
@@ -187,6 +198,14 @@ int main(int argc, char **argv)
         MPI_Irecv(&live[1], 1, MPI_INT, pred, 48, MPI_COMM_WORLD, &rany[1]);
         rc = MPI_Send(&wrank, 1, MPI_INT, succ, 48, MPI_COMM_WORLD);
         CHECK(rc == MPI_SUCCESS, "send to live succ %d rc=%d", succ, rc);
+        /* Started before any failure: they wait for the victims. */
+        rc = MPI_Ibarrier(cw, &rcw[0]);
+        CHECK(rc == MPI_SUCCESS, "ibarrier on cw: start rc=%d", rc);
+        rc = MPI_Ialltoall(cwin, 1, MPI_INT, cwout, 1, MPI_INT, cw, &rcw[1]);
+        CHECK(rc == MPI_SUCCESS, "ialltoall on cw: start rc=%d", rc);
+        rc = MPI_Igather(cwin, 1, MPI_INT, cwout, 1, MPI_INT, firsts, cw,
+                         &rcw[2]);
+        CHECK(rc == MPI_SUCCESS, "igather on cw: start rc=%d", rc);
     }
     /* Nobody dies before every survivor has posted its receives (a
      * victim dead that early is declared within two heartbeat periods by
@@ -294,6 +313,77 @@ int main(int argc, char **argv)
               rn[0] == MPI_REQUEST_NULL && rn[1] == MPI_REQUEST_NULL,
           "irecv+ibcast: waitall rc=%d statuses %d %d", rc, sts[0].MPI_ERROR,
           sts[1].MPI_ERROR);
+    /* Every other nonblocking collective, started once the failure is
+     * known; MPI_Request_get_status reports it without freeing. */
+    {
+        int a[16] = {0}, b[16] = {0}, c1[16], dsp[16];
+        MPI_Datatype ty[16];
+        for (int i = 0; i < 16; i++) {
+            c1[i] = 1;
+            dsp[i] = i;
+            ty[i] = MPI_INT;
+        }
+        int bd[16];
+        for (int i = 0; i < 16; i++)
+            bd[i] = i * (int)sizeof(int);
+        const char *name[13] = {
+            "igather",       "igatherv",      "iscatter",
+            "iscatterv",     "iallgather",    "iallgatherv",
+            "ialltoall",     "ialltoallv",    "ialltoallw",
+            "ireduce_scatter", "ireduce_scatter_block", "iscan",
+            "iexscan"};
+        for (int k = 0; k < 13; k++) {
+            MPI_Comm w = MPI_COMM_WORLD;
+            MPI_Request q = MPI_REQUEST_NULL;
+            switch (k) {
+            case 0: rc = MPI_Igather(a, 1, MPI_INT, b, 1, MPI_INT, firsts, w, &q); break;
+            case 1: rc = MPI_Igatherv(a, 1, MPI_INT, b, c1, dsp, MPI_INT, firsts, w, &q); break;
+            case 2: rc = MPI_Iscatter(a, 1, MPI_INT, b, 1, MPI_INT, firsts, w, &q); break;
+            case 3: rc = MPI_Iscatterv(a, c1, dsp, MPI_INT, b, 1, MPI_INT, firsts, w, &q); break;
+            case 4: rc = MPI_Iallgather(a, 1, MPI_INT, b, 1, MPI_INT, w, &q); break;
+            case 5: rc = MPI_Iallgatherv(a, 1, MPI_INT, b, c1, dsp, MPI_INT, w, &q); break;
+            case 6: rc = MPI_Ialltoall(a, 1, MPI_INT, b, 1, MPI_INT, w, &q); break;
+            case 7: rc = MPI_Ialltoallv(a, c1, dsp, MPI_INT, b, c1, dsp, MPI_INT, w, &q); break;
+            case 8: rc = MPI_Ialltoallw(a, c1, bd, ty, b, c1, bd, ty, w, &q); break;
+            case 9: rc = MPI_Ireduce_scatter(a, b, c1, MPI_INT, MPI_SUM, w, &q); break;
+            case 10: rc = MPI_Ireduce_scatter_block(a, b, 1, MPI_INT, MPI_SUM, w, &q); break;
+            case 11: rc = MPI_Iscan(a, b, 1, MPI_INT, MPI_SUM, w, &q); break;
+            default: rc = MPI_Iexscan(a, b, 1, MPI_INT, MPI_SUM, w, &q); break;
+            }
+            CHECK(rc == MPI_SUCCESS && q != MPI_REQUEST_NULL,
+                  "%s with a dead member: start rc=%d", name[k], rc);
+            if (k % 2 == 0) {
+                flag = 0;
+                sts[0].MPI_ERROR = -1;
+                rc = MPI_Request_get_status(q, &flag, &sts[0]);
+                CHECK(rc == MPIX_ERR_PROC_FAILED && flag &&
+                          sts[0].MPI_ERROR == MPIX_ERR_PROC_FAILED,
+                      "%s: get_status rc=%d flag=%d status %d", name[k], rc,
+                      flag, sts[0].MPI_ERROR);
+            }
+            rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
+            CHECK(rc == MPIX_ERR_PROC_FAILED && q == MPI_REQUEST_NULL,
+                  "%s with a dead member: wait rc=%d", name[k], rc);
+        }
+    }
+    /* The collectives started on cw before the failure: a barrier and an
+     * alltoall cannot complete without the victims; the gather cannot at
+     * its root (elsewhere MPI may have delivered the contribution). */
+    flag = 0;
+    rc = MPI_Request_get_status(rcw[1], &flag, MPI_STATUS_IGNORE);
+    CHECK(rc == MPIX_ERR_PROC_FAILED && flag && rcw[1] != MPI_REQUEST_NULL,
+          "pending ialltoall: get_status rc=%d flag=%d", rc, flag);
+    rc = MPI_Wait(&rcw[0], MPI_STATUS_IGNORE);
+    CHECK(rc == MPIX_ERR_PROC_FAILED && rcw[0] == MPI_REQUEST_NULL,
+          "ibarrier started before the failure: wait rc=%d", rc);
+    rc = MPI_Wait(&rcw[1], MPI_STATUS_IGNORE);
+    CHECK(rc == MPIX_ERR_PROC_FAILED && rcw[1] == MPI_REQUEST_NULL,
+          "ialltoall started before the failure: wait rc=%d", rc);
+    rc = MPI_Wait(&rcw[2], MPI_STATUS_IGNORE);
+    CHECK(rc == MPIX_ERR_PROC_FAILED ||
+              (rc == MPI_SUCCESS && wrank != firsts),
+          "igather started before the failure (root %d): wait rc=%d", firsts,
+          rc);
     CHECK(colls(MPI_COMM_WORLD, 0) == MPIX_ERR_PROC_FAILED,
           "collectives with a dead member did not fail");
     fprintf(rep,
