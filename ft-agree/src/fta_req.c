@@ -3,8 +3,9 @@
  * fta_req.c: nonblocking communication on fault-tolerant communicators and
  * the completion calls that report its failures.
  *
- * MPI_Isend, MPI_Issend, MPI_Irecv and the nonblocking collectives
- * MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce on a registered
+ * MPI_Isend, MPI_Issend, MPI_Irecv and every nonblocking collective of
+ * MPI-3 (MPI_Ibarrier ... MPI_Iexscan; not the neighbourhood ones, whose
+ * communicators with a topology are never registered) on a registered
  * communicator are remembered with their communicator and peer.  When the
  * peer (a collective: any member) is already known failed or the
  * communicator is revoked, nothing is started: the call returns
@@ -24,7 +25,9 @@
  * MPI_ERR_IN_STATUS with the class in the failed request's status (the
  * other requests of MPI_Testall, MPI_Waitany/-some and MPI_Testany/-some
  * are left alone, as MPI_ERR_PENDING in their statuses where the call
- * fills every status).  Requests not made here go straight to MPI.
+ * fills every status).  MPI_Request_get_status reports the failure the
+ * same way without freeing the request.  Requests not made here go
+ * straight to MPI.
  */
 #include <errno.h>
 #include <sched.h>

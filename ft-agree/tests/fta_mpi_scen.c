@@ -23,8 +23,12 @@
  * alltoall, reduce_scatter(_block) and scan on the old communicator fail,
  * then give the right results on the shrunk one.  Nonblocking calls
  * started after the failure is known (MPI_Isend, MPI_Irecv, MPI_Ibarrier,
- * MPI_Ibcast, MPI_Iallreduce; MPI_Isend on the revoked communicator) start
- * and report the failure (the revocation) in their completion calls.
+ * MPI_Ibcast, MPI_Iallreduce, the 13 other nonblocking collectives;
+ * MPI_Isend on the revoked communicator) start and report the failure (the
+ * revocation) in their completion calls (MPI_Request_get_status reports it
+ * without freeing).  An ibarrier, an ialltoall and an igather started by
+ * the survivors alone before any failure, on a duplicate of the world,
+ * fail once the victims die (the igather at its root: MPICH's nbccoll).
  */
 #include <signal.h>
 #include <stdio.h>
