@@ -359,14 +359,12 @@ FTA_EXPORT int MPI_Ireduce_scatter(const void *sbuf, void *rbuf,
 }
 
 FTA_EXPORT int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf,
-                                         int rcount, MPI_Datatype dt,
-                                         MPI_Op op, MPI_Comm comm,
-                                         MPI_Request *req)
+                                         int rcount, MPI_Datatype dt, MPI_Op op,
+                                         MPI_Comm comm, MPI_Request *req)
 {
-    NB_START(
-        comm, -1, FTA_RQ_COLL,
-        PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm, req),
-        PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm, req));
+    NB_START(comm, -1, FTA_RQ_COLL,
+             PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm, req),
+             PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm, req));
 }
 
 FTA_EXPORT int MPI_Iscan(const void *sbuf, void *rbuf, int count,
