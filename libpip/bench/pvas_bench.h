@@ -27,17 +27,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PVAS_MAGIC     0x50564153u /* "PVAS" */
-#define PVAS_MAXN      1024        /* most parties of one measurement */
-#define PVAS_MAXSIZES  32          /* most message sizes of one sweep */
-#define PVAS_MSG_MAX   256         /* failure message length */
-#define PVAS_LINE      64    /* cache line: flags live on lines of their own */
-#define PVAS_SPIN      20000 /* pause iterations before yielding */
-#define PVAS_BYTES_REP (16u << 20) /* bytes one way per repetition, at most */
-#define PVAS_REP_S     0.02        /* seconds per repetition, about, at most */
-#define PVAS_WARM_S    0.2         /* warm-up seconds before the first size */
-#define PVAS_BLOCKS    64 /* timed blocks of round trips per repetition, most */
-#define PVAS_BLOCK_MIN 16 /* round trips per timed block, least */
+#define PVAS_MAGIC        0x50564153u /* "PVAS" */
+#define PVAS_MAXN         1024        /* most parties of one measurement */
+#define PVAS_MAXSIZES     32          /* most message sizes of one sweep */
+#define PVAS_MSG_MAX      256         /* failure message length */
+#define PVAS_LINE         64 /* cache line: flags live on lines of their own */
+#define PVAS_SPIN         20000       /* pause iterations before yielding */
+#define PVAS_BYTES_REP    (16u << 20) /* bytes one way per repetition, at most */
+#define PVAS_REP_S        0.02 /* seconds per repetition, about, at most */
+#define PVAS_WARM_S       0.2  /* warm-up seconds before the first size */
+#define PVAS_BLOCKS       64 /* timed blocks of round trips per repetition, most */
+#define PVAS_BLOCK_MIN    16   /* round trips per timed block, least */
 #define PVAS_PREFETCH_MAX 8192 /* receivers prefetch messages up to this */
 
 /* How the parties exchange data. */
@@ -68,9 +68,9 @@ typedef struct {
     double med, min, max; /* over the repetitions' typical round trips */
     long iters;           /* round trips per repetition */
     double mean;          /* median over the repetitions of their means */
-    double csw;  /* context switches of both parties per repetition, median */
-    int quiet;   /* repetitions in which neither party was switched out */
-    int nrep;    /* repetitions (quiet is out of these) */
+    double csw; /* context switches of both parties per repetition, median */
+    int quiet;  /* repetitions in which neither party was switched out */
+    int nrep;   /* repetitions (quiet is out of these) */
 } pvas_stat_t;
 
 /* A strided layout: count blocks of blocklen bytes, stride bytes apart. */
@@ -94,13 +94,13 @@ typedef struct {
     /* Set by the driver before anyone starts. */
     uint32_t magic;
     int method, test, n;
-    int ncpu;      /* cores the parties may use (affinity mask) */
-    int spin;      /* pause iterations before yielding (0 on one core) */
-    int reps;      /* timed repetitions per size */
-    int max_iters; /* round trips per repetition, at most */
-    int nsizes;    /* sizes of the sweep */
-    int fresh;     /* sender stores to its message before each send */
-    int prefetch;  /* receivers prefetch a message before copying it */
+    int ncpu;       /* cores the parties may use (affinity mask) */
+    int spin;       /* pause iterations before yielding (0 on one core) */
+    int reps;       /* timed repetitions per size */
+    int max_iters;  /* round trips per repetition, at most */
+    int nsizes;     /* sizes of the sweep */
+    int fresh;      /* sender stores to its message before each send */
+    int prefetch;   /* receivers prefetch a message before copying it */
     int flags_only; /* ping-pongs move no data: the notification's cost */
     size_t size[PVAS_MAXSIZES];
     size_t block;   /* a2a block; nc block length */
@@ -115,7 +115,7 @@ typedef struct {
     volatile int release;    /* driver/root -> parties: measured, exit now */
     volatile int more;       /* rank 0 -> rank 1: one more warm-up round */
     volatile long cur_iters; /* rank 0 -> rank 1: round trips per repetition */
-    volatile long peer_csw;  /* rank 1 -> rank 0: its switches in a repetition */
+    volatile long peer_csw; /* rank 1 -> rank 0: its switches in a repetition */
     volatile int fail;
     char failmsg[PVAS_MSG_MAX];
     /* What the parties publish for the CMA method. */

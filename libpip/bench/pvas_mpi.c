@@ -172,8 +172,7 @@ static void sweep(int nc, size_t lo, size_t hi, size_t block, int reps,
         for (int r = 0; r < reps; r++) {
             long both = 0;
             w = rounds(&s, &d, &msg, count, st, dt, iters);
-            MPI_Reduce(&w.csw, &both, 1, MPI_LONG, MPI_SUM, 0,
-                       MPI_COMM_WORLD);
+            MPI_Reduce(&w.csw, &both, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
             t[r] = w.typ * 1e6 / 2;
             mean[r] = w.secs * 1e6 / (double)iters / 2;
             csw[r] = (double)both;
@@ -193,9 +192,9 @@ static void sweep(int nc, size_t lo, size_t hi, size_t block, int reps,
         }
         if (rank == 0) {
             pvas_stat_t x = pvas_stat(t, reps, iters);
-            printf("%s %zu %ld %.4f %.4f %.4f %.4f %.1f %d\n",
-                   nc ? "nc" : "pp", size, x.iters, x.med, x.min, x.max,
-                   pvas_median(mean, reps), pvas_median(csw, reps), quiet);
+            printf("%s %zu %ld %.4f %.4f %.4f %.4f %.1f %d\n", nc ? "nc" : "pp",
+                   size, x.iters, x.med, x.min, x.max, pvas_median(mean, reps),
+                   pvas_median(csw, reps), quiet);
             fflush(stdout);
         }
     }

@@ -186,8 +186,8 @@ static void pp_every_size(FILE *f, const pvas_results_t *r, int m)
                  y->nrep);
         fprintf(f, "%9s %9.3f %9.3f %6.2fx %13s %6.2fx %6.2fx %17s  %s\n", sz,
                 x->med, y->med, pp_ratio(r, m, i), won,
-                x->mean > 0 ? y->mean / x->mean : 0, r->pp_pair_mean[m][i],
-                qr, side_name(pp_side(r, m, i)));
+                x->mean > 0 ? y->mean / x->mean : 0, r->pp_pair_mean[m][i], qr,
+                side_name(pp_side(r, m, i)));
     }
 }
 
