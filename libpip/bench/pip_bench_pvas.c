@@ -95,7 +95,7 @@ static pvas_ctl_t *seg_new(int test, int method, int n, const size_t *sizes,
         c->size[i] = sizes[i];
     c->block = block;
     c->fresh = opt.fresh;
-    c->prefetch = !opt.no_prefetch;
+    c->prefetch = opt.prefetch;
     c->flags_only = opt.flags_only;
     c->timeout = opt.timeout;
     c->data_off = off;
@@ -490,10 +490,10 @@ static void usage(FILE *f)
            "line of its\n"
            "                      message before each send (default: "
            "unchanged buffers, as IMB)\n"
-           "  --no-prefetch       ping-pongs: the receiver (pip, shm) copies "
-           "with memcpy\n"
-           "                      alone (default: it prefetches messages up "
-           "to 8 KiB first)\n"
+           "  --prefetch          ping-pongs: the receivers (pip, shm) "
+           "prefetch a message of\n"
+           "                      up to 8 KiB before memcpy (default: memcpy "
+           "alone)\n"
            "  --flags-only        ping-pongs move no data, only the flags: "
            "the floor of\n"
            "                      pip, shm and cma (no MPICH, no data "
@@ -536,7 +536,7 @@ int main(int argc, char **argv)
         {"mpi-run", required_argument, NULL, 'R'},
         {"no-mpi", no_argument, NULL, 'N'},
         {"fresh", no_argument, NULL, 'F'},
-        {"no-prefetch", no_argument, NULL, 'Q'},
+        {"prefetch", no_argument, NULL, 'Q'},
         {"flags-only", no_argument, NULL, 'Z'},
         {"timeout", required_argument, NULL, 'T'},
         {"csv", required_argument, NULL, 'c'},
@@ -610,7 +610,7 @@ int main(int argc, char **argv)
             opt.fresh = 1;
             break;
         case 'Q':
-            opt.no_prefetch = 1;
+            opt.prefetch = 1;
             break;
         case 'Z':
             opt.flags_only = 1;
@@ -682,7 +682,7 @@ int main(int argc, char **argv)
     r.max_iters = opt.max_iters;
     r.pip_mode = opt.pip_mode;
     r.fresh = opt.fresh;
-    r.prefetch = !opt.no_prefetch;
+    r.prefetch = opt.prefetch;
     r.flags_only = opt.flags_only;
     r.did_pp = opt.do_pp;
     r.did_nc = opt.do_nc;

@@ -375,7 +375,9 @@ static inline void pvas_vec_copy(const pvas_vec_t *d, const pvas_vec_t *s)
  * PVAS_PREFETCH_MAX bytes, it first asks for every line of the source, so
  * that all the transfers from the other core's cache are in flight at
  * once; memcpy alone requests them a few at a time (between its stores).
- * Larger messages are left to memcpy and the hardware prefetchers.
+ * Larger messages are left to memcpy and the hardware prefetchers.  Off
+ * unless --prefetch: on this machine it did not change the comparison
+ * (libpip/bench/RESULTS.md).
  */
 static inline void pvas_copy_in(void *d, const void *s, size_t n, int prefetch)
 {

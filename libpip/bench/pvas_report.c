@@ -267,11 +267,8 @@ void pvas_report_table(FILE *f, const pvas_results_t *r)
         if (r->prefetch)
             fprintf(f,
                     "receivers (pip, shm-2copy): prefetch a message of up to "
-                    "%d bytes, then memcpy (--no-prefetch: memcpy alone)\n",
+                    "%d bytes, then memcpy (--prefetch)\n",
                     PVAS_PREFETCH_MAX);
-        else
-            fprintf(f, "receivers (pip, shm-2copy): memcpy alone "
-                       "(--no-prefetch)\n");
         if (r->flags_only)
             fprintf(f, "--flags-only: NO DATA MOVED, only the flags (the "
                        "floor of every method; sizes are labels only)\n");

@@ -78,9 +78,9 @@ rc=$?
 [ $rc -eq 0 ] || fail "thread mode: pip_bench_pvas exited with status $rc"
 grep -Eq '^ +64 B +[0-9]+\.[0-9]+ ' "$tmp/out.txt" || fail "thread mode: no 64 B row"
 
-# The floor (no data moved) and the receivers without prefetch: they run.
+# The floor (no data moved) and the prefetching receivers: they run.
 timeout 100 "$prog" --only pp --sizes 8:64 -r 2 --rounds 1 --max-iters 10 --timeout 60 \
-    --flags-only --no-prefetch --no-mpi >"$tmp/out.txt" 2>"$tmp/err.txt"
+    --flags-only --prefetch --no-mpi >"$tmp/out.txt" 2>"$tmp/err.txt"
 rc=$?
 [ $rc -eq 0 ] || fail "--flags-only: pip_bench_pvas exited with status $rc"
 grep -q 'NO DATA MOVED' "$tmp/out.txt" || fail "--flags-only: not said in the table"
