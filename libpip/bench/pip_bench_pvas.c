@@ -472,7 +472,8 @@ static void usage(FILE *f)
            "  --a2a-block B       all-to-all block per pair (default 4K)\n"
            "  -r, --reps R        timed repetitions per size (default 7)\n"
            "  --rounds K          ping-pong sweeps of every method, "
-           "interleaved (default 3)\n"
+           "interleaved (default 9;\n"
+           "                      a verdict needs 5 or more)\n"
            "  --max-iters N       round trips per repetition, at most "
            "(default 2000)\n"
            "  --only LIST         pp,a2a,nc (default: all three)\n"
@@ -556,7 +557,7 @@ int main(int argc, char **argv)
     opt.a2a_block = 4096;
     parse_nlist("2,4,8,16,32,64");
     opt.reps = 7;
-    opt.rounds = 3;
+    opt.rounds = 9;
     opt.max_iters = 2000;
     opt.timeout = 600;
     opt.do_pp = opt.do_a2a = opt.do_nc = 1;

@@ -130,27 +130,49 @@ static double pp_ratio(const pvas_results_t *r, int m, int i)
     return p > 0 ? r->pp[m].st[i].med / p : 0;
 }
 
+/* Rounds a verdict needs: with fewer, no outcome of a sign test is
+ * significant at PVAS_SIGN_P. */
+#define PVAS_MIN_ROUNDS 5
+#define PVAS_SIGN_P     0.05
+
+/* P(X <= k) for X binomial(n, 1/2): the sign test's one-sided p-value. */
+static double sign_p(int k, int n)
+{
+    double c = 1, sum = 0;
+    for (int i = 0; i <= k && i <= n; i++) {
+        sum += c;
+        c = c * (n - i) / (i + 1);
+    }
+    return sum / pow(2.0, n);
+}
+
 /*
  * The verdict at size i against baseline m: 1 pip faster (the ratio of the
- * medians and the paired ratio at least 1.00, and pip not slower in most
- * rounds), -1 pip slower (both ratios below 1.00, and pip slower in most
- * rounds), 0 a tie (the measures disagree: the difference is within what
- * this machine's noise moves).
+ * medians and the paired ratio at least 1.00, and pip not slower in so
+ * many rounds that chance would do it with probability < PVAS_SIGN_P),
+ * -1 pip slower (both ratios below 1.00, and pip slower in as many rounds
+ * by the same test), 0 a tie (no significant difference), 2 not judged
+ * (fewer than PVAS_MIN_ROUNDS rounds).
  */
 static int pp_side(const pvas_results_t *r, int m, int i)
 {
     double q = pp_ratio(r, m, i), pq = r->pp_pair[m][i];
     int won = r->pp_won[m][i], n = r->pp_npair[m];
-    if (q >= 1.0 && pq >= 1.0 && 2 * won > n)
+    if (n < PVAS_MIN_ROUNDS)
+        return 2;
+    if (q >= 1.0 && pq >= 1.0 && sign_p(n - won, n) < PVAS_SIGN_P)
         return 1;
-    if (q < 1.0 && pq < 1.0 && 2 * won < n)
+    if (q < 1.0 && pq < 1.0 && sign_p(won, n) < PVAS_SIGN_P)
         return -1;
     return 0;
 }
 
 static const char *side_name(int v)
 {
-    return v > 0 ? "pip faster" : v < 0 ? "pip SLOWER" : "tie";
+    return v == 2  ? "not judged"
+           : v > 0 ? "pip faster"
+           : v < 0 ? "pip SLOWER"
+                   : "tie";
 }
 
 /*
@@ -172,8 +194,10 @@ static void pp_every_size(FILE *f, const pvas_results_t *r, int m)
             "pip, >1: pip faster;\n   paired: median over the rounds of "
             "each round's ratio, (rounds pip not slower); mean, pmean: the "
             "same of the\n   repetitions' means, preemptions included; "
-            "quiet: repetitions no party was switched out in, pip and %s)\n",
-            mname[m], mname[m], mname[m]);
+            "quiet: repetitions no party was switched out in, pip and %s;\n"
+            "   verdict: faster or SLOWER when both ratios say so and the "
+            "rounds do too (sign test, p < %.2f), else tie)\n",
+            mname[m], mname[m], mname[m], PVAS_SIGN_P);
     fprintf(f, "%9s %9s %9s %7s %13s %7s %7s %17s  %s\n", "size", "pip",
             mname[m], "ratio", "paired", "mean", "pmean", "quiet", "verdict");
     for (int i = 0; i < r->npp; i++) {
@@ -200,6 +224,13 @@ static void pp_any_size(FILE *f, const pvas_results_t *r, int m)
         fprintf(f, "not measured\n");
         return;
     }
+    if (n < PVAS_MIN_ROUNDS) {
+        fprintf(f,
+                "not judged (%d round(s); a verdict needs %d or more: "
+                "--rounds)\n",
+                n, PVAS_MIN_ROUNDS);
+        return;
+    }
     int lo = 0, cnt[3] = {0, 0, 0};
     for (int i = 0; i < r->npp; i++) {
         double q = pp_ratio(r, m, i), pq = r->pp_pair[m][i];
@@ -210,9 +241,9 @@ static void pp_any_size(FILE *f, const pvas_results_t *r, int m)
     char sz[32];
     fmt_size(sz, sizeof(sz), r->pp_size[lo]);
     fprintf(f,
-            "%s (of %d sizes: pip faster at %d, tie at %d, pip slower at %d; "
-            "lowest at %s: %.2fx, paired %.2fx)\n",
-            cnt[0] == 0 ? "YES" : "NO", r->npp, cnt[2], cnt[1], cnt[0], sz,
+            "%s (of %d sizes in %d rounds: pip faster at %d, tie at %d, pip "
+            "slower at %d; lowest at %s: %.2fx, paired %.2fx)\n",
+            cnt[0] == 0 ? "YES" : "NO", r->npp, n, cnt[2], cnt[1], cnt[0], sz,
             pp_ratio(r, m, lo), r->pp_pair[m][lo]);
 }
 

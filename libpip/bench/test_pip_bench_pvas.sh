@@ -45,9 +45,10 @@ done
 grep -Eq '^ +8 B +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ ' "$tmp/out.txt" ||
     fail "no numeric 8 B row"
 # The per-size verdict: a row per size, and the summary line.
-[ "$(grep -Ec '(pip faster|tie|pip SLOWER)$' "$tmp/out.txt")" -eq 8 ] ||
+# One round: too few for a verdict, and it says so.
+[ "$(grep -Ec '(pip faster|tie|pip SLOWER|not judged)$' "$tmp/out.txt")" -eq 8 ] ||
     fail "not 8 per-size verdict rows"
-grep -Eq '^pip not slower than shm-2copy at any size: (YES|NO) \(of 8 sizes' \
+grep -Eq '^pip not slower than shm-2copy at any size: not judged \(1 round' \
     "$tmp/out.txt" || fail "no verdict line"
 grep -Eq '^ +2 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ ' \
     "$tmp/out.txt" || fail "no numeric N=2 footprint row"
@@ -79,11 +80,14 @@ rc=$?
 grep -Eq '^ +64 B +[0-9]+\.[0-9]+ ' "$tmp/out.txt" || fail "thread mode: no 64 B row"
 
 # The floor (no data moved) and the prefetching receivers: they run.
-timeout 100 "$prog" --only pp --sizes 8:64 -r 2 --rounds 1 --max-iters 10 --timeout 60 \
+# Five rounds: a verdict (its outcome is not judged here).
+timeout 100 "$prog" --only pp --sizes 8:64 -r 2 --rounds 5 --max-iters 10 --timeout 60 \
     --flags-only --prefetch --no-mpi >"$tmp/out.txt" 2>"$tmp/err.txt"
 rc=$?
 [ $rc -eq 0 ] || fail "--flags-only: pip_bench_pvas exited with status $rc"
 grep -q 'NO DATA MOVED' "$tmp/out.txt" || fail "--flags-only: not said in the table"
+grep -Eq '^pip not slower than shm-2copy at any size: (YES|NO) \(of 4 sizes in 5 rounds' \
+    "$tmp/out.txt" || fail "--flags-only: no verdict after 5 rounds"
 
 # Bad arguments: a one-line error and a non-zero status.
 "$prog" --sizes 8:x >"$tmp/out.txt" 2>"$tmp/err.txt" && fail "bad --sizes accepted"
