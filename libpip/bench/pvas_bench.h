@@ -37,7 +37,6 @@
 #define PVAS_REP_S        0.02 /* seconds per repetition, about, at most */
 #define PVAS_WARM_S       0.2  /* warm-up seconds before the first size */
 #define PVAS_BLOCKS       64 /* timed blocks of round trips per repetition, most */
-#define PVAS_BLOCK_MIN    16   /* round trips per timed block, least */
 #define PVAS_PREFETCH_MAX 8192 /* receivers prefetch messages up to this */
 
 /* How the parties exchange data. */
@@ -58,9 +57,9 @@ enum {
 
 /*
  * One size over the repetitions (us, one way).  A repetition's time is its
- * typical round trip: the median over its timed blocks (PVAS_BLOCKS of
- * them, each PVAS_BLOCK_MIN round trips or more), so that a party preempted
- * by another program (a time slice: milliseconds) costs one block, not the
+ * typical round trip: the median over its timed blocks (at most
+ * PVAS_BLOCKS of them, pvas_block_len), so that a party preempted by
+ * another program (a time slice: milliseconds) costs one block, not the
  * repetition.  `mean` is what IMB reports (the repetition's time over its
  * round trips, preemptions included), for comparison.
  */
@@ -271,15 +270,17 @@ static inline long pvas_iters(size_t size, int max_iters)
     return it;
 }
 
-/* Round trips per timed block of a repetition of `iters` round trips:
- * at most PVAS_BLOCKS blocks, each long enough that reading the clock
- * costs well under a nanosecond per message. */
+/*
+ * Round trips per timed block of a repetition of `iters` round trips: at
+ * most PVAS_BLOCKS blocks.  Small messages have the most round trips
+ * (--max-iters, 2000 by default: 32 a block, so the clock read costs well
+ * under a nanosecond a message); large ones few (16 MiB one way at most:
+ * 16 at 1 MiB), timed one by one, so that a preemption costs one of them.
+ */
 static inline long pvas_block_len(long iters)
 {
     long k = (iters + PVAS_BLOCKS - 1) / PVAS_BLOCKS;
-    if (k < PVAS_BLOCK_MIN)
-        k = PVAS_BLOCK_MIN;
-    return k < iters ? k : iters;
+    return k > 0 ? k : 1;
 }
 
 /* Context switches of the calling thread so far: preempted, yielded the
