@@ -95,6 +95,8 @@ static pvas_ctl_t *seg_new(int test, int method, int n, const size_t *sizes,
         c->size[i] = sizes[i];
     c->block = block;
     c->fresh = opt.fresh;
+    c->prefetch = opt.prefetch;
+    c->flags_only = opt.flags_only;
     c->timeout = opt.timeout;
     c->data_off = off;
     c->data_len = data_len;
@@ -279,11 +281,12 @@ static void run_a2a(pvas_a2a_row_t *row)
  * every other round runs the own methods in the reverse order (pip, shm,
  * cma; then cma, shm, pip), so that none always runs first after a pause
  * or last before MPICH's launch.  Per size: the median of the rounds'
- * medians, the min of their minima and the max of their maxima.
+ * medians (typical round trips, means, context switches), the min of their
+ * minima, the max of their maxima, the quiet repetitions of all rounds.
  */
 static void combine(pvas_series_t *out, pvas_series_t *in, int k, int ns)
 {
-    double v[100];
+    double v[100], mv[100], cv[100];
     *out = in[0];
     for (int j = 0; j < k; j++)
         if (!in[j].ok) {
@@ -291,14 +294,23 @@ static void combine(pvas_series_t *out, pvas_series_t *in, int k, int ns)
             return;
         }
     for (int i = 0; i < ns; i++) {
+        pvas_stat_t *o = &out->st[i];
+        o->quiet = o->nrep = 0;
         for (int j = 0; j < k; j++) {
-            v[j] = in[j].st[i].med;
-            if (in[j].st[i].min < out->st[i].min)
-                out->st[i].min = in[j].st[i].min;
-            if (in[j].st[i].max > out->st[i].max)
-                out->st[i].max = in[j].st[i].max;
+            const pvas_stat_t *x = &in[j].st[i];
+            v[j] = x->med;
+            mv[j] = x->mean;
+            cv[j] = x->csw;
+            o->quiet += x->quiet;
+            o->nrep += x->nrep;
+            if (x->min < o->min)
+                o->min = x->min;
+            if (x->max > o->max)
+                o->max = x->max;
         }
-        out->st[i].med = pvas_stat(v, k, 0).med;
+        o->med = pvas_median(v, k);
+        o->mean = pvas_median(mv, k);
+        o->csw = pvas_median(cv, k);
     }
 }
 
@@ -306,23 +318,27 @@ static void combine(pvas_series_t *out, pvas_series_t *in, int k, int ns)
  * The paired comparison of the ping-pong: in each round where both ran,
  * baseline m's median over pip's at every size (the two measured seconds
  * apart, so a slow drift of the machine's load cancels out); per size the
- * median of those ratios and the rounds with a ratio >= 1.
+ * median of those ratios and the rounds with a ratio >= 1.  The same for
+ * the repetitions' means (preemptions included), for comparison.
  */
 static void pair_ratios(pvas_results_t *r, const pvas_series_t *pp, int k)
 {
-    double v[100];
+    double v[100], mv[100];
     for (int m = 1; m < PVAS_M_COUNT; m++) {
         const pvas_series_t *b = &pp[m * k];
         for (int i = 0; i < r->npp; i++) {
             int n = 0, won = 0;
             for (int j = 0; j < k; j++)
-                if (pp[j].ok && b[j].ok && pp[j].st[i].med > 0) {
+                if (pp[j].ok && b[j].ok && pp[j].st[i].med > 0 &&
+                    pp[j].st[i].mean > 0) {
+                    mv[n] = b[j].st[i].mean / pp[j].st[i].mean;
                     v[n] = b[j].st[i].med / pp[j].st[i].med;
                     won += v[n++] >= 1.0;
                 }
             r->pp_npair[m] = n;
             r->pp_won[m][i] = won;
-            r->pp_pair[m][i] = n > 0 ? pvas_stat(v, n, 0).med : 0;
+            r->pp_pair[m][i] = pvas_median(v, n);
+            r->pp_pair_mean[m][i] = pvas_median(mv, n);
         }
     }
 }
@@ -456,7 +472,8 @@ static void usage(FILE *f)
            "  --a2a-block B       all-to-all block per pair (default 4K)\n"
            "  -r, --reps R        timed repetitions per size (default 7)\n"
            "  --rounds K          ping-pong sweeps of every method, "
-           "interleaved (default 3)\n"
+           "interleaved (default 9;\n"
+           "                      a verdict needs 5 or more)\n"
            "  --max-iters N       round trips per repetition, at most "
            "(default 2000)\n"
            "  --only LIST         pp,a2a,nc (default: all three)\n"
@@ -474,6 +491,14 @@ static void usage(FILE *f)
            "line of its\n"
            "                      message before each send (default: "
            "unchanged buffers, as IMB)\n"
+           "  --prefetch          ping-pongs: the receivers (pip, shm) "
+           "prefetch a message of\n"
+           "                      up to 8 KiB before memcpy (default: memcpy "
+           "alone)\n"
+           "  --flags-only        ping-pongs move no data, only the flags: "
+           "the floor of\n"
+           "                      pip, shm and cma (no MPICH, no data "
+           "check)\n"
            "  --timeout SEC       bound of each measurement (default 600)\n"
            "  --csv FILE          also write the results as CSV\n"
            "  --plot DIR          write gnuplot data, script and SVG plots "
@@ -512,6 +537,8 @@ int main(int argc, char **argv)
         {"mpi-run", required_argument, NULL, 'R'},
         {"no-mpi", no_argument, NULL, 'N'},
         {"fresh", no_argument, NULL, 'F'},
+        {"prefetch", no_argument, NULL, 'Q'},
+        {"flags-only", no_argument, NULL, 'Z'},
         {"timeout", required_argument, NULL, 'T'},
         {"csv", required_argument, NULL, 'c'},
         {"plot", required_argument, NULL, 'p'},
@@ -530,7 +557,7 @@ int main(int argc, char **argv)
     opt.a2a_block = 4096;
     parse_nlist("2,4,8,16,32,64");
     opt.reps = 7;
-    opt.rounds = 3;
+    opt.rounds = 9;
     opt.max_iters = 2000;
     opt.timeout = 600;
     opt.do_pp = opt.do_a2a = opt.do_nc = 1;
@@ -582,6 +609,12 @@ int main(int argc, char **argv)
             break;
         case 'F':
             opt.fresh = 1;
+            break;
+        case 'Q':
+            opt.prefetch = 1;
+            break;
+        case 'Z':
+            opt.flags_only = 1;
             break;
         case 'T':
             opt.timeout = parse_int(optarg, "--timeout", 1, 86400);
@@ -650,6 +683,8 @@ int main(int argc, char **argv)
     r.max_iters = opt.max_iters;
     r.pip_mode = opt.pip_mode;
     r.fresh = opt.fresh;
+    r.prefetch = opt.prefetch;
+    r.flags_only = opt.flags_only;
     r.did_pp = opt.do_pp;
     r.did_nc = opt.do_nc;
     r.did_a2a = opt.do_a2a;

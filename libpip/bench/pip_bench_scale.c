@@ -370,9 +370,9 @@ int main(int argc, char **argv)
                      "rss_ratio_vs_posix_spawn,reps,spawn_reap_us_per_task,"
                      "pss_kib_per_task,spawn_reap_ratio_vs_posix_spawn,"
                      "pss_ratio_vs_posix_spawn\n");
-    printf("%-15s %6s %11s %11s %10s %10s %9s %8s %8s %8s\n", "method",
-           "tasks", "spawn us/t", "sp+reap/t", "RSS KiB/t", "PSS KiB/t",
-           "PTE KiB/t", "spawn x", "s+r x", "PSS x");
+    printf("%-15s %6s %11s %11s %10s %10s %9s %8s %8s %8s\n", "method", "tasks",
+           "spawn us/t", "sp+reap/t", "RSS KiB/t", "PSS KiB/t", "PTE KiB/t",
+           "spawn x", "s+r x", "PSS x");
     double *sp = calloc((size_t)reps, sizeof(double));
     double *rs = calloc((size_t)reps, sizeof(double));
     double *pt = calloc((size_t)reps, sizeof(double));
@@ -419,8 +419,8 @@ int main(int argc, char **argv)
                         "%s,%d,%.2f,%.2f,%.3f,%.4f,%.4f,%d,%.2f,%.2f,%.4f,"
                         "%.4f\n",
                         kind_name[k], ns[i], med[k][i][0], med[k][i][1],
-                        med[k][i][2], sx, rx, reps, med[k][i][3],
-                        med[k][i][4], srx, px);
+                        med[k][i][2], sx, rx, reps, med[k][i][3], med[k][i][4],
+                        srx, px);
         }
         fflush(stdout);
     }
@@ -435,8 +435,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < K_COUNT; k++) {
             for (int i = 0; i < npts; i++)
                 if (med[k][i][0] >= 0)
-                    fprintf(d, "%d %f %f\n", ns[i], med[k][i][0],
-                            med[k][i][1]);
+                    fprintf(d, "%d %f %f\n", ns[i], med[k][i][0], med[k][i][1]);
             fprintf(d, "\n\n");
         }
         fclose(d);

@@ -21,20 +21,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
-#define PVAS_MAGIC     0x50564153u /* "PVAS" */
-#define PVAS_MAXN      1024        /* most parties of one measurement */
-#define PVAS_MAXSIZES  32          /* most message sizes of one sweep */
-#define PVAS_MSG_MAX   256         /* failure message length */
-#define PVAS_LINE      64    /* cache line: flags live on lines of their own */
-#define PVAS_SPIN      20000 /* pause iterations before yielding */
-#define PVAS_BYTES_REP (16u << 20) /* bytes one way per repetition, at most */
-#define PVAS_REP_S     0.02        /* seconds per repetition, about, at most */
-#define PVAS_WARM_S    0.2         /* warm-up seconds before the first size */
+#define PVAS_MAGIC        0x50564153u /* "PVAS" */
+#define PVAS_MAXN         1024        /* most parties of one measurement */
+#define PVAS_MAXSIZES     32          /* most message sizes of one sweep */
+#define PVAS_MSG_MAX      256         /* failure message length */
+#define PVAS_LINE         64 /* cache line: flags live on lines of their own */
+#define PVAS_SPIN         20000       /* pause iterations before yielding */
+#define PVAS_BYTES_REP    (16u << 20) /* bytes one way per repetition, at most */
+#define PVAS_REP_S        0.02 /* seconds per repetition, about, at most */
+#define PVAS_WARM_S       0.2  /* warm-up seconds before the first size */
+#define PVAS_BLOCKS       64 /* timed blocks of round trips per repetition, most */
+#define PVAS_PREFETCH_MAX 8192 /* receivers prefetch messages up to this */
 
 /* How the parties exchange data. */
 enum {
@@ -52,10 +55,21 @@ enum {
     PVAS_T_NC   /* ping-pong of strided (vector) messages */
 };
 
-/* Median, min and max of one size over the repetitions (us, one way). */
+/*
+ * One size over the repetitions (us, one way).  A repetition's time is its
+ * typical round trip: the median over its timed blocks (at most
+ * PVAS_BLOCKS of them, pvas_block_len), so that a party preempted by
+ * another program (a time slice: milliseconds) costs one block, not the
+ * repetition.  `mean` is what IMB reports (the repetition's time over its
+ * round trips, preemptions included), for comparison.
+ */
 typedef struct {
-    double med, min, max;
-    long iters;
+    double med, min, max; /* over the repetitions' typical round trips */
+    long iters;           /* round trips per repetition */
+    double mean;          /* median over the repetitions of their means */
+    double csw; /* context switches of both parties per repetition, median */
+    int quiet;  /* repetitions in which neither party was switched out */
+    int nrep;   /* repetitions (quiet is out of these) */
 } pvas_stat_t;
 
 /* A strided layout: count blocks of blocklen bytes, stride bytes apart. */
@@ -79,12 +93,14 @@ typedef struct {
     /* Set by the driver before anyone starts. */
     uint32_t magic;
     int method, test, n;
-    int ncpu;      /* cores the parties may use (affinity mask) */
-    int spin;      /* pause iterations before yielding (0 on one core) */
-    int reps;      /* timed repetitions per size */
-    int max_iters; /* round trips per repetition, at most */
-    int nsizes;    /* sizes of the sweep */
-    int fresh;     /* sender stores to its message before each send */
+    int ncpu;       /* cores the parties may use (affinity mask) */
+    int spin;       /* pause iterations before yielding (0 on one core) */
+    int reps;       /* timed repetitions per size */
+    int max_iters;  /* round trips per repetition, at most */
+    int nsizes;     /* sizes of the sweep */
+    int fresh;      /* sender stores to its message before each send */
+    int prefetch;   /* receivers prefetch a message before copying it */
+    int flags_only; /* ping-pongs move no data: the notification's cost */
     size_t size[PVAS_MAXSIZES];
     size_t block;   /* a2a block; nc block length */
     double timeout; /* seconds any wait may take */
@@ -98,6 +114,7 @@ typedef struct {
     volatile int release;    /* driver/root -> parties: measured, exit now */
     volatile int more;       /* rank 0 -> rank 1: one more warm-up round */
     volatile long cur_iters; /* rank 0 -> rank 1: round trips per repetition */
+    volatile long peer_csw; /* rank 1 -> rank 0: its switches in a repetition */
     volatile int fail;
     char failmsg[PVAS_MSG_MAX];
     /* What the parties publish for the CMA method. */
@@ -253,16 +270,48 @@ static inline long pvas_iters(size_t size, int max_iters)
     return it;
 }
 
+/*
+ * Round trips per timed block of a repetition of `iters` round trips: at
+ * most PVAS_BLOCKS blocks.  Small messages have the most round trips
+ * (--max-iters, 2000 by default: 32 a block, so the clock read costs well
+ * under a nanosecond a message); large ones few (16 MiB one way at most:
+ * 16 at 1 MiB), timed one by one, so that a preemption costs one of them.
+ */
+static inline long pvas_block_len(long iters)
+{
+    long k = (iters + PVAS_BLOCKS - 1) / PVAS_BLOCKS;
+    return k > 0 ? k : 1;
+}
+
+/* Context switches of the calling thread so far: preempted, yielded the
+ * core (sched_yield that switched) or blocked. */
+static inline long pvas_csw(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+        return 0;
+    return ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
 static inline int pvas_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
-/* Median/min/max of v[0..n) (sorts v). */
+/* Median of v[0..n) (sorts v; 0 if n is 0). */
+static inline double pvas_median(double *v, int n)
+{
+    if (n <= 0)
+        return 0;
+    qsort(v, (size_t)n, sizeof(double), pvas_cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Median/min/max of v[0..n) (sorts v); the other fields zero. */
 static inline pvas_stat_t pvas_stat(double *v, int n, long iters)
 {
-    pvas_stat_t s;
+    pvas_stat_t s = {0};
     qsort(v, (size_t)n, sizeof(double), pvas_cmp_double);
     s.med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     s.min = v[0];
@@ -319,6 +368,27 @@ static inline void pvas_vec_copy(const pvas_vec_t *d, const pvas_vec_t *s)
             soff = 0;
         }
     }
+}
+
+/*
+ * A receiver's copy of a message another core has just written (the
+ * sender's buffer for pip, the shm slot for shm-2copy).  Up to
+ * PVAS_PREFETCH_MAX bytes, it first asks for every line of the source, so
+ * that all the transfers from the other core's cache are in flight at
+ * once; memcpy alone requests them a few at a time (between its stores).
+ * Larger messages are left to memcpy and the hardware prefetchers.  Off
+ * unless --prefetch: on this machine it did not change the comparison
+ * (libpip/bench/RESULTS.md).
+ */
+static inline void pvas_copy_in(void *d, const void *s, size_t n, int prefetch)
+{
+    if (prefetch && n > 0 && n <= PVAS_PREFETCH_MAX) {
+        const char *c = (const char *)s;
+        for (size_t j = 0; j < n; j += PVAS_LINE)
+            __builtin_prefetch(c + j, 0, 3);
+        __builtin_prefetch(c + n - 1, 0, 3);
+    }
+    memcpy(d, s, n);
 }
 
 /* Pack layout s into contiguous p; unpack contiguous p into layout d. */

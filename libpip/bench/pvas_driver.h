@@ -15,7 +15,7 @@ struct pvas_opts {
     int a2a_n[PVAS_A2A_MAX], na2a;
     int reps, max_iters, rounds;
     double timeout;
-    int do_pp, do_a2a, do_nc, no_mpi, fresh;
+    int do_pp, do_a2a, do_nc, no_mpi, fresh, prefetch, flags_only;
     const char *csv, *plot, *task, *mpi_prog, *mpi_run, *pip_mode;
     char self[PATH_MAX];
 };

@@ -14,9 +14,12 @@
  * itself to its own core when there are two.  FRESH 1: the sender stores to
  * every cache line of its message before each send (--fresh).
  *
- * Rank 0 prints one line per size on stdout:
- *   pp SIZE ITERS MEDIAN_US MIN_US MAX_US      (one-way time)
- *   nc TOTAL ITERS MEDIAN_US MIN_US MAX_US
+ * Rank 0 prints one line per size on stdout (one-way times over the
+ * repetitions' typical round trips, as pvas_task measures them; MEAN_US
+ * the median of the repetitions' means; CSW both ranks' context switches
+ * per repetition, median; QUIET the repetitions with none):
+ *   pp SIZE ITERS MEDIAN_US MIN_US MAX_US MEAN_US CSW QUIET
+ *   nc TOTAL ITERS MEDIAN_US MIN_US MAX_US MEAN_US CSW QUIET
  * and "ok" at the end; any error aborts the job with a message.
  */
 #include <mpi.h>
@@ -41,33 +44,60 @@ static size_t arg_size(const char *s)
     return (size_t)v;
 }
 
-/* `iters` round trips of one message each way (after one untimed, as
- * pvas_task does: the barrier's exit skew is not timed); seconds. */
 static int fresh; /* store to the message before each send */
 
-static double rounds(const pvas_vec_t *s, const pvas_vec_t *d,
-                     const pvas_vec_t *msg, int count, MPI_Datatype st,
-                     MPI_Datatype dt, long iters)
+/* What one run of round trips measured (as in pvas_task). */
+typedef struct {
+    double secs; /* all of them */
+    double typ;  /* typical round trip: median over the timed blocks */
+    long csw;    /* this rank's context switches meanwhile */
+} rep_t;
+
+static void trip(const pvas_vec_t *s, const pvas_vec_t *d,
+                 const pvas_vec_t *msg, int count, MPI_Datatype st,
+                 MPI_Datatype dt)
 {
     int peer = 1 - rank;
-    double t0 = 0;
-    MPI_Barrier(MPI_COMM_WORLD);
-    for (long it = -1; it < iters; it++) {
-        if (it == 0)
-            t0 = MPI_Wtime();
-        if (fresh)
-            pvas_vec_touch(msg, rank);
-        if (rank == 0) {
-            MPI_Send(s->base, count, st, peer, 1, MPI_COMM_WORLD);
-            MPI_Recv(d->base, count, dt, peer, 1, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
-        } else {
-            MPI_Recv(d->base, count, dt, peer, 1, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
-            MPI_Send(s->base, count, st, peer, 1, MPI_COMM_WORLD);
-        }
+    if (fresh)
+        pvas_vec_touch(msg, rank);
+    if (rank == 0) {
+        MPI_Send(s->base, count, st, peer, 1, MPI_COMM_WORLD);
+        MPI_Recv(d->base, count, dt, peer, 1, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    } else {
+        MPI_Recv(d->base, count, dt, peer, 1, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+        MPI_Send(s->base, count, st, peer, 1, MPI_COMM_WORLD);
     }
-    return MPI_Wtime() - t0;
+}
+
+/* `iters` round trips of one message each way, timed in blocks, after one
+ * untimed (as pvas_task does: the barrier's exit skew is not timed). */
+static rep_t rounds(const pvas_vec_t *s, const pvas_vec_t *d,
+                    const pvas_vec_t *msg, int count, MPI_Datatype st,
+                    MPI_Datatype dt, long iters)
+{
+    double blk[PVAS_BLOCKS];
+    int nb = 0;
+    long k = pvas_block_len(iters);
+    rep_t out;
+    MPI_Barrier(MPI_COMM_WORLD);
+    trip(s, d, msg, count, st, dt);
+    long c0 = pvas_csw();
+    double t0 = pvas_now(), tb = t0;
+    for (long left = iters; left > 0;) {
+        long m = left < k ? left : k;
+        for (long it = 0; it < m; it++)
+            trip(s, d, msg, count, st, dt);
+        double t = pvas_now();
+        blk[nb++] = (t - tb) / (double)m;
+        tb = t;
+        left -= m;
+    }
+    out.csw = pvas_csw() - c0;
+    out.secs = tb - t0;
+    out.typ = pvas_median(blk, nb);
+    return out;
 }
 
 /* One sweep; nc != 0: strided (vector types), else contiguous bytes. */
@@ -86,7 +116,8 @@ static void sweep(int nc, size_t lo, size_t hi, size_t block, int reps,
     size_t dlen = nc ? pvas_vec_span(&d) : maxs;
     s.base = malloc(slen);
     d.base = calloc(1, dlen);
-    double *t = calloc((size_t)reps, sizeof(double));
+    double *t = calloc((size_t)reps * 3, sizeof(double));
+    double *mean = t + reps, *csw = t + 2 * reps;
     if (s.base == NULL || d.base == NULL || t == NULL)
         fail("out of memory");
     if (nc)
@@ -121,25 +152,32 @@ static void sweep(int nc, size_t lo, size_t hi, size_t block, int reps,
         memset(d.base, 0, dlen);
         /* Warm-up and round trips per repetition as pvas_task does them
          * (rank 0 decides, everyone follows). */
-        double w, wmin = 0, spent = 0;
-        int more;
+        double wmin = 0, spent = 0;
+        int more, quiet = 0;
+        rep_t w;
         do {
             w = rounds(&s, &d, &msg, count, st, dt, iters);
-            spent += w;
-            if (wmin == 0 || w < wmin)
-                wmin = w;
+            spent += w.secs;
+            if (wmin == 0 || w.typ < wmin)
+                wmin = w.typ;
             more = si == 0 && spent < PVAS_WARM_S;
             MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
         } while (more);
-        double want = (double)iters * PVAS_REP_S / (wmin > 0 ? wmin : 1e-9);
+        double want = PVAS_REP_S / (wmin > 0 ? wmin : 1e-9);
         long least = iters < 4 ? iters : 4;
         iters = want >= (double)iters  ? iters
                 : want < (double)least ? least
                                        : (long)want;
         MPI_Bcast(&iters, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-        for (int r = 0; r < reps; r++)
-            t[r] = rounds(&s, &d, &msg, count, st, dt, iters) * 1e6 /
-                   (double)iters / 2;
+        for (int r = 0; r < reps; r++) {
+            long both = 0;
+            w = rounds(&s, &d, &msg, count, st, dt, iters);
+            MPI_Reduce(&w.csw, &both, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+            t[r] = w.typ * 1e6 / 2;
+            mean[r] = w.secs * 1e6 / (double)iters / 2;
+            csw[r] = (double)both;
+            quiet += both == 0;
+        }
         if (nc) {
             pvas_vec_t dv = d;
             dv.count = size / block;
@@ -154,8 +192,9 @@ static void sweep(int nc, size_t lo, size_t hi, size_t block, int reps,
         }
         if (rank == 0) {
             pvas_stat_t x = pvas_stat(t, reps, iters);
-            printf("%s %zu %ld %.4f %.4f %.4f\n", nc ? "nc" : "pp", size,
-                   x.iters, x.med, x.min, x.max);
+            printf("%s %zu %ld %.4f %.4f %.4f %.4f %.1f %d\n", nc ? "nc" : "pp",
+                   size, x.iters, x.med, x.min, x.max, pvas_median(mean, reps),
+                   pvas_median(csw, reps), quiet);
             fflush(stdout);
         }
     }

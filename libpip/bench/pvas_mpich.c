@@ -37,8 +37,8 @@ static void mpi_na(pvas_results_t *r, const char *fmt, ...)
  */
 void run_mpi(pvas_results_t *r)
 {
-    if (opt.no_mpi) {
-        mpi_na(r, "skipped (--no-mpi)");
+    if (opt.no_mpi || opt.flags_only) {
+        mpi_na(r, opt.no_mpi ? "skipped (--no-mpi)" : "skipped (--flags-only)");
         return;
     }
     if (opt.mpi_prog == NULL || access(opt.mpi_prog, X_OK) != 0) {
@@ -124,8 +124,11 @@ void run_mpi(pvas_results_t *r)
         pvas_stat_t s;
         if (strcmp(line, "ok") == 0)
             okline = 1;
-        if (sscanf(line, "%7s %zu %ld %lf %lf %lf", kind, &size, &s.iters,
-                   &s.med, &s.min, &s.max) != 6)
+        memset(&s, 0, sizeof(s));
+        s.nrep = opt.reps;
+        if (sscanf(line, "%7s %zu %ld %lf %lf %lf %lf %lf %d", kind, &size,
+                   &s.iters, &s.med, &s.min, &s.max, &s.mean, &s.csw,
+                   &s.quiet) != 9)
             continue;
         if (strcmp(kind, "pp") == 0 && np < r->npp && r->pp_size[np] == size)
             r->pp[PVAS_M_MPI].st[np++] = s;

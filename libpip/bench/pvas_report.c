@@ -123,38 +123,128 @@ static void pp_verdict(FILE *f, const pvas_results_t *r, size_t want,
                        : "better than all three baselines: NO");
 }
 
+/* Ratio of the medians of baseline m over pip at size i (0 if none). */
+static double pp_ratio(const pvas_results_t *r, int m, int i)
+{
+    double p = r->pp[0].st[i].med;
+    return p > 0 ? r->pp[m].st[i].med / p : 0;
+}
+
+/* Rounds a verdict needs: with fewer, no outcome of a sign test is
+ * significant at PVAS_SIGN_P. */
+#define PVAS_MIN_ROUNDS 5
+#define PVAS_SIGN_P     0.05
+
+/* P(X <= k) for X binomial(n, 1/2): the sign test's one-sided p-value. */
+static double sign_p(int k, int n)
+{
+    double c = 1, sum = 0;
+    for (int i = 0; i <= k && i <= n; i++) {
+        sum += c;
+        c = c * (n - i) / (i + 1);
+    }
+    return sum / pow(2.0, n);
+}
+
 /*
- * "pip not slower than baseline m at any size", judged on the paired
- * ratios (each round's baseline / pip, median over the rounds): the ratio
- * at every size, the lowest, and the verdict.
+ * The verdict at size i against baseline m: 1 pip faster (the ratio of the
+ * medians and the paired ratio at least 1.00, and pip not slower in so
+ * many rounds that chance would do it with probability < PVAS_SIGN_P),
+ * -1 pip slower (both ratios below 1.00, and pip slower in as many rounds
+ * by the same test), 0 a tie (no significant difference), 2 not judged
+ * (fewer than PVAS_MIN_ROUNDS rounds).
+ */
+static int pp_side(const pvas_results_t *r, int m, int i)
+{
+    double q = pp_ratio(r, m, i), pq = r->pp_pair[m][i];
+    int won = r->pp_won[m][i], n = r->pp_npair[m];
+    if (n < PVAS_MIN_ROUNDS)
+        return 2;
+    if (q >= 1.0 && pq >= 1.0 && sign_p(n - won, n) < PVAS_SIGN_P)
+        return 1;
+    if (q < 1.0 && pq < 1.0 && sign_p(won, n) < PVAS_SIGN_P)
+        return -1;
+    return 0;
+}
+
+static const char *side_name(int v)
+{
+    return v == 2  ? "not judged"
+           : v > 0 ? "pip faster"
+           : v < 0 ? "pip SLOWER"
+                   : "tie";
+}
+
+/*
+ * Per size against baseline m: the two one-way times, the ratio of the
+ * medians, the paired ratio (each round's baseline / pip, median over the
+ * rounds; rounds pip was not slower), the same two ratios of the
+ * repetitions' means (preemptions included, as IMB would report them),
+ * the repetitions in which no party was switched out, and the verdict
+ * (pp_side).
  */
 static void pp_every_size(FILE *f, const pvas_results_t *r, int m)
 {
     int n = r->pp_npair[m];
+    const pvas_series_t *p = &r->pp[0], *b = &r->pp[m];
+    if (!p->ok || !b->ok || r->npp == 0 || n == 0)
+        return;
     fprintf(f,
-            "latency against %s at every size, paired (median over the "
-            "rounds of each round's %s / pip; rounds pip not slower):\n",
-            mname[m], mname[m]);
+            "\n== pip against %s at every size (one-way us; ratios = %s / "
+            "pip, >1: pip faster;\n   paired: median over the rounds of "
+            "each round's ratio, (rounds pip not slower); mean, pmean: the "
+            "same of the\n   repetitions' means, preemptions included; "
+            "quiet: repetitions no party was switched out in, pip and %s;\n"
+            "   verdict: faster or SLOWER when both ratios say so and the "
+            "rounds do too (sign test, p < %.2f), else tie)\n",
+            mname[m], mname[m], mname[m], PVAS_SIGN_P);
+    fprintf(f, "%9s %9s %9s %7s %13s %7s %7s %17s  %s\n", "size", "pip",
+            mname[m], "ratio", "paired", "mean", "pmean", "quiet", "verdict");
+    for (int i = 0; i < r->npp; i++) {
+        const pvas_stat_t *x = &p->st[i], *y = &b->st[i];
+        char sz[32], won[32], qr[32];
+        fmt_size(sz, sizeof(sz), r->pp_size[i]);
+        snprintf(won, sizeof(won), "%.2fx (%d/%d)", r->pp_pair[m][i],
+                 r->pp_won[m][i], n);
+        snprintf(qr, sizeof(qr), "%d/%d %d/%d", x->quiet, x->nrep, y->quiet,
+                 y->nrep);
+        fprintf(f, "%9s %9.3f %9.3f %6.2fx %13s %6.2fx %6.2fx %17s  %s\n", sz,
+                x->med, y->med, pp_ratio(r, m, i), won,
+                x->mean > 0 ? y->mean / x->mean : 0, r->pp_pair_mean[m][i], qr,
+                side_name(pp_side(r, m, i)));
+    }
+}
+
+/* The verdict line of "pip not slower than baseline m at any size". */
+static void pp_any_size(FILE *f, const pvas_results_t *r, int m)
+{
+    int n = r->pp_npair[m];
+    fprintf(f, "pip not slower than %s at any size: ", mname[m]);
     if (!r->pp[0].ok || !r->pp[m].ok || r->npp == 0 || n == 0) {
-        fprintf(f, "  not measured\n");
+        fprintf(f, "not measured\n");
         return;
     }
-    int lo = 0, slower = 0;
+    if (n < PVAS_MIN_ROUNDS) {
+        fprintf(f,
+                "not judged (%d round(s); a verdict needs %d or more: "
+                "--rounds)\n",
+                n, PVAS_MIN_ROUNDS);
+        return;
+    }
+    int lo = 0, cnt[3] = {0, 0, 0};
     for (int i = 0; i < r->npp; i++) {
-        char sz[32];
-        fmt_size(sz, sizeof(sz), r->pp_size[i]);
-        fprintf(f, "  %s %.2fx (%d/%d)%s", sz, r->pp_pair[m][i],
-                r->pp_won[m][i], n, i % 4 == 3 || i == r->npp - 1 ? "\n" : ";");
-        if (r->pp_pair[m][i] < r->pp_pair[m][lo])
+        double q = pp_ratio(r, m, i), pq = r->pp_pair[m][i];
+        if (fmin(q, pq) < fmin(pp_ratio(r, m, lo), r->pp_pair[m][lo]))
             lo = i;
-        slower += r->pp_pair[m][i] < 1.0;
+        cnt[pp_side(r, m, i) + 1]++;
     }
     char sz[32];
     fmt_size(sz, sizeof(sz), r->pp_size[lo]);
     fprintf(f,
-            "  lowest %.2fx (at %s), pip slower at %d of %d sizes; "
-            "not slower at any size: %s\n",
-            r->pp_pair[m][lo], sz, slower, r->npp, slower == 0 ? "YES" : "NO");
+            "%s (of %d sizes in %d rounds: pip faster at %d, tie at %d, pip "
+            "slower at %d; lowest at %s: %.2fx, paired %.2fx)\n",
+            cnt[0] == 0 ? "YES" : "NO", r->npp, n, cnt[2], cnt[1], cnt[0], sz,
+            pp_ratio(r, m, lo), r->pp_pair[m][lo]);
 }
 
 /* KiB per added party between the first and last N where both sides ran. */
@@ -193,8 +283,10 @@ void pvas_report_table(FILE *f, const pvas_results_t *r)
             f,
             "ping-pong: median of %d "
             "interleaved round(s) of %d repetitions each (the median of the "
-            "rounds' medians); the machine is shared and noisy: compare "
-            "ratios of one run\n",
+            "rounds' medians); a repetition's time is its typical round "
+            "trip (median of its timed blocks; the mean, preemptions "
+            "included, in the CSV); the machine is shared and noisy: "
+            "compare ratios of one run\n",
             r->rounds, r->reps);
         fprintf(f, "message buffers: %s\n",
                 r->fresh
@@ -203,6 +295,14 @@ void pvas_report_table(FILE *f, const pvas_results_t *r)
                     : "unchanged between sends, as IMB PingPong (a "
                       "receiver's cache may keep the sender's data; "
                       "--fresh to prevent it)");
+        if (r->prefetch)
+            fprintf(f,
+                    "receivers (pip, shm-2copy): prefetch a message of up to "
+                    "%d bytes, then memcpy (--prefetch)\n",
+                    PVAS_PREFETCH_MAX);
+        if (r->flags_only)
+            fprintf(f, "--flags-only: NO DATA MOVED, only the flags (the "
+                       "floor of every method; sizes are labels only)\n");
     }
     if (r->did_pp) {
         fprintf(f, "\n== Ping-pong latency (one-way us; ratio = baseline / "
@@ -211,6 +311,7 @@ void pvas_report_table(FILE *f, const pvas_results_t *r)
         fprintf(f, "\n== Ping-pong bandwidth (MB/s = size / one-way time; "
                    "ratio = pip / baseline)\n");
         pp_table(f, r, r->pp_size, r->npp, r->pp, mname, 1);
+        pp_every_size(f, r, PVAS_M_SHM);
     }
     if (r->did_nc) {
         fprintf(f,
@@ -264,7 +365,7 @@ void pvas_report_table(FILE *f, const pvas_results_t *r)
     if (r->did_pp) {
         pp_verdict(f, r, 8, "latency");
         pp_verdict(f, r, 1u << 20, "bandwidth");
-        pp_every_size(f, r, PVAS_M_SHM);
+        pp_any_size(f, r, PVAS_M_SHM);
     }
     if (r->did_a2a) {
         double p, q, ps, qs;
@@ -286,29 +387,53 @@ void pvas_report_table(FILE *f, const pvas_results_t *r)
 /* ---- CSV ------------------------------------------------------------------
  */
 
+/* Metrics of a ping-pong sweep in the CSV. */
+enum { CSV_LAT, CSV_BW, CSV_MEAN, CSV_CSW, CSV_QUIET, CSV_NMETRIC };
+static const char *csv_metric[CSV_NMETRIC] = {
+    "latency", "bandwidth", "latency_mean", "cswitch", "quiet_reps"};
+static const char *csv_unit[CSV_NMETRIC] = {"us", "MB/s", "us", "count",
+                                            "count"};
+
 static void csv_series(FILE *f, const char *section, const size_t *sizes,
                        int ns, const pvas_series_t *s, const char **names,
                        int reps)
 {
-    for (int bw = 0; bw < 2; bw++)
+    for (int q = 0; q < CSV_NMETRIC; q++)
         for (int i = 0; i < ns; i++)
             for (int m = 0; m < PVAS_M_COUNT; m++) {
-                const pvas_stat_t *x = &s[m].st[i];
+                const pvas_stat_t *x = &s[m].st[i], *p = &s[0].st[i];
                 fprintf(f, "%s,%zu,%s,%s,%s,", section, sizes[i], names[m],
-                        bw ? "bandwidth" : "latency", bw ? "MB/s" : "us");
+                        csv_metric[q], csv_unit[q]);
                 if (!s[m].ok) {
                     fprintf(f, ",,,%d,,,\"n/a (%s)\"\n", reps, s[m].why);
                     continue;
                 }
-                double sz = (double)sizes[i];
-                if (bw)
+                double sz = (double)sizes[i], adv = -1;
+                switch (q) {
+                case CSV_LAT:
+                    fprintf(f, "%.4f,%.4f,%.4f,", x->med, x->min, x->max);
+                    adv = p->med > 0 ? x->med / p->med : -1;
+                    break;
+                case CSV_BW:
                     fprintf(f, "%.3f,%.3f,%.3f,", sz / x->med, sz / x->max,
                             sz / x->min);
-                else
-                    fprintf(f, "%.4f,%.4f,%.4f,", x->med, x->min, x->max);
-                fprintf(f, "%d,%ld,", reps, x->iters);
-                if (s[0].ok)
-                    fprintf(f, "%.4f,\n", x->med / s[0].st[i].med);
+                    adv = p->med > 0 ? x->med / p->med : -1;
+                    break;
+                case CSV_MEAN:
+                    fprintf(f, "%.4f,,,", x->mean);
+                    adv = p->mean > 0 ? x->mean / p->mean : -1;
+                    break;
+                case CSV_CSW:
+                    fprintf(f, "%.1f,,,", x->csw);
+                    break;
+                default:
+                    fprintf(f, "%d,,,", x->quiet);
+                    break;
+                }
+                fprintf(f, "%d,%ld,", q == CSV_QUIET ? x->nrep : reps,
+                        x->iters);
+                if (s[0].ok && adv >= 0)
+                    fprintf(f, "%.4f,\n", adv);
                 else
                     fprintf(f, ",\n");
             }

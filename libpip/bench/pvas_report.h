@@ -29,7 +29,7 @@ typedef struct {
 } pvas_a2a_row_t;
 
 typedef struct {
-    int ncpu, reps, max_iters, rounds, fresh;
+    int ncpu, reps, max_iters, rounds, fresh, prefetch, flags_only;
     const char *pip_mode;
     char machine[256];         /* CPU model, CPUs, kernel, glibc */
     char load0[64], load1[64]; /* /proc/loadavg at start and at end */
@@ -40,6 +40,7 @@ typedef struct {
     /* Paired: per size, the median over the rounds of each round's
      * baseline / pip ratio, and in how many rounds pip was not slower. */
     double pp_pair[PVAS_M_COUNT][PVAS_MAXSIZES];
+    double pp_pair_mean[PVAS_M_COUNT][PVAS_MAXSIZES]; /* of the means */
     int pp_npair[PVAS_M_COUNT], pp_won[PVAS_M_COUNT][PVAS_MAXSIZES];
     int nnc;
     size_t nc_size[PVAS_MAXSIZES], nc_block;

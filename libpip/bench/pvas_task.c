@@ -113,6 +113,8 @@ static uint32_t seq;
 /* The sender's half, before it raises the receiver's flag. */
 static void xfer_send(const xfer_t *x)
 {
+    if (ctl->flags_only)
+        return;
     if (ctl->fresh) {
         pvas_vec_t v = {x->send, 1, x->size, x->size};
         pvas_vec_touch(x->nc ? &x->sv : &v, rank);
@@ -130,6 +132,8 @@ static void xfer_send(const xfer_t *x)
 /* The receiver's half, once its flag is up. */
 static int xfer_recv(const xfer_t *x)
 {
+    if (ctl->flags_only)
+        return 0;
     if (method == PVAS_M_CMA)
         return cma_read(x->peer_pid, x->lv, x->rv, x->niov);
     if (x->nc) {
@@ -138,9 +142,9 @@ static int xfer_recv(const xfer_t *x)
     } else if (method == PVAS_M_PIP) {
         /* The one copy, by the receiver, out of the sender's buffer: the
          * data ends in the receiver's cache, as with shm and cma. */
-        memcpy(x->recv, x->peer_send, x->size);
+        pvas_copy_in(x->recv, x->peer_send, x->size, ctl->prefetch);
     } else if (method == PVAS_M_SHM) {
-        memcpy(x->recv, x->in, x->size);
+        pvas_copy_in(x->recv, x->in, x->size, ctl->prefetch);
     }
     return 0;
 }
@@ -160,55 +164,81 @@ static int trip(const xfer_t *x)
     return 0;
 }
 
+/* What one run of round trips measured. */
+typedef struct {
+    double secs; /* all of them */
+    double typ;  /* typical round trip: median over the timed blocks */
+    long csw;    /* this party's context switches meanwhile */
+} rep_t;
+
 /*
- * `iters` round trips; the seconds they took, or -1.  The parties leave
- * the barrier at different times (one may still be waking up in its
- * futex): one untimed round trip first, so that the time is that of the
- * messages only, also when a repetition has few round trips.
+ * `iters` round trips, timed in blocks (pvas_block_len); 0, or -1.  The
+ * parties leave the barrier at different times (one may still be waking
+ * up in its futex): one untimed round trip first, so that the time is that
+ * of the messages only, also when a repetition has few round trips.
  */
-static double rounds(const xfer_t *x, long iters)
+static int rounds(const xfer_t *x, long iters, rep_t *out)
 {
+    double blk[PVAS_BLOCKS];
+    int nb = 0;
+    long k = pvas_block_len(iters);
     if (bar() != 0 || trip(x) != 0)
         return -1;
-    double t0 = pvas_now();
-    for (long it = 0; it < iters; it++)
-        if (trip(x) != 0)
-            return -1;
-    return pvas_now() - t0;
+    long c0 = pvas_csw();
+    double t0 = pvas_now(), tb = t0;
+    for (long left = iters; left > 0;) {
+        long m = left < k ? left : k;
+        for (long it = 0; it < m; it++)
+            if (trip(x) != 0)
+                return -1;
+        double t = pvas_now();
+        blk[nb++] = (t - tb) / (double)m;
+        tb = t;
+        left -= m;
+    }
+    out->csw = pvas_csw() - c0;
+    out->secs = tb - t0;
+    out->typ = pvas_median(blk, nb);
+    return 0;
 }
 
 /*
  * One size: warm up (at the first size for at least PVAS_WARM_S: clock
  * ramp-up, first touches), then fewer round trips per repetition where
- * one would take longer than PVAS_REP_S (judged by the fastest warm-up
- * round), then the timed repetitions.
+ * one would take longer than PVAS_REP_S (judged by the fastest typical
+ * round trip of the warm-up), then the timed repetitions.  Per repetition
+ * rank 0 keeps the typical and the mean one-way time and both parties'
+ * context switches (rank 1 hands its count over after the repetition).
  * Rank 0 decides and publishes; the barriers order the reads.
  */
 static int measure(const xfer_t *x, int si, size_t bytes)
 {
     long iters = pvas_iters(bytes, ctl->max_iters);
-    double w, wmin = 0, spent = 0;
-    double *t = calloc((size_t)ctl->reps, sizeof(double));
+    double wmin = 0, spent = 0;
+    int n = ctl->reps;
+    double *t = calloc((size_t)n * 3, sizeof(double));
+    double *mean = t + n, *csw = t + 2 * n;
+    rep_t w;
     if (t == NULL) {
         pvas_set_fail(ctl, "rank %d: out of memory", rank);
         return -1;
     }
     deadline = pvas_now() + ctl->timeout;
     do {
-        if ((w = rounds(x, iters)) < 0)
+        if (rounds(x, iters, &w) != 0)
             goto fail;
-        spent += w;
-        if (wmin == 0 || w < wmin)
-            wmin = w;
+        spent += w.secs;
+        if (wmin == 0 || w.typ < wmin)
+            wmin = w.typ;
         if (rank == 0)
             ctl->more = si == 0 && spent < PVAS_WARM_S;
         if (bar() != 0)
             goto fail;
     } while (ctl->more);
     if (rank == 0) {
-        /* From the fastest warm-up round: one the machine disturbed (a
-         * preempted party) would cut the repetitions short for nothing. */
-        double want = (double)iters * PVAS_REP_S / (wmin > 0 ? wmin : 1e-9);
+        /* From the typical round trip: a warm-up the machine disturbed
+         * (a preempted party) would cut the repetitions short for nothing. */
+        double want = PVAS_REP_S / (wmin > 0 ? wmin : 1e-9);
         long lo = iters < 4 ? iters : 4;
         ctl->cur_iters = want >= (double)iters ? iters
                          : want < (double)lo   ? lo
@@ -217,13 +247,27 @@ static int measure(const xfer_t *x, int si, size_t bytes)
     if (bar() != 0)
         goto fail;
     iters = ctl->cur_iters;
-    for (int r = 0; r < ctl->reps; r++) {
-        if ((w = rounds(x, iters)) < 0)
+    int quiet = 0;
+    for (int r = 0; r < n; r++) {
+        if (rounds(x, iters, &w) != 0)
             goto fail;
-        t[r] = w * 1e6 / (double)iters / 2;
+        if (rank == 1)
+            ctl->peer_csw = w.csw;
+        if (bar() != 0)
+            goto fail;
+        t[r] = w.typ * 1e6 / 2;
+        mean[r] = w.secs * 1e6 / (double)iters / 2;
+        csw[r] = (double)(w.csw + (rank == 0 ? ctl->peer_csw : 0));
+        quiet += csw[r] == 0;
     }
-    if (rank == 0)
-        ctl->res[si] = pvas_stat(t, ctl->reps, iters);
+    if (rank == 0) {
+        pvas_stat_t st = pvas_stat(t, n, iters);
+        st.mean = pvas_median(mean, n);
+        st.csw = pvas_median(csw, n);
+        st.quiet = quiet;
+        st.nrep = n;
+        ctl->res[si] = st;
+    }
     free(t);
     return 0;
 fail:
@@ -277,7 +321,7 @@ static int run_pp(void)
         memset(x.recv, 0, x.size);
         if (measure(&x, si, x.size) != 0)
             return -1;
-        for (size_t k = 0; k < x.size; k++)
+        for (size_t k = 0; k < x.size && !ctl->flags_only; k++)
             if (x.recv[k] != pvas_pat(k, peer)) {
                 pvas_set_fail(ctl, "rank %d: wrong data at byte %zu of %zu",
                               rank, k, x.size);
@@ -357,7 +401,7 @@ static int run_nc(void)
         memset(d.base, 0, pvas_vec_span(&d));
         if (measure(&x, si, total) != 0)
             return -1;
-        if (pvas_vec_check(&x.dv, peer) != 0) {
+        if (!ctl->flags_only && pvas_vec_check(&x.dv, peer) != 0) {
             pvas_set_fail(ctl, "rank %d: wrong strided data (%zu bytes)", rank,
                           total);
             return -1;

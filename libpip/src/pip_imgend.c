@@ -99,8 +99,7 @@ void pip_image_reclaim(struct pip_task *t)
             const char *name = l == rd->r_map ? t->priv_prog : l->l_name;
             uintptr_t a = (uintptr_t)l->l_addr;
             /* Files only (not the vDSO), not the loader copy (below). */
-            if (name != NULL && name[0] == '/' &&
-                !(a >= ld_lo && a < ld_hi))
+            if (name != NULL && name[0] == '/' && !(a >= ld_lo && a < ld_hi))
                 pip_unmap_object(g, name, a);
             l = next;
         }
