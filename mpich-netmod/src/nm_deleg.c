@@ -451,7 +451,7 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     }
 
     /* Ranks sharing CPUs (process form): our clients and we on one CPU
-     * (MPIDELEG_PLACE=pair, the default there), and, with
+     * with MPIDELEG_PLACE=pair, and, with
      * MPIDELEG_DELEGATEE_IDLE unset, we poll while they all sleep (spin):
      * a message for them then needs their wake-up only, not ours too. */
     if (!pvas_env_on("MPIDELEG_PIP", 0) && nm_pair_bind() && (!idle || !*idle))

@@ -217,8 +217,9 @@ static int env_place(void)
     return env_word("MPIDELEG_PLACE", w, 3);
 }
 
-/* MPIDELEG_PLACE=pair, and by default (MPIDELEG_PLACE unset or empty) in
- * the process form with more ranks than CPUs on the machine: bind this
+/* MPIDELEG_PLACE=pair, in the process form with more ranks than CPUs on
+ * the machine (not the default: it costs 1 MiB bandwidth, and latency
+ * when other jobs share the CPUs; bench/RESULTS.md): bind this
  * rank to one CPU of those it may run on, the same for a delegatee and its
  * clients (its group's index modulo their number).  A client then sleeps
  * in a wait on the CPU of the delegatee that completes it, and that one
@@ -230,7 +231,7 @@ static int env_place(void)
 int nm_pair_bind(void)
 {
     const char *s = getenv("MPIDELEG_PLACE");
-    if ((s && *s && strcmp(s, "pair") != 0) || nm_lay.oversub != 1)
+    if (!s || strcmp(s, "pair") != 0 || nm_lay.oversub != 1)
         return 0;
     cpu_set_t cpus, one;
     if (sched_getaffinity(0, sizeof cpus, &cpus) != 0)
