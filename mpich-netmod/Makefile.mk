@@ -278,8 +278,14 @@ mpich_netmod_bench_nm_patterns_SOURCES = mpich-netmod/bench/nm_patterns.c \
 mpich_netmod_bench_nm_patterns_CFLAGS = $(NMB_CF)
 mpich_netmod_bench_nm_patterns_LDADD = $(MPI_LIBS)
 mpich_netmod_bench_nm_patterns_LDFLAGS = $(NMB_LDF)
+# the least a message between processes sharing CPUs costs here (system
+# call, wake-up and yield hand-overs; no MPI)
+nmbench_PROGRAMS += mpich-netmod/bench/nm_floor
+mpich_netmod_bench_nm_floor_SOURCES = mpich-netmod/bench/nm_floor.c \
+	mpich-netmod/bench/nm_median.h
+mpich_netmod_bench_nm_floor_LDFLAGS = $(AM_LDFLAGS) -no-install
 bench-netmod: mpich-netmod/bench/nm_bench mpich-netmod/bench/nm_lat_pct \
-	    mpich-netmod/bench/nm_patterns test/mpi-run \
+	    mpich-netmod/bench/nm_patterns mpich-netmod/bench/nm_floor test/mpi-run \
 	    mpich-netmod/libmpideleg.la $(NM_PIP_BENCH)
 	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-bench.sh \
 	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench

@@ -120,6 +120,10 @@ int nm_client_start(MPI_Comm wcomm)
         const char *pb = getenv("MPIDELEG_POLICY_BLOCKING");
         if (!turns && nm_lay.oversub == 1 && (!pb || !*pb))
             nm_policy_blocking = DLG_POLICY_BLOCK;
+        /* ... on our delegatee's CPU with MPIDELEG_PLACE=pair: it polls
+         * while we sleep, and wakes us there */
+        if (!turns && !pvas_env_on("MPIDELEG_PIP", 0))
+            nm_pair_bind();
         nm_log("turns of the delegatee: %s", turns ? "on"
                                              : no_turns
                                                  ? "off (MPIDELEG_NO_TURNS=1)"

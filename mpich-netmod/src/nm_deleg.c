@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "nm_dstate.h"
+#include "pvas_env.h"
 #include "pvas_log.h"
 
 /* What the delegatee's own loop needs to know, computed under the turn
@@ -448,6 +449,13 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
                    host, CPU_COUNT(&cpus));
         }
     }
+
+    /* Ranks sharing CPUs (process form): our clients and we on one CPU
+     * with MPIDELEG_PLACE=pair, and, with
+     * MPIDELEG_DELEGATEE_IDLE unset, we poll while they all sleep (spin):
+     * a message for them then needs their wake-up only, not ours too. */
+    if (!pvas_env_on("MPIDELEG_PIP", 0) && nm_pair_bind() && (!idle || !*idle))
+        nm_d.spin_asleep = 1;
 
     /* Tell each client where the region and the doorbell are, and
      * whether the node is oversubscribed. */

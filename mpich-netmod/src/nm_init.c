@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,11 +208,50 @@ static int env_word(const char *name, const char *const *words, int n)
 }
 
 /* MPIDELEG_PLACE: 0 none, 1 hwloc (delegatees on the host CPUs, clients on
- * the board CPUs of libdeleg's layout); -1 on a bad value. */
+ * the board CPUs of libdeleg's layout), 2 pair (a delegatee and its
+ * clients on one CPU, bound once the node is known to be oversubscribed:
+ * nm_pair_bind); -1 on a bad value. */
 static int env_place(void)
 {
-    static const char *const w[] = {"none", "hwloc"};
-    return env_word("MPIDELEG_PLACE", w, 2);
+    static const char *const w[] = {"none", "hwloc", "pair"};
+    return env_word("MPIDELEG_PLACE", w, 3);
+}
+
+/* MPIDELEG_PLACE=pair, in the process form with more ranks than CPUs on
+ * the machine (not the default: it costs 1 MiB bandwidth, and latency
+ * when other jobs share the CPUs; bench/RESULTS.md): bind this
+ * rank to one CPU of those it may run on, the same for a delegatee and its
+ * clients (its group's index modulo their number).  A client then sleeps
+ * in a wait on the CPU of the delegatee that completes it, and that one
+ * polls while its clients sleep (nm_deleg.c, idle_flags): per message one
+ * wake-up on each side, no migration, no delegatee left waiting for a CPU
+ * behind the other group's ranks.  Called by delegatee and clients of the
+ * process form once the node is known to be oversubscribed (nm_lay.oversub,
+ * the delegatee's word); 1 bound, 0 not. */
+int nm_pair_bind(void)
+{
+    const char *s = getenv("MPIDELEG_PLACE");
+    if (!s || strcmp(s, "pair") != 0 || nm_lay.oversub != 1)
+        return 0;
+    cpu_set_t cpus, one;
+    if (sched_getaffinity(0, sizeof cpus, &cpus) != 0)
+        return 0;
+    int n = CPU_COUNT(&cpus);
+    if (n < 1)
+        return 0;
+    int k = (nm_lay.world_rank / nm_lay.group) % n, cpu = -1;
+    for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
+        if (CPU_ISSET(c, &cpus) && k-- == 0)
+            cpu = c;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) {
+        nm_log("MPIDELEG_PLACE=pair: cannot bind to CPU %d: %s", cpu,
+               strerror(errno));
+        return 0;
+    }
+    nm_log("MPIDELEG_PLACE=pair: bound to CPU %d", cpu);
+    return 1;
 }
 
 /* MPIDELEG_OVERSUBSCRIBED: 2 auto (decided in nm_setup), 1 yes, 0 no; -1
@@ -322,7 +362,7 @@ int nm_layout_read(int (*parts_env)(void))
     if (nm_lay.cma_mode == NM_CMA_OFF)
         nm_lay.cma_min = 0;
     int how = env_place();
-    return how < 0 ? -1 : place(how);
+    return how < 0 ? -1 : place(how == 1);
 }
 
 int nm_disabled(void)

@@ -259,6 +259,9 @@ int nm_poll_round(unsigned k, unsigned every);
 void nm_wait_enter(void); /* PiP form: this thread spins running turns */
 void nm_wait_leave(void);
 extern dlg_policy_t nm_policy_blocking, nm_policy_nonblocking;
+/* MPIDELEG_PLACE=pair (the default of the process form with ranks sharing
+ * CPUs): bind to the CPU of our group; 1 when bound (nm_init.c) */
+int nm_pair_bind(void);
 
 /* ---- point-to-point (nm_p2p.c) ---- */
 int nm_tag_ub(void); /* MPI_TAG_UB of the world */

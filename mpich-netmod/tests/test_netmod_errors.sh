@@ -16,7 +16,7 @@ expect_error zero 'MPIDELEG_BOARDS_PER_DELEGATEE=.0. is not a positive integer' 
 expect_error nogroup 'cannot form delegatee groups' 3 MPIDELEG_BOARD_SIZE=1
 expect_error single 'cannot form delegatee groups' 1 MPIDELEG_BOARD_SIZE=1
 expect_error policy 'must be poll, block or adaptive' 2 MPIDELEG_POLICY_BLOCKING=fast
-expect_error place 'MPIDELEG_PLACE=.x. must be none or hwloc' 2 MPIDELEG_PLACE=x
+expect_error place 'MPIDELEG_PLACE=.x. must be none, hwloc or pair' 2 MPIDELEG_PLACE=x
 expect_error oversub 'MPIDELEG_OVERSUBSCRIBED=.maybe. must be auto, yes or no' 2 MPIDELEG_OVERSUBSCRIBED=maybe
 expect_error cma 'MPIDELEG_CMA=.fast. must be auto, pull, push or off' 2 MPIDELEG_CMA=fast
 expect_error cmamin 'MPIDELEG_CMA_MIN=.64k. must be a number of bytes' 2 MPIDELEG_CMA_MIN=64k
