@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pip_bench_scale.c: cost per task of a libpip root from 1 to 1024 tasks,
- * both modes (thread mode up to PIP_NTASKS_MAX): spawn time per task,
- * spawn+reap time per task, and memory per task (resident set, PSS and page
- * tables of the whole root process while all N tasks are alive), with N
- * processes started by posix_spawn and reaped by waitpid (their RSS, PSS
- * and page tables summed) as the baseline measured in the same run.
+ * both modes (thread mode while it has a dlmopen namespace per task): spawn
+ * time per task, spawn+reap time per task, and memory per task (resident
+ * set, PSS and page tables of the whole root process while all N tasks are
+ * alive), with N processes started by posix_spawn and reaped by waitpid (their
+ * RSS, PSS and page tables summed) as the baseline measured in the same run.
  *
  * Every measurement runs in a fresh child process (pip_init may be called
  * once per process).  The task (pip_bench_task) writes a byte to a "ready"
@@ -236,7 +236,9 @@ enum { K_PROCESS, K_THREAD, K_SPAWN, K_COUNT };
 static const char *kind_name[K_COUNT] = {"libpip process", "libpip thread",
                                          "posix_spawn"};
 
-static struct result measure(int kind, const char *task, int n)
+/* Thread mode may refuse n tasks (no dlmopen namespace left and sharing
+ * not opted in): then *ok is 0 and the caller stops that mode's rows. */
+static struct result measure(int kind, const char *task, int n, int *ok)
 {
     int fds[2];
     struct result res = {0, 0, 0, 0, 0, 0};
@@ -259,7 +261,8 @@ static struct result measure(int kind, const char *task, int n)
     close(fds[0]);
     int st;
     waitpid(pid, &st, 0);
-    if (r != (ssize_t)sizeof(res) || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    *ok = r == (ssize_t)sizeof(res) && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    if (!*ok && kind != K_THREAD)
         die("%s with %d tasks failed (status 0x%x)", kind_name[kind], n, st);
     return res;
 }
@@ -283,7 +286,8 @@ static void usage(FILE *f)
             "[--plot FILE.svg] [--task PATH]\n"
             "  -r R          repetitions per point (default 3; medians)\n"
             "  --max N       largest task count, 1..%d (default 1024; "
-            "thread mode stops at 300)\n"
+            "thread mode stops where it\n"
+            "                runs out of dlmopen namespaces)\n"
             "  --csv FILE    also write the table as CSV\n"
             "  --plot FILE   draw per-task costs with gnuplot (SVG)\n"
             "  --task PATH   the task program (default: pip_bench_task "
@@ -379,22 +383,32 @@ int main(int argc, char **argv)
     double *rp = calloc((size_t)reps, sizeof(double));
     double *ps = calloc((size_t)reps, sizeof(double));
     double med[K_COUNT][16][5];
+    int thread_stop = 0; /* the task count thread mode refused, if any */
     for (int i = 0; i < npts; i++) {
         for (int k = K_COUNT - 1; k >= 0; k--) {
-            if (k == K_THREAD && ns[i] > PIP_NTASKS_MAX) {
-                for (int j = 0; j < 5; j++)
-                    med[k][i][j] = -1;
-                continue;
-            }
-            for (int r = 0; r < reps; r++) {
+            int ok = 1;
+            for (int r = 0; r < reps && ok; r++) {
+                if (k == K_THREAD && (ns[i] > PIP_NTASKS_MAX || thread_stop)) {
+                    ok = 0;
+                    break;
+                }
                 fprintf(stderr, "\r%-15s %4d tasks, run %d/%d   ", kind_name[k],
                         ns[i], r + 1, reps);
-                struct result res = measure(k, task, ns[i]);
+                struct result res = measure(k, task, ns[i], &ok);
+                if (!ok) {
+                    thread_stop = ns[i];
+                    break;
+                }
                 sp[r] = res.spawn_us;
                 rs[r] = res.rss_kib;
                 pt[r] = res.pte_kib;
                 rp[r] = res.spawn_us + res.reap_us;
                 ps[r] = res.pss_kib;
+            }
+            if (!ok) {
+                for (int j = 0; j < 5; j++)
+                    med[k][i][j] = -1;
+                continue;
             }
             med[k][i][0] = median(sp, reps);
             med[k][i][1] = median(rs, reps);
@@ -405,7 +419,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "\r%60s\r", "");
         for (int k = 0; k < K_COUNT; k++) {
             if (med[k][i][0] < 0)
-                continue; /* thread mode beyond PIP_NTASKS_MAX */
+                continue; /* thread mode refused or beyond PIP_NTASKS_MAX */
             double sx = med[k][i][0] / med[K_SPAWN][i][0];
             double rx = med[k][i][1] / med[K_SPAWN][i][1];
             double srx = med[k][i][3] / med[K_SPAWN][i][3];
@@ -424,6 +438,11 @@ int main(int argc, char **argv)
         }
         fflush(stdout);
     }
+    if (thread_stop)
+        printf("libpip thread: no rows from %d tasks on: thread mode refused "
+               "them (no dlmopen namespace left for a task of its own; "
+               "pip-exec(1), PIP_SHARE_NAMESPACES)\n",
+               thread_stop);
     if (out != NULL && fclose(out) != 0)
         die("%s: %s", csv, strerror(errno));
     if (plot != NULL) {
