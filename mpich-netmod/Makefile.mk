@@ -28,7 +28,7 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/DESIGN.md \
 	mpich-netmod/tests/check_netmod_apps.sh \
 	mpich-netmod/bench/run-bench.sh mpich-netmod/bench/plot.gp \
 	mpich-netmod/bench/run-user-bench.sh mpich-netmod/bench/np-plot.gp \
-	mpich-netmod/bench/run-paired.sh mpich-netmod/bench/median.awk \
+	mpich-netmod/bench/run-paired.sh mpich-netmod/bench/median.awk mpich-netmod/bench/where.awk \
 	mpich-netmod/bench/run-process-pair.sh \
 	mpich-netmod/bench/RESULTS.md mpich-netmod/bench/np-2026-11-27.svg \
 	mpich-netmod/bench/run-coll-bench.sh \

@@ -89,16 +89,7 @@ for f in before after; do
         one "$f" PVAS_LOG=mpideleg:debug "$nmb" -q -r 3 -s 8 -m "$m" >/dev/null 2>"$tmp/w.$m" ||
             { echo "run-process-pair: nm_bench $f -m $m failed" >&2; exit 1; }
     done
-    # PVAS_LOG lines: "...: CPU U s user, S s system; V voluntary and I involuntary ..."
-    for m in none latency msgrate; do
-        awk -v m=$m '/(client|delegatee): CPU/ {
-            for (i = 1; i <= NF; i++) {
-                if ($i == "user,") c += $(i - 2); if ($i == "system;") c += $(i - 2)
-                if ($i == "voluntary") v += $(i - 1); if ($i == "involuntary") n += $(i - 1)
-            } } END { printf "%s %d %d %.6f\n", m, v, n, c }' "$tmp/w.$m"
-    done | awk -v f="$f" -v OFS=, '$1 == "none" { v0 = $2; n0 = $3; c0 = $4; next }
-        { k = $1 == "latency" ? 1200 : 9750
-          print f, $1, k, ($2 - v0) / k, ($3 - n0) / k, ($4 - c0) * 1e6 / k }' >>"$wcsv"
+    awk -v form="$f" -f "$here/where.awk" "$tmp/w.none" "$tmp/w.latency" "$tmp/w.msgrate" >>"$wcsv"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 

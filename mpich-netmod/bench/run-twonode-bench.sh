@@ -134,15 +134,7 @@ for m in none latency msgrate; do
     one process PVAS_LOG=mpideleg:debug "$nmb" -q -r 3 -s 8 -m $m >/dev/null 2>"$tmp/w.$m" ||
         { echo "run-twonode-bench: nm_bench process -m $m failed" >&2; exit 1; }
 done
-for m in none latency msgrate; do
-    awk -v m=$m '/(client|delegatee): CPU/ {
-        for (i = 1; i <= NF; i++) {
-            if ($i == "user,") c += $(i - 2); if ($i == "system;") c += $(i - 2)
-            if ($i == "voluntary") v += $(i - 1); if ($i == "involuntary") n += $(i - 1)
-        } } END { printf "%s %d %d %.6f\n", m, v, n, c }' "$tmp/w.$m"
-done | awk -v OFS=, '$1 == "none" { v0 = $2; n0 = $3; c0 = $4; next }
-    { k = $1 == "latency" ? 1200 : 9750
-      print $1, k, ($2 - v0) / k, ($3 - n0) / k, ($4 - c0) * 1e6 / k }' >>"$where"
+awk -f "$(dirname "$0")/where.awk" "$tmp/w.none" "$tmp/w.latency" "$tmp/w.msgrate" >>"$where"
 floor=$out/twonode_floor.csv
 fl=$top/mpich-netmod/bench/nm_floor
 if [ -x "$fl" ] && "$fl" >"$floor.tmp" 2>/dev/null; then
