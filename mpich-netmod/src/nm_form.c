@@ -496,6 +496,14 @@ static void root(const char *key, long g, long first, long last, int argc,
         why = "out of memory";
     for (int i = 0; mbs && i < ntasks; i++)
         mbs[i].sock = mbs[i].pmi_fd = mbs[i].in = mbs[i].out = mbs[i].err = -1;
+    /* Said before any member hears the verdict: a member goes on as the
+     * process form at once, and a program that then dies (or another
+     * group's) may end the job before this rank could say why. */
+    int told = 0;
+    if (why) {
+        fallback(first, "%s", why);
+        told = 1;
+    }
     double t_gather = nm_si_now();
     int got = gather(lfd, first, last, mbs, why);
     t_gather = nm_si_now() - t_gather;
@@ -532,6 +540,10 @@ static void root(const char *key, long g, long first, long last, int argc,
         mb->exe = exe;
     }
     char verdict = why ? 'F' : 'G';
+    if (why && !told) {
+        fallback(first, "%s", why);
+        told = 1;
+    }
     for (int i = 1; mbs && i < ntasks; i++)
         if (mbs[i].sock >= 0 && nm_mb_xfer(mbs[i].sock, &verdict, 1, 1) != 0 &&
             !why)
@@ -543,7 +555,8 @@ static void root(const char *key, long g, long first, long last, int argc,
             if (mbs[i].sock >= 0)
                 close(mbs[i].sock), close(mbs[i].pmi_fd), close(mbs[i].in),
                     close(mbs[i].out), close(mbs[i].err);
-        fallback(first, "%s", why);
+        if (!told)
+            fallback(first, "%s", why);
         return;
     }
     (void)argc;
