@@ -5,6 +5,9 @@
 # MPICH in the same invocation: the wall time of the whole mpiexec command.
 # Forms (one node unless 2n-):
 #   direct      mpiexec -n 2 PROG
+#   direct4     mpiexec -n 4 PROG: MPICH alone with as many processes as the
+#               preloaded forms (the floor of any form that runs 4 ranks;
+#               start-up row only)
 #   default     mpiexec -n 4 env LD_PRELOAD=libmpideleg.so MPIDELEG_BOARD_SIZE=1 PROG
 #               (the PiP form on one node)
 #   process     the same with MPIDELEG_FORM=process
@@ -16,11 +19,12 @@
 # Rows: startup (bench/nm_startup: MPI_Init, one Allreduce, one Sendrecv,
 # MPI_Finalize), kernel (nm_startup -k NM_SU_STEPS, default 1000: an
 # NWChem-like mix of small collectives and point-to-point around compute;
-# its checksum must match direct's) and nwchem (H2O SCF, STO-3G, with
+# its checksum must match direct's, direct4's aside) and nwchem (H2O SCF, STO-3G, with
 # Debian's nwchem.mpich from a directory NM_NWCHEM_ROOT holding the
 # extracted packages nwchem-mpich, nwchem-data and libscalapack-mpich2.2:
 # `apt-get download` and `dpkg -x` them there; skipped with a line when
 # absent or when its direct run does not end with an SCF energy).
+# NM_SU_ROWS: the rows to run (default: all three).
 # NM_SU_ROUNDS rounds (default 5), every form of a row interleaved in each
 # round.  Writes OUTDIR/results/startup.csv (row,form,round,seconds) and
 # startup_summary.csv (medians, ratios to direct; 2n- forms to 2n-direct)
@@ -48,8 +52,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/nm-su.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 csv=$out/startup.csv
 echo "row,form,round,seconds" >"$csv"
-forms="direct default process 2n-direct 2n-default"
-[ -n "$before" ] && forms="direct default before-default process before-process 2n-direct 2n-default before-2n-default"
+forms="direct direct4 default process 2n-direct 2n-default"
+[ -n "$before" ] && forms="direct direct4 default before-default process before-process 2n-direct 2n-default before-2n-default"
 echo "start-up and application time: $(nproc) CPUs, $(uname -r), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # cmd FORM: the command line (without the program) of FORM
@@ -70,7 +74,7 @@ one() {
     case $f in before-*) l=$before/libmpideleg.so p=$before_path ;; esac
     pre=
     case $f in
-    direct | 2n-direct) ;;
+    direct | direct4 | 2n-direct) ;;
     *process) pre="env LD_PRELOAD=$l LD_LIBRARY_PATH=$p MPIDELEG_BOARD_SIZE=1 MPIDELEG_QUIET=1 MPIDELEG_FORM=process" ;;
     *) pre="env LD_PRELOAD=$l LD_LIBRARY_PATH=$p MPIDELEG_BOARD_SIZE=1 MPIDELEG_QUIET=1" ;;
     esac
@@ -117,9 +121,12 @@ fi
 ref=
 r=1
 while [ "$r" -le "$rounds" ]; do
-    for row in startup kernel nwchem; do
+    for row in ${NM_SU_ROWS:-startup kernel nwchem}; do
         [ "$row" = nwchem ] && [ -z "$nw" ] && continue
         for f in $forms; do
+            # 4 ranks spinning in MPICH's waits on 2 CPUs take the kernel
+            # 10-40x longer: direct4 is a start-up reference only
+            [ "$f" = direct4 ] && [ "$row" != startup ] && continue
             echo "round $r/$rounds: $row $f" >&2
             case $row in
             startup) s=$(one "$f" "$prog") ;;
@@ -130,8 +137,12 @@ while [ "$r" -le "$rounds" ]; do
             case $row in
             kernel)
                 c=$(grep '^nm_startup: .*checksum' "$tmp/o" | sed 's/.*checksum //')
-                [ -z "$ref" ] && [ -n "$c" ] && ref=$c
-                [ "$c" = "$ref" ] || ok= ;;
+                [ -z "$c" ] && ok=
+                # direct4 runs 4 application ranks: another checksum
+                if [ "$f" != direct4 ]; then
+                    [ -z "$ref" ] && ref=$c
+                    [ "$c" = "$ref" ] || ok=
+                fi ;;
             nwchem) grep -q 'Total SCF energy' "$tmp/o" || ok= ;;
             esac
             if [ -z "$ok" ]; then
