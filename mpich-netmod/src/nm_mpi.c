@@ -89,32 +89,6 @@ static int nap_waitall(int n, MPI_Request *rq)
     return rc;
 }
 
-/* The clients' and the delegatees' communicators, as MPI_Comm_split by
- * nm_lay.is_deleg would make them (world order), but collective over each
- * part only: every rank knows the layout, so no allgather of colours, and
- * the context id is agreed among half the ranks. */
-static int split_kind(MPI_Comm *part)
-{
-    int *ranks = malloc(sizeof(int) * (size_t)nm_lay.world_size), n = 0;
-    if (!ranks)
-        return MPI_ERR_NO_MEM;
-    for (int w = 0; w < nm_lay.world_size; w++)
-        if ((nm_deleg_of(w) == w) == (nm_lay.is_deleg != 0))
-            ranks[n++] = w;
-    MPI_Group world, mine;
-    int rc = PMPI_Comm_group(MPI_COMM_WORLD, &world);
-    if (rc == MPI_SUCCESS) {
-        rc = PMPI_Group_incl(world, n, ranks, &mine);
-        PMPI_Group_free(&world);
-    }
-    free(ranks);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    rc = PMPI_Comm_create_group(MPI_COMM_WORLD, mine, 9, part);
-    PMPI_Group_free(&mine);
-    return rc;
-}
-
 static int nm_setup(void)
 {
     PMPI_Comm_size(MPI_COMM_WORLD, &nm_lay.world_size);
@@ -167,7 +141,8 @@ static int nm_setup(void)
     if (nm_lay.oversub == 2)
         nm_lay.oversub = nlocal > ncpu;
     MPI_Comm part;
-    rc = split_kind(&part);
+    rc = PMPI_Comm_split(MPI_COMM_WORLD, nm_lay.is_deleg, nm_lay.world_rank,
+                         &part);
     if (rc != MPI_SUCCESS)
         return rc;
     t_comms = now_s();
