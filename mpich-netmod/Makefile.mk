@@ -33,6 +33,7 @@ EXTRA_DIST += mpich-netmod/README.md mpich-netmod/DESIGN.md \
 	mpich-netmod/bench/RESULTS.md mpich-netmod/bench/np-2026-11-27.svg \
 	mpich-netmod/bench/run-coll-bench.sh \
 	mpich-netmod/bench/run-twonode-bench.sh mpich-netmod/bench/twonode-plot.gp \
+	mpich-netmod/bench/run-startup-bench.sh \
 	mpich-netmod/bench/twonode-2026-12-07.svg
 
 if BUILD_MPICH_NETMOD
@@ -284,9 +285,21 @@ nmbench_PROGRAMS += mpich-netmod/bench/nm_floor
 mpich_netmod_bench_nm_floor_SOURCES = mpich-netmod/bench/nm_floor.c \
 	mpich-netmod/bench/nm_median.h
 mpich_netmod_bench_nm_floor_LDFLAGS = $(AM_LDFLAGS) -no-install
+# start-up and application time (run-startup-bench.sh): the trivial
+# program and an NWChem-like kernel
+nmbench_PROGRAMS += mpich-netmod/bench/nm_startup
+mpich_netmod_bench_nm_startup_SOURCES = mpich-netmod/bench/nm_startup.c
+mpich_netmod_bench_nm_startup_CFLAGS = $(NMB_CF)
+mpich_netmod_bench_nm_startup_LDADD = $(MPI_LIBS)
+mpich_netmod_bench_nm_startup_LDFLAGS = $(NMB_LDF)
+# NM_SU_BEFORE: a directory with another build's libmpideleg.so,
+# libdeleg.so.0 and libpip.so.0, measured in the same rounds
+bench-netmod-startup: mpich-netmod/bench/nm_startup mpich-netmod/libmpideleg.la
+	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-startup-bench.sh \
+	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench $(NM_SU_BEFORE)
 bench-netmod: mpich-netmod/bench/nm_bench mpich-netmod/bench/nm_lat_pct \
 	    mpich-netmod/bench/nm_patterns mpich-netmod/bench/nm_floor test/mpi-run \
-	    mpich-netmod/libmpideleg.la $(NM_PIP_BENCH)
+	    mpich-netmod/libmpideleg.la $(NM_PIP_BENCH) bench-netmod-startup
 	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-bench.sh \
 	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench
 	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-user-bench.sh \
@@ -322,4 +335,4 @@ netmod-check-apps: mpich-netmod/libmpideleg.la test/mpi-run
 	$(SHELL) $(top_srcdir)/mpich-netmod/tests/check_netmod_apps.sh; \
 	rc=$$?; [ $$rc -eq 77 ] || exit $$rc
 endif
-.PHONY: bench-netmod bench-netmod-coll netmod-check-apps netmod-check-private32
+.PHONY: bench-netmod bench-netmod-startup bench-netmod-coll netmod-check-apps netmod-check-private32

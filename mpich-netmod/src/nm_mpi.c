@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mpideleg.h"
 #include "nm_base.h"
@@ -67,6 +68,27 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* Wait for the start-up's collectives without spinning in MPICH: a rank
+ * that comes early (its MPI_Init was quicker, or its PiP task was spawned
+ * first) would otherwise spin on a CPU that the node's later ranks need for
+ * their own MPI_Init, on a node with fewer CPUs than ranks (every job of
+ * the shim's: the delegatees are ranks too).  MPI_Testall drives the
+ * collectives; a nap of 200 us between passes costs little against the
+ * milliseconds each of their rounds takes when the ranks share CPUs. */
+static int nap_waitall(int n, MPI_Request *rq)
+{
+    int done = 0, rc = MPI_SUCCESS;
+    MPI_Status st[4];
+    if (n > 4)
+        return MPI_ERR_COUNT;
+    while (rc == MPI_SUCCESS && !done) {
+        rc = PMPI_Testall(n, rq, &done, st);
+        if (rc == MPI_SUCCESS && !done)
+            usleep(200);
+    }
+    return rc;
+}
+
 static int nm_setup(void)
 {
     PMPI_Comm_size(MPI_COMM_WORLD, &nm_lay.world_size);
@@ -80,10 +102,20 @@ static int nm_setup(void)
      * line, and a rank left alone in the next collective would hang. */
     int bad = nm_layout_read(parts_env) < 0;
     int mine = bad ? nm_lay.world_rank : INT_MAX, first = INT_MAX;
-    int rc = PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    /* The check and the setup communicator's duplicate of the real world
+     * in one wait (their rounds overlap) */
+    MPI_Request rq[2];
+    int rc = PMPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD,
+                             &rq[0]);
+    if (rc == MPI_SUCCESS) {
+        rc = PMPI_Comm_idup(MPI_COMM_WORLD, &nm_setup_comm, &rq[1]);
+        rc = rc == MPI_SUCCESS ? nap_waitall(2, rq) : rc;
+    }
     if (rc != MPI_SUCCESS || first != INT_MAX) {
         if (first == nm_lay.world_rank && nm_env_message()[0])
             fputs(nm_env_message(), stderr);
+        if (rc == MPI_SUCCESS)
+            PMPI_Comm_free(&nm_setup_comm);
         PMPI_Finalize();
         exit(2);
     }
@@ -108,11 +140,9 @@ static int nm_setup(void)
         ncpu = CPU_COUNT(&cpus);
     if (nm_lay.oversub == 2)
         nm_lay.oversub = nlocal > ncpu;
-    rc = PMPI_Comm_dup(MPI_COMM_WORLD, &nm_setup_comm);
     MPI_Comm part;
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Comm_split(MPI_COMM_WORLD, nm_lay.is_deleg, nm_lay.world_rank,
-                             &part);
+    rc = PMPI_Comm_split(MPI_COMM_WORLD, nm_lay.is_deleg, nm_lay.world_rank,
+                         &part);
     if (rc != MPI_SUCCESS)
         return rc;
     t_comms = now_s();
