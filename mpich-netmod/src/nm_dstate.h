@@ -117,7 +117,9 @@ typedef struct {
     int used, fin;
     int world;
     pid_t pid;
-    int same; /* shares our address space (PiP tasks of one root) */
+    int same;           /* shares our address space (PiP tasks of one root) */
+    uint64_t pull_seen; /* process form: when we last saw it read an
+                           offered payload (ns) */
     nm_post_t *posted, **posted_tail;
     nm_msg_t *unexp, **unexp_tail;
 } dclient_t;
