@@ -42,10 +42,14 @@ static void turn_end(void)
                               nm_d.nin || peer_moves,
                           memory_order_relaxed);
     /* never sleep while sends are in flight: their protocol (rendezvous
-     * replies) needs our progress, and nobody rings for it */
+     * replies) needs our progress, and nobody rings for it.  Process form:
+     * a send whose payload the receiving client reads ends with TAG_FIN,
+     * which rings us: sleep until then rather than look every 20 us (a
+     * wake-up each, on a CPU that the reading client may need) */
+    int rung = !nm_d.any_same && nm_d.npush == 0 && nm_d.noffers == 0;
     atomic_store_explicit(&nm_d.may_sleep,
                           nm_d.nfin < nm_d.ncl && nm_d.nout == 0 && !nm_d.nin &&
-                              !nm_d.pend && !peer_moves,
+                              !nm_d.pend && (!peer_moves || rung),
                           memory_order_relaxed);
     /* receives being filled: progress moves their data here (a client
      * waiting on them spins); with more ranks than CPUs, sends alone wait
