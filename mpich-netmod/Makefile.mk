@@ -93,7 +93,7 @@ FORMAT_FILES += mpich-netmod/include/mpideleg.h \
 	mpich-netmod/tests/nm_check.h mpich-netmod/tests/nm_progress.c \
 	mpich-netmod/tests/nm_coll.c mpich-netmod/tests/nm_cma.c \
 	mpich-netmod/tests/nm_jacobi.c mpich-netmod/tests/nm_threads.c \
-	mpich-netmod/tests/nm_mpiio.c \
+	mpich-netmod/tests/nm_mpiio.c mpich-netmod/tests/nm_window.c \
 	mpich-netmod/tests/nm_conform.c mpich-netmod/tests/nm_private.c \
 	mpich-netmod/bench/nm_bench.c mpich-netmod/bench/nm_coll_bench.c \
 	mpich-netmod/bench/nm_median.h
@@ -106,6 +106,12 @@ check_PROGRAMS += mpich-netmod/tests/nm_suite mpich-netmod/tests/nm_suite_linked
 	mpich-netmod/tests/nm_coll mpich-netmod/tests/nm_cma \
 	mpich-netmod/tests/nm_mpiio \
 	mpich-netmod/tests/nm_conform mpich-netmod/tests/nm_private
+check_PROGRAMS += mpich-netmod/tests/nm_window
+mpich_netmod_tests_nm_window_SOURCES = mpich-netmod/tests/nm_window.c \
+	mpich-netmod/tests/nm_check.h
+mpich_netmod_tests_nm_window_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+mpich_netmod_tests_nm_window_LDADD = $(MPI_LIBS)
+mpich_netmod_tests_nm_window_LDFLAGS = $(AM_LDFLAGS) -no-install
 mpich_netmod_tests_nm_private_SOURCES = mpich-netmod/tests/nm_private.c
 mpich_netmod_tests_nm_private_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 mpich_netmod_tests_nm_private_LDADD = $(MPI_LIBS)

@@ -141,9 +141,15 @@ int dlg_bell_turns(const dlg_bell_t *b, dlg_turns_t *out)
     return 0;
 }
 
+/* The first ring after the delegatee announced its sleep wakes it and
+ * takes the announcement back: the rings that follow before it runs (a
+ * client posting a window of requests) find it awake, without a system
+ * call each.  The sleeper's futex word is seq, which every ring changes
+ * first, so a ring that finds the announcement taken cannot be missed. */
 void dlg_bell_wake(dlg_bell_t *b)
 {
-    dlg_futex_wake(&b->seq, INT_MAX, 0);
+    if (atomic_exchange_explicit(&b->sleeping, 0, memory_order_seq_cst))
+        dlg_futex_wake(&b->seq, INT_MAX, 0);
 }
 
 int dlg_bell_ring_trusted(dlg_bell_t *b, uint64_t *seen)

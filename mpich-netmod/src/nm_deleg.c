@@ -42,10 +42,14 @@ static void turn_end(void)
                               nm_d.nin || peer_moves,
                           memory_order_relaxed);
     /* never sleep while sends are in flight: their protocol (rendezvous
-     * replies) needs our progress, and nobody rings for it */
+     * replies) needs our progress, and nobody rings for it.  Process form:
+     * a send whose payload the receiving client reads ends with TAG_FIN,
+     * which rings us: sleep until then rather than look every 20 us (a
+     * wake-up each, on a CPU that the reading client may need) */
+    int rung = !nm_d.any_same && nm_d.npush == 0 && nm_d.noffers == 0;
     atomic_store_explicit(&nm_d.may_sleep,
                           nm_d.nfin < nm_d.ncl && nm_d.nout == 0 && !nm_d.nin &&
-                              !nm_d.pend && !peer_moves,
+                              !nm_d.pend && (!peer_moves || rung),
                           memory_order_relaxed);
     /* receives being filled: progress moves their data here (a client
      * waiting on them spins); with more ranks than CPUs, sends alone wait
@@ -141,7 +145,12 @@ static int turn(int light, int client)
     if (!dlg_bell_turn_try(nm_d.bell))
         return -1;
     nm_d.turn_kind = !client ? TURN_THREAD : light ? TURN_POST : TURN_WAIT;
-    int n = serve_rings(client) + nmd_progress_sends();
+    int n = serve_rings(client);
+    /* process form: a window of short sends taken at once goes packed
+     * (up to 8 sweeps of `quantum` requests per client) */
+    for (int k = 0, m = n; !nm_d.any_same && m > 0 && k < 7; k++)
+        n += (m = serve_rings(client));
+    n += nmd_progress_sends();
     if (!light)
         n += nmd_progress_incoming(client) + nmd_progress_recvs();
     if (nm_d.turn_kind == TURN_WAIT && nm_d.nattached)
@@ -350,6 +359,8 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
     nm_d.idle_adaptive = !(idle && strcmp(idle, "poll") == 0);
     nm_d.quick_idle = nm_d.idle_adaptive;
     nm_d.spin_asleep = idle && strcmp(idle, "spin") == 0;
+    /* (a bad value was refused in MPI_Init) */
+    pvas_env_bool("MPIDELEG_PACK", 1, 0, &nm_d.pack_on);
 
     int first = nm_dcomm_rank_of(nm_lay.world_rank) * nm_lay.group;
     nm_d.ncl = nm_lay.world_rank - first;
@@ -490,6 +501,9 @@ void nm_delegatee_main(MPI_Comm wcomm, MPI_Comm dcomm)
            (unsigned long long)nm_d.cpull_sends,
            (unsigned long long)nm_d.client_pulls,
            (unsigned long long)nm_d.taken_over);
+    if (nm_d.packs)
+        nm_log("process form: %llu short messages sent in %llu MPI messages",
+               (unsigned long long)nm_d.packed, (unsigned long long)nm_d.packs);
     nm_log_usage("delegatee");
     PMPI_Barrier(dcomm); /* nobody rings a doorbell that is gone */
     for (int i = 0; i < nd; i++)

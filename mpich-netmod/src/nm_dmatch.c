@@ -284,8 +284,40 @@ static void note_seq(const nm_hdr_t *h)
 
 /* One message from delegatee `src` with tag `tag`, n bytes at b (our
  * posted receive's buffer: used only during this call). */
+/* A message that is all here (header h, payload at data, in our posted
+ * receive's buffer): read in place; nmd_arrive() copies it only when it
+ * has to wait as unexpected. */
+static void take_whole(const nm_hdr_t *h, char *data)
+{
+    note_seq(h);
+    nm_msg_t sm = {
+        .hdr = *h, .data = data, .borrowed = 1, .on_stack = 1, .pend_d = -1};
+    nmd_arrive(&sm);
+}
+
+/* TAG_PACK: the messages in it one by one, in their order (nmd_pack_flush
+ * in nm_dsend.c). */
+static void take_pack(char *b, int n)
+{
+    int at = 0;
+    while (at < n) {
+        nm_hdr_t h;
+        if (n - at < (int)sizeof h)
+            nmd_fatal("packed message without a header", EPROTO);
+        memcpy(&h, b + at, sizeof h);
+        if ((h.flags & NM_F_SPLIT) || h.size > (uint64_t)(n - at) - sizeof h)
+            nmd_fatal("packed message longer than its pack", EPROTO);
+        take_whole(&h, b + at + sizeof h);
+        at += (int)((sizeof h + h.size + 7) & ~(uint64_t)7);
+    }
+}
+
 static void take_message(int tag, int src, char *b, int n)
 {
+    if (tag == TAG_PACK) {
+        take_pack(b, n);
+        return;
+    }
     if (tag != TAG_MSG) {
         nmd_control(tag, src, b, n);
         return;
@@ -294,18 +326,11 @@ static void take_message(int tag, int src, char *b, int n)
         nmd_fatal("message without a header", EPROTO);
     nm_hdr_t h; /* b may be unaligned */
     memcpy(&h, b, sizeof h);
-    note_seq(&h);
     if (!(h.flags & NM_F_SPLIT)) {
-        /* read in place; nmd_arrive() copies it only when it has to wait
-         * as unexpected */
-        nm_msg_t sm = {.hdr = h,
-                       .data = b + sizeof(nm_hdr_t),
-                       .borrowed = 1,
-                       .on_stack = 1,
-                       .pend_d = -1};
-        nmd_arrive(&sm);
+        take_whole(&h, b + sizeof(nm_hdr_t));
         return;
     }
+    note_seq(&h);
     nm_msg_t *m = malloc(sizeof *m);
     void *blk = malloc((size_t)n + 1);
     if (!m || !blk)

@@ -397,21 +397,30 @@ static int pull_for_client(offer_t *o)
 }
 
 /* The offered pulls: those their clients have done end the senders'
- * sends; those not claimed within the grace we do ourselves.  Returns the
- * number ended. */
+ * sends; those not claimed within the grace we do ourselves.  The grace
+ * runs from the offer or from the last time we saw the client read one
+ * of its payloads, whichever is later: a client that reads a window of
+ * payloads one after the other keeps the later ones (taken over, each
+ * would cost two copies through our buffer while the client waits for
+ * it).  Returns the number ended. */
 int nmd_progress_offers(void)
 {
     int n = 0;
-    uint64_t now = 0;
+    uint64_t now = dlg_now_ns();
+    for (int i = 0; i < nm_d.noffers; i++) {
+        uint32_t st = atomic_load_explicit(&nm_d.offers[i].rec->pull,
+                                           memory_order_acquire);
+        if (st != NM_PULL_OFFER && st != NM_PULL_DELEG)
+            nm_d.cl[nm_d.offers[i].slot].pull_seen = now;
+    }
     for (int i = 0; i < nm_d.noffers; i++) {
         offer_t *o = &nm_d.offers[i];
         nm_rec_t *r = o->rec;
         uint32_t st = atomic_load_explicit(&r->pull, memory_order_acquire);
         if (st == NM_PULL_OFFER) {
-            if (!now)
-                now = dlg_now_ns();
+            uint64_t seen = nm_d.cl[o->slot].pull_seen;
             uint32_t want = NM_PULL_OFFER;
-            if (now - o->t0 < NM_PULL_GRACE_NS ||
+            if (now - (seen > o->t0 ? seen : o->t0) < NM_PULL_GRACE_NS ||
                 !atomic_compare_exchange_strong(&r->pull, &want, NM_PULL_DELEG))
                 continue;
             r->pull_err = pull_for_client(o);

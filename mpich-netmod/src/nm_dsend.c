@@ -16,10 +16,69 @@
 
 #include "nm_dstate.h"
 
+/* Process form: short messages to one delegatee packed into one MPI
+ * message (TAG_PACK: headers and payloads, each padded to 8 bytes), up to
+ * NM_DMSG_MAX bytes; sent when a message for another delegatee or one
+ * that does not pack comes, and at the end of nmd_progress_sends().  The
+ * receiving delegatee takes them in one by one, in order, as if they had
+ * come as messages of their own. */
+static struct {
+    int d; /* the delegatee they go to; -1: empty */
+    int n, len;
+    _Alignas(8) char buf[NM_DMSG_MAX];
+} pack = {.d = -1};
+
+/* Send buf (n bytes, tag) to delegatee d and ring it, once the message is
+ * there.  Process form: the message usually leaves at once (eager); a full
+ * queue would keep it until the peer drains it, so then the peer is woken
+ * before we wait (it may sleep for up to 2 ms).  One ring, once the
+ * message is there: a ring before it would wake the peer for nothing (it
+ * goes back to sleep, and the second ring wakes it again). */
+static void send_rung(const void *buf, int n, int tag, int d)
+{
+    MPI_Request rq;
+    int done = 0;
+    PMPI_Isend(buf, n, MPI_BYTE, d, tag, nm_d.dcomm, &rq);
+    PMPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+    nmd_ring_peer(d);
+    if (!done)
+        PMPI_Wait(&rq, MPI_STATUS_IGNORE);
+}
+
+void nmd_pack_flush(void)
+{
+    if (pack.d < 0)
+        return;
+    int d = pack.d;
+    pack.d = -1;
+    nm_d.packs++;
+    nm_d.packed += (uint64_t)pack.n;
+    if (pack.n == 1) { /* as a message of its own */
+        nm_hdr_t h;
+        memcpy(&h, pack.buf, sizeof h);
+        send_rung(pack.buf, (int)(sizeof h + h.size), TAG_MSG, d);
+    } else {
+        send_rung(pack.buf, pack.len, TAG_PACK, d);
+    }
+    pack.n = pack.len = 0;
+}
+
 /* A short message to another delegatee: one eager message from the stack,
- * done when the call returns (no buffer to keep, no request to test). */
+ * done when the call returns (no buffer to keep, no request to test); in
+ * the process form packed with the next ones to that delegatee. */
 static void send_eager(const nm_hdr_t *hdr, const void *data, int dst_d)
 {
+    if (!nm_d.any_same && nm_d.pack_on) {
+        int need = (int)((sizeof *hdr + hdr->size + 7) & ~(uint64_t)7);
+        if (pack.d != dst_d || pack.len + need > NM_DMSG_MAX)
+            nmd_pack_flush();
+        memcpy(pack.buf + pack.len, hdr, sizeof *hdr);
+        memcpy(pack.buf + pack.len + sizeof *hdr, data, hdr->size);
+        pack.len += need;
+        pack.n++;
+        pack.d = dst_d;
+        return;
+    }
     char b[sizeof(nm_hdr_t) + NM_INLINE];
     memcpy(b, hdr, sizeof *hdr);
     memcpy(b + sizeof *hdr, data, hdr->size);
@@ -32,19 +91,7 @@ static void send_eager(const nm_hdr_t *hdr, const void *data, int dst_d)
         nmd_ring_peer(dst_d);
         return;
     }
-    /* Process form: the message usually leaves at once (eager); a full
-     * queue would keep it until the peer drains it, so then the peer is
-     * woken before we wait (it may sleep for up to 2 ms).  One ring, once
-     * the message is there: a ring before it would wake the peer for
-     * nothing (it goes back to sleep, and the second ring wakes it
-     * again). */
-    MPI_Request rq;
-    int done = 0;
-    PMPI_Isend(b, n, MPI_BYTE, dst_d, TAG_MSG, nm_d.dcomm, &rq);
-    PMPI_Test(&rq, &done, MPI_STATUS_IGNORE);
-    nmd_ring_peer(dst_d);
-    if (!done)
-        PMPI_Wait(&rq, MPI_STATUS_IGNORE);
+    send_rung(b, n, TAG_MSG, dst_d);
 }
 
 /* Client `slot`'s message h to a client of another delegatee: numbered
@@ -94,6 +141,11 @@ void nmd_do_send(pend_t *p)
                     .ack_d = nm_d.me,
                     .token = (uint64_t)(uintptr_t)r};
     r->err = MPI_SUCCESS;
+    /* a message to another delegatee that does not pack goes after the
+     * packed ones (MPI's order between two delegatees is the order of the
+     * messages between their clients) */
+    if (pack.d >= 0 && !((r->flags & NM_F_INLINE) && dst_d != nm_d.me))
+        nmd_pack_flush();
     if (sizeof(nm_hdr_t) + r->len > INT_MAX)
         nmd_fatal("message larger than 2 GiB", EMSGSIZE);
     nm_rr_t a;
@@ -186,6 +238,7 @@ int nmd_progress_sends(void)
         free(p);
         n++;
     }
+    nmd_pack_flush();
     if (nm_d.nout == 0)
         return n;
     int done = nmd_test_all(nm_d.nout, out_req);

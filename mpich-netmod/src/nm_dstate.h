@@ -33,6 +33,8 @@ enum { TURN_THREAD, TURN_WAIT, TURN_POST };
 #define TAG_RTR    4 /* receiver -> sender: push it to this address */
 #define TAG_PUSHED 5 /* sender -> receiver: pushed */
 #define TAG_RR     6 /* receiver -> sender: a receive is posted (announce) */
+/* process form: several short TAG_MSG messages in one (nmd_pack_flush) */
+#define TAG_PACK 7
 
 /* The largest message between delegatees on dcomm: every message there
  * fits the receive each delegatee keeps posted (nmd_progress_incoming);
@@ -115,7 +117,9 @@ typedef struct {
     int used, fin;
     int world;
     pid_t pid;
-    int same; /* shares our address space (PiP tasks of one root) */
+    int same;           /* shares our address space (PiP tasks of one root) */
+    uint64_t pull_seen; /* process form: when we last saw it read an
+                           offered payload (ns) */
     nm_post_t *posted, **posted_tail;
     nm_msg_t *unexp, **unexp_tail;
 } dclient_t;
@@ -192,9 +196,11 @@ typedef struct {
     int noffers, capoffers;
     char *stage; /* a pull taken over: readv here, then writev */
     uint64_t cpull_sends, client_pulls, taken_over;
-    uint64_t *peer_seen; /* per delegatee: tick when it had a spinning
-                            client (PiP form) */
-    MPI_Request *treq;   /* scratch of nmd_test_all() */
+    int pack_on;            /* MPIDELEG_PACK: short messages packed */
+    uint64_t packs, packed; /* MPI messages of packed ones, and those */
+    uint64_t *peer_seen;    /* per delegatee: tick when it had a spinning
+                               client (PiP form) */
+    MPI_Request *treq;      /* scratch of nmd_test_all() */
     int *tidx, captest;
     MPI_Status *tst;
     dlg_bell_t *bell;   /* ours */
@@ -266,6 +272,7 @@ NM_HIDDEN int nmd_send_short(int slot, const nm_short_t *s);
 
 /* ---- nm_dsend.c: sends, the clients' operations ---- */
 NM_HIDDEN void nmd_do_send(pend_t *p);
+NM_HIDDEN void nmd_pack_flush(void);
 NM_HIDDEN int nmd_progress_sends(void);
 NM_HIDDEN void nmd_hand_send(int slot, nm_rec_t *r);
 NM_HIDDEN void nmd_hand_recv(int slot, nm_rec_t *r);

@@ -310,9 +310,9 @@ static int place(int how)
 /* PVAS_LOG, and the on/off variables: unset, empty, 0 or 1. */
 static int env_flags(void)
 {
-    static const char *const names[] = {"MPIDELEG_DISABLE", "MPIDELEG_DEBUG",
+    static const char *const names[] = {"MPIDELEG_DISABLE",  "MPIDELEG_DEBUG",
                                         "MPIDELEG_NO_TURNS", "MPIDELEG_PIP",
-                                        "MPIDELEG_QUIET"};
+                                        "MPIDELEG_QUIET",    "MPIDELEG_PACK"};
     const char *bad_log = pvas_log_env_error();
     if (bad_log != NULL) {
         nm_env_bad("mpideleg: %s" NM_ENV_CLASS "\n", bad_log);

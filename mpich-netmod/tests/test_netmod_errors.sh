@@ -45,6 +45,7 @@ bad_var MPIDELEG_PIP true
 bad_var MPIDELEG_DEBUG verbose
 bad_var PVAS_LOG mpideleg:loud
 bad_var MPIDELEG_QUIET please
+bad_var MPIDELEG_PACK some
 # the layout line: once, on rank 0, with the numbers of the layout
 "$MPI_RUN" -n 4 -t 60 env LD_PRELOAD="$NM_LIB" MPIDELEG_BOARD_SIZE=2 \
     MPIDELEG_BOARDS_PER_DELEGATEE=2 "$j" 12 2 >"$NM_TMP/ban.out" 2>"$NM_TMP/ban.err"

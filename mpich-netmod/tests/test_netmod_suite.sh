@@ -40,6 +40,30 @@ if [ "${NM_FORM:-process}" = process ]; then
     fi
     echo "mprea: $(grep -o '[0-9]* sends left for the receiver to read, [0-9]* read by our clients, [0-9]* by us' "$NM_TMP/mprea.err" | tr '\n' ';')"
 fi
+# windows of short sends to one rank, which the process form's delegatee
+# packs into one MPI message each (MPIDELEG_PACK); the receiver probes,
+# selects by tag, receives in order, cancels
+w=$top/mpich-netmod/tests/nm_window
+nm_run wdirect 2 direct "$w" 10
+nm_run wprea 4 a env PVAS_LOG=mpideleg:debug "$w" 10
+nm_same wdirect wprea
+nm_run wnopack 4 a env MPIDELEG_PACK=0 PVAS_LOG=mpideleg:debug "$w" 10
+nm_same wdirect wnopack
+if [ "${NM_FORM:-process}" = process ]; then
+    # 4,000 sends, posted 200 at a time: some turns of the sending
+    # delegatee take several of them
+    if ! grep -o 'process form: [0-9]* short messages sent in [0-9]* MPI messages' "$NM_TMP/wprea.err" |
+        awk '$3 > $8 { ok = 1 } END { exit !ok }'; then
+        echo "FAIL wprea: no short messages packed:"
+        grep 'short messages' "$NM_TMP/wprea.err"
+        nm_fail=1
+    fi
+    if grep -q 'short messages sent in' "$NM_TMP/wnopack.err"; then
+        echo "FAIL wnopack: MPIDELEG_PACK=0 packed short messages"
+        nm_fail=1
+    fi
+    echo "wprea: $(grep -o '[0-9]* short messages sent in [0-9]* MPI messages' "$NM_TMP/wprea.err" | tr '\n' ';')"
+fi
 grep -q '^delegated world: yes' "$NM_TMP/prea.out" || { echo "FAIL: world not delegated under the shim"; nm_fail=1; }
 grep -q 'MPI_Irecv_c with a count above INT_MAX is not supported' "$NM_TMP/prea.err" || { echo "FAIL: no one-line refusal message"; nm_fail=1; }
 exit $nm_fail
