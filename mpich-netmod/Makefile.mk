@@ -284,6 +284,14 @@ nmbench_PROGRAMS += mpich-netmod/bench/nm_floor
 mpich_netmod_bench_nm_floor_SOURCES = mpich-netmod/bench/nm_floor.c \
 	mpich-netmod/bench/nm_median.h
 mpich_netmod_bench_nm_floor_LDFLAGS = $(AM_LDFLAGS) -no-install
+# where the time of the 8 B message-rate window goes (the sender's and the
+# receiver's phases; a plain MPI program, by hand)
+nmbench_PROGRAMS += mpich-netmod/bench/nm_window
+mpich_netmod_bench_nm_window_SOURCES = mpich-netmod/bench/nm_window.c \
+	mpich-netmod/bench/nm_median.h
+mpich_netmod_bench_nm_window_CFLAGS = $(NMB_CF)
+mpich_netmod_bench_nm_window_LDADD = $(MPI_LIBS)
+mpich_netmod_bench_nm_window_LDFLAGS = $(NMB_LDF)
 bench-netmod: mpich-netmod/bench/nm_bench mpich-netmod/bench/nm_lat_pct \
 	    mpich-netmod/bench/nm_patterns mpich-netmod/bench/nm_floor test/mpi-run \
 	    mpich-netmod/libmpideleg.la $(NM_PIP_BENCH)

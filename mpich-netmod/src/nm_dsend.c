@@ -16,45 +16,22 @@
 
 #include "nm_dstate.h"
 
-/* A short message to another delegatee: one eager message, the client's
- * part done when the call returns (the bytes are copied; a message the
- * peer's full queue holds back stays in our send queue). */
+/* A short message to another delegatee: one eager message from the stack,
+ * done when the call returns (no buffer to keep, no request to test). */
 static void send_eager(const nm_hdr_t *hdr, const void *data, int dst_d)
 {
+    char b[sizeof(nm_hdr_t) + NM_INLINE];
+    memcpy(b, hdr, sizeof *hdr);
+    memcpy(b + sizeof *hdr, data, hdr->size);
     int n = (int)(sizeof *hdr + hdr->size);
     if (nm_d.any_same) {
         /* PiP form: a sleeping peer naps for at most 50 us, or a client of
          * it spins (a ring before the message would put the read of the
-         * peer's doorbell on the latency's path).  Usually the message
-         * leaves at once; when the peer's queue is full it stays in MPI
-         * (tested with our other sends) and the caller goes on: a blocking
-         * send would spin in MPI's progress without leaving the CPU, which
-         * the thread that drains the peer's queue may be waiting for (two
-         * nodes' ranks on 2 CPUs).  MPI_Request_get_status: no progress
-         * pass when the send is already done. */
-        char *blk = malloc((size_t)n);
-        if (!blk)
-            nmd_fatal("message buffer", ENOMEM);
-        memcpy(blk, hdr, sizeof *hdr);
-        memcpy(blk + sizeof *hdr, data, hdr->size);
-        MPI_Request rq;
-        int done = 0;
-        PMPI_Isend(blk, n, MPI_BYTE, dst_d, TAG_MSG, nm_d.dcomm, &rq);
-        PMPI_Request_get_status(rq, &done, MPI_STATUS_IGNORE);
-        if (done) {
-            PMPI_Request_free(&rq);
-            free(blk);
-        } else {
-            outq_t *o = nmd_out_slot();
-            o->blk = blk;
-            o->req = rq;
-        }
+         * peer's doorbell on the latency's path) */
+        PMPI_Send(b, n, MPI_BYTE, dst_d, TAG_MSG, nm_d.dcomm);
         nmd_ring_peer(dst_d);
         return;
     }
-    char b[sizeof(nm_hdr_t) + NM_INLINE];
-    memcpy(b, hdr, sizeof *hdr);
-    memcpy(b + sizeof *hdr, data, hdr->size);
     /* Process form: the message usually leaves at once (eager); a full
      * queue would keep it until the peer drains it, so then the peer is
      * woken before we wait (it may sleep for up to 2 ms).  One ring, once
