@@ -303,6 +303,14 @@ mpich_netmod_bench_nm_startup_LDFLAGS = $(NMB_LDF)
 bench-netmod-startup: mpich-netmod/bench/nm_startup mpich-netmod/libmpideleg.la
 	$(SHELL) $(top_srcdir)/mpich-netmod/bench/run-startup-bench.sh \
 	    $(abs_top_builddir) $(abs_top_builddir)/mpich-netmod/bench $(NM_SU_BEFORE)
+# where the time of the 8 B message-rate window goes (the sender's and the
+# receiver's phases; a plain MPI program, by hand)
+nmbench_PROGRAMS += mpich-netmod/bench/nm_phases
+mpich_netmod_bench_nm_phases_SOURCES = mpich-netmod/bench/nm_phases.c \
+	mpich-netmod/bench/nm_median.h
+mpich_netmod_bench_nm_phases_CFLAGS = $(NMB_CF)
+mpich_netmod_bench_nm_phases_LDADD = $(MPI_LIBS)
+mpich_netmod_bench_nm_phases_LDFLAGS = $(NMB_LDF)
 bench-netmod: mpich-netmod/bench/nm_bench mpich-netmod/bench/nm_lat_pct \
 	    mpich-netmod/bench/nm_patterns mpich-netmod/bench/nm_floor test/mpi-run \
 	    mpich-netmod/libmpideleg.la $(NM_PIP_BENCH) bench-netmod-startup
