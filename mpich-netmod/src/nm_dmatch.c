@@ -282,8 +282,6 @@ static void note_seq(const nm_hdr_t *h)
         *nmd_seq_at(nm_d.recv_seq, s, h->src) = h->seq;
 }
 
-/* One message from delegatee `src` with tag `tag`, n bytes at b (our
- * posted receive's buffer: used only during this call). */
 /* A message that is all here (header h, payload at data, in our posted
  * receive's buffer): read in place; nmd_arrive() copies it only when it
  * has to wait as unexpected. */
@@ -312,6 +310,8 @@ static void take_pack(char *b, int n)
     }
 }
 
+/* One message from delegatee `src` with tag `tag`, n bytes at b (our
+ * posted receive's buffer: used only during this call). */
 static void take_message(int tag, int src, char *b, int n)
 {
     if (tag == TAG_PACK) {
